@@ -1,0 +1,186 @@
+//! The command line: arguments become validated configuration, then the
+//! library does the work. Exit codes: 0 success, 1 a check found a
+//! regression, 2 bad input.
+
+mod write;
+
+pub use write::{json_bytes, write_whole};
+
+use crate::scenario::{self, LoadedScenario};
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "mmsim",
+    version,
+    about = "Discrete-event simulator of online-game matchmaking"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run a scenario and write summary.json, perf.json, tables, plots and report.html.
+    Run {
+        scenario: PathBuf,
+        /// Output folder (default: output/<scenario name>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Seed instead of the scenario's run.seed.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Override a scenario key, e.g. --set policy.limit=200 (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        /// No progress bar.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Check a scenario file and print what it would run.
+    Validate {
+        scenario: PathBuf,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
+    /// List the matchmaking policies and their parameters.
+    Policies,
+}
+
+/// Failures that map to exit codes.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    #[error("{0}")]
+    BadInput(String),
+    #[error("{0}")]
+    Regression(String),
+    #[error(transparent)]
+    Other(#[from] anyhow::Error),
+}
+
+impl From<scenario::ScenarioError> for CliError {
+    fn from(e: scenario::ScenarioError) -> Self {
+        CliError::BadInput(e.to_string())
+    }
+}
+
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    match dispatch(cli.command) {
+        Ok(()) => 0,
+        Err(CliError::Regression(msg)) => {
+            eprintln!("{msg}");
+            1
+        }
+        Err(CliError::BadInput(msg)) => {
+            eprintln!("error: {msg}");
+            2
+        }
+        Err(CliError::Other(e)) => {
+            eprintln!("error: {e:#}");
+            2
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<(), CliError> {
+    match command {
+        Command::Run {
+            scenario,
+            out,
+            seed,
+            sets,
+            quiet,
+        } => {
+            let loaded = scenario::load(&scenario, &sets)?;
+            let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
+            run_command(&loaded, seed, &dir, quiet)
+        }
+        Command::Validate { scenario, sets } => {
+            let loaded = scenario::load(&scenario, &sets)?;
+            let s = &loaded.scenario;
+            println!(
+                "{}: ok — {} over {} ({} warm-up), {} players, {} arrivals/s, {}v{} ({} teams), policy {}, rating {}",
+                loaded.path.display(),
+                s.run.name,
+                s.run.duration.0,
+                s.run.warmup.0,
+                s.population.size,
+                s.arrivals.rate_per_s,
+                s.format.team_size,
+                s.format.team_size,
+                s.format.teams,
+                s.policy.name(),
+                s.rating.name()
+            );
+            Ok(())
+        }
+        Command::Policies => {
+            for (name, source, params) in crate::policy::CATALOGUE {
+                println!("{name:<22} {source}\n{:<22} parameters: {params}", "");
+            }
+            Ok(())
+        }
+    }
+}
+
+pub fn default_out_dir(loaded: &LoadedScenario) -> PathBuf {
+    Path::new("output").join(&loaded.scenario.run.name)
+}
+
+fn progress_bar(quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} simulated {msg} [{bar:40}] {percent}% ({elapsed})")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+fn run_command(
+    loaded: &LoadedScenario,
+    seed: Option<u64>,
+    dir: &Path,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let s = &loaded.scenario;
+    let seed = seed.unwrap_or(s.run.seed);
+    let bar = progress_bar(quiet);
+    let mut progress = |now: crate::model::SimTime, end: crate::model::SimTime| {
+        bar.set_position(now.as_ms() * 1000 / end.as_ms().max(1));
+        bar.set_message(format!("{:.1}h", now.as_secs_f64() / 3600.0));
+    };
+    let out = crate::run::run(s, seed, &mut progress);
+    bar.finish_and_clear();
+    write_whole(dir, "summary.json", &json_bytes(&out.summary))?;
+    write_whole(dir, "perf.json", &json_bytes(&out.perf))?;
+    write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
+    let sum = &out.summary;
+    println!(
+        "{}: {} tickets, {} matches, wait p50 {:.1}s p90 {:.1}s, abandon {:.1}%, spread mean {:.0} → {}",
+        s.run.name,
+        sum["tickets"],
+        sum["matches"],
+        sum["wait_s"]["p50"].as_f64().unwrap_or(f64::NAN),
+        sum["wait_s"]["p90"].as_f64().unwrap_or(f64::NAN),
+        sum["abandon_rate"].as_f64().unwrap_or(f64::NAN) * 100.0,
+        sum["spread_rating"]["mean"].as_f64().unwrap_or(f64::NAN),
+        dir.display()
+    );
+    Ok(())
+}

@@ -1,0 +1,23 @@
+//! Metrics: what players lived through, computed only from the run's
+//! records, so every figure can be traced to simulated events.
+
+mod records;
+pub mod stats;
+mod summary;
+
+pub use records::{MatchRecord, QueueSample, RunRecords, TicketEnd, TicketRecord};
+pub use summary::{summarize, RunMeta};
+
+use crate::model::Player;
+
+/// Spearman correlation between each player's rating (as `rating_of` reads
+/// it) and true skill, over players who have played at least once.
+pub fn rating_skill_rank_corr(
+    players: &[Player],
+    rating_of: impl Fn(&Player) -> f64,
+) -> Option<f64> {
+    let played: Vec<&Player> = players.iter().filter(|p| p.games > 0).collect();
+    let ratings: Vec<f64> = played.iter().map(|p| rating_of(p)).collect();
+    let skills: Vec<f64> = played.iter().map(|p| p.true_skill).collect();
+    stats::spearman(&ratings, &skills)
+}

@@ -1,0 +1,139 @@
+//! Plain records of what happened in a run: one per ticket, one per match,
+//! one per queue sample. Every metric and every table is computed from these,
+//! so the summary and the tables can never disagree.
+
+use crate::model::{MatchId, PlayerId, SimTime, TicketId};
+use serde::{Deserialize, Serialize};
+
+/// How a ticket's stay in the queue ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TicketEnd {
+    Matched(MatchId),
+    Abandoned,
+    /// Still in the queue when the run ended (censored).
+    Waiting,
+}
+
+impl TicketEnd {
+    pub fn label(self) -> &'static str {
+        match self {
+            TicketEnd::Matched(_) => "matched",
+            TicketEnd::Abandoned => "abandoned",
+            TicketEnd::Waiting => "waiting",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TicketRecord {
+    pub ticket: TicketId,
+    /// The party's first member; solo tickets have only this one.
+    pub lead: PlayerId,
+    pub party_size: u32,
+    pub enqueued: SimTime,
+    /// When the ticket left the queue, or the run's end if it never did.
+    pub left: SimTime,
+    pub end: TicketEnd,
+    /// Matchmaking rating of the party when it joined.
+    pub rating: f64,
+    /// Mean true skill of the party's members.
+    pub true_skill: f64,
+    /// Whether this stay followed a match (a return to the queue), not a fresh arrival.
+    pub requeue: bool,
+    /// Whether the ticket joined during warm-up; metrics leave these out.
+    pub in_warmup: bool,
+}
+
+impl TicketRecord {
+    pub fn wait_s(&self) -> f64 {
+        self.left.since(self.enqueued).as_secs_f64()
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchRecord {
+    pub id: MatchId,
+    pub formed: SimTime,
+    /// When the match ended; `None` if the run ended first.
+    pub ended: Option<SimTime>,
+    pub teams: u32,
+    pub team_size: u32,
+    /// Mean matchmaking rating of each team when the match formed.
+    pub team_rating: Vec<f64>,
+    /// Mean true skill of each team.
+    pub team_skill: Vec<f64>,
+    /// Highest true skill on each team (top-player parity).
+    pub team_top_skill: Vec<f64>,
+    /// Number of parties on each team.
+    pub team_parties: Vec<u32>,
+    /// Mean win rate of each team's players, in percent, when the match formed.
+    pub team_win_rate_pct: Vec<f64>,
+    /// Highest minus lowest rating of any player in the match.
+    pub spread_rating: f64,
+    /// Highest minus lowest true skill of any player in the match.
+    pub spread_skill: f64,
+    /// True probability that team 0 wins, from the outcome model.
+    pub p_team0: f64,
+    /// The rating system's prediction that team 0 wins.
+    pub p_team0_predicted: f64,
+    /// Winning team, once the match has ended.
+    pub winner: Option<u32>,
+    pub duration_s: f64,
+    pub survivors: Option<u32>,
+    pub gold_integral: Option<f64>,
+    /// Whether two of the match's tickets' leads met in their previous match.
+    pub rematch: bool,
+    pub in_warmup: bool,
+}
+
+impl MatchRecord {
+    /// |P(team 0 wins) - 0.5| on true skill: how far from a coin flip the match was.
+    pub fn win_prob_gap(&self) -> f64 {
+        (self.p_team0 - 0.5).abs()
+    }
+    /// Whether the team the truth favoured lost.
+    pub fn upset(&self) -> Option<bool> {
+        let w = self.winner?;
+        if (self.p_team0 - 0.5).abs() < 1e-12 {
+            return None;
+        }
+        let favourite = if self.p_team0 > 0.5 { 0 } else { 1 };
+        Some(w != favourite)
+    }
+    /// Largest minus smallest team mean rating.
+    pub fn team_rating_gap(&self) -> f64 {
+        range(&self.team_rating)
+    }
+}
+
+pub(crate) fn range(v: &[f64]) -> f64 {
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    if v.is_empty() {
+        0.0
+    } else {
+        max - min
+    }
+}
+
+/// The state of the queue at one moment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct QueueSample {
+    pub t: SimTime,
+    pub waiting_tickets: u32,
+    pub waiting_players: u32,
+    pub players_in_matches: u32,
+    /// Matches formed since the previous sample.
+    pub matches_formed: u32,
+    /// Spearman correlation between rating and true skill over players who have played.
+    pub rating_skill_rank_corr: Option<f64>,
+}
+
+/// Everything a run leaves behind, before anything is written.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunRecords {
+    pub tickets: Vec<TicketRecord>,
+    pub matches: Vec<MatchRecord>,
+    pub queue: Vec<QueueSample>,
+}

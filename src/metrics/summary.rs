@@ -1,0 +1,178 @@
+//! `summary.json`: every metric of one run, computed from its records. No
+//! wall-clock figure goes in, so the same scenario and seed give the same bytes.
+
+use super::stats::{describe, mean, percentile};
+use super::{RunRecords, TicketEnd};
+use crate::model::Player;
+use serde_json::{json, Map, Value};
+
+/// What the summary says about the run itself.
+pub struct RunMeta<'a> {
+    pub scenario: &'a str,
+    pub seed: u64,
+    pub policy: &'a str,
+    pub rating_system: &'a str,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    pub arrivals_blocked: u64,
+}
+
+/// Builds the summary. Tickets and matches that began during warm-up are
+/// left out; waits are over matched tickets (the time a player waited to
+/// play), `queue_time_s` over every ticket including those who gave up.
+pub fn summarize(
+    meta: &RunMeta<'_>,
+    records: &RunRecords,
+    players: &[Player],
+    final_corr: Option<f64>,
+) -> Value {
+    let tickets: Vec<_> = records.tickets.iter().filter(|t| !t.in_warmup).collect();
+    let matches: Vec<_> = records.matches.iter().filter(|m| !m.in_warmup).collect();
+    let abandoned = tickets
+        .iter()
+        .filter(|t| t.end == TicketEnd::Abandoned)
+        .count();
+    let waiting = tickets
+        .iter()
+        .filter(|t| t.end == TicketEnd::Waiting)
+        .count();
+    let matched: Vec<_> = tickets
+        .iter()
+        .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
+        .collect();
+    let mut waits: Vec<f64> = matched.iter().map(|t| t.wait_s()).collect();
+    let mut queue_times: Vec<f64> = tickets.iter().map(|t| t.wait_s()).collect();
+    let measured_h = (meta.duration_s - meta.warmup_s) / 3600.0;
+
+    // Deciles of true skill over the whole population, so decile 10 is the
+    // top tenth of players whoever happened to queue.
+    let mut skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
+    skills.sort_by(f64::total_cmp);
+    let cuts: Vec<f64> = (1..10)
+        .map(|d| percentile(&skills, d as f64 / 10.0).unwrap_or(0.0))
+        .collect();
+    let mut by_decile: Vec<Vec<f64>> = vec![Vec::new(); 10];
+    let mut decile_tickets = [0usize; 10];
+    let mut decile_abandoned = [0usize; 10];
+    for t in &tickets {
+        let d = cuts.partition_point(|&c| c < t.true_skill);
+        decile_tickets[d] += 1;
+        match t.end {
+            TicketEnd::Matched(_) => by_decile[d].push(t.wait_s()),
+            TicketEnd::Abandoned => decile_abandoned[d] += 1,
+            TicketEnd::Waiting => {}
+        }
+    }
+    let deciles: Vec<Value> = by_decile
+        .iter_mut()
+        .enumerate()
+        .map(|(d, w)| {
+            let mut v = describe(w);
+            let obj = v.as_object_mut().expect("describe returns an object");
+            obj.insert("decile".into(), json!(d + 1));
+            obj.insert(
+                "skill_from".into(),
+                json!(if d == 0 {
+                    skills.first().copied()
+                } else {
+                    Some(cuts[d - 1])
+                }),
+            );
+            obj.insert(
+                "skill_to".into(),
+                json!(if d == 9 {
+                    skills.last().copied()
+                } else {
+                    Some(cuts[d])
+                }),
+            );
+            obj.insert("tickets".into(), json!(decile_tickets[d]));
+            obj.insert(
+                "abandon_rate".into(),
+                json!(ratio(decile_abandoned[d], decile_tickets[d])),
+            );
+            v
+        })
+        .collect();
+
+    let mut spread: Vec<f64> = matches.iter().map(|m| m.spread_rating).collect();
+    let mut spread_skill: Vec<f64> = matches.iter().map(|m| m.spread_skill).collect();
+    let mut gap: Vec<f64> = matches
+        .iter()
+        .filter(|m| !m.p_team0.is_nan())
+        .map(|m| m.win_prob_gap())
+        .collect();
+    gap.sort_by(f64::total_cmp);
+    let finished: Vec<_> = matches.iter().filter(|m| m.winner.is_some()).collect();
+    let upsets: Vec<bool> = finished.iter().filter_map(|m| m.upset()).collect();
+    let brier: Vec<f64> = finished
+        .iter()
+        .map(|m| {
+            let won0 = if m.winner == Some(0) { 1.0 } else { 0.0 };
+            (m.p_team0_predicted - won0).powi(2)
+        })
+        .collect();
+    let rematches = matches.iter().filter(|m| m.rematch).count();
+
+    let mut out = Map::new();
+    out.insert("scenario".into(), json!(meta.scenario));
+    out.insert("seed".into(), json!(meta.seed));
+    out.insert("policy".into(), json!(meta.policy));
+    out.insert("rating_system".into(), json!(meta.rating_system));
+    out.insert("duration_s".into(), json!(meta.duration_s));
+    out.insert("warmup_s".into(), json!(meta.warmup_s));
+    out.insert("tickets".into(), json!(tickets.len()));
+    out.insert("matches".into(), json!(matches.len()));
+    out.insert(
+        "matches_per_hour".into(),
+        json!(matches.len() as f64 / measured_h),
+    );
+    out.insert("abandoned".into(), json!(abandoned));
+    out.insert(
+        "abandon_rate".into(),
+        json!(ratio(abandoned, tickets.len())),
+    );
+    out.insert("still_waiting".into(), json!(waiting));
+    out.insert("arrivals_blocked".into(), json!(meta.arrivals_blocked));
+    out.insert("wait_s".into(), describe(&mut waits));
+    out.insert("queue_time_s".into(), describe(&mut queue_times));
+    out.insert("wait_s_by_skill_decile".into(), Value::Array(deciles));
+    spread.sort_by(f64::total_cmp);
+    out.insert(
+        "spread_rating".into(),
+        json!({"mean": mean(&spread), "p50": percentile(&spread, 0.5), "p90": percentile(&spread, 0.9)}),
+    );
+    spread_skill.sort_by(f64::total_cmp);
+    out.insert(
+        "spread_skill".into(),
+        json!({"mean": mean(&spread_skill), "p50": percentile(&spread_skill, 0.5), "p90": percentile(&spread_skill, 0.9)}),
+    );
+    out.insert(
+        "win_prob_gap".into(),
+        json!({"mean": mean(&gap), "p90": percentile(&gap, 0.9)}),
+    );
+    out.insert(
+        "upset_rate".into(),
+        json!(ratio(upsets.iter().filter(|&&u| u).count(), upsets.len())),
+    );
+    out.insert(
+        "rematch_rate".into(),
+        json!(ratio(rematches, matches.len())),
+    );
+    out.insert("brier_score".into(), json!(mean(&brier)));
+    out.insert("rating_skill_rank_corr".into(), json!(final_corr));
+    let series: Vec<Value> = records
+        .queue
+        .iter()
+        .filter_map(|q| {
+            q.rating_skill_rank_corr
+                .map(|c| json!({"t_s": q.t.as_secs_f64(), "corr": c}))
+        })
+        .collect();
+    out.insert("rating_skill_rank_corr_series".into(), Value::Array(series));
+    Value::Object(out)
+}
+
+fn ratio(num: usize, den: usize) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}

@@ -1,0 +1,38 @@
+//! Identifier newtypes, so a ticket id can never be passed where a player id is meant.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub struct $name(pub u32);
+
+        impl $name {
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "{}", self.0)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Index of a player in the population.
+    PlayerId
+);
+id_type!(
+    /// One stay of a party in the queue. Ids grow with enqueue order, so the
+    /// smallest waiting id is the ticket that has waited longest.
+    TicketId
+);
+id_type!(
+    /// A formed match, numbered in the order matches form.
+    MatchId
+);

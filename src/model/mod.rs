@@ -1,0 +1,13 @@
+//! Domain types every other module shares: simulated time, identifiers,
+//! players, ratings and parameter errors. Nothing here knows about the engine
+//! or the files.
+
+mod ids;
+mod param;
+mod player;
+mod time;
+
+pub use ids::{MatchId, PlayerId, TicketId};
+pub use param::{parse_duration, HumanDuration, ParamError};
+pub use player::{Category, Player, Rating};
+pub use time::{SimDuration, SimTime};

@@ -1,0 +1,159 @@
+//! What a scenario parameter may be wrong with, and durations written the way
+//! people write them ("90s", "30m", "24h").
+
+use super::SimDuration;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A parameter that failed validation: the dotted key below its section
+/// (for example `limit` or `schedule.rate_per_s`) and what is allowed.
+/// The scenario loader prefixes the section and finds the line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamError {
+    pub key: String,
+    pub message: String,
+}
+
+impl ParamError {
+    pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
+        ParamError {
+            key: key.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for ParamError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "`{}`: {}", self.key, self.message)
+    }
+}
+
+impl std::error::Error for ParamError {}
+
+/// A duration in a scenario file: a string with a unit (`"250ms"`, `"90s"`,
+/// `"30m"`, `"24h"`, `"7d"`, combinations like `"1h30m"`) or a bare number of
+/// seconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct HumanDuration(pub SimDuration);
+
+impl HumanDuration {
+    pub fn secs(self) -> f64 {
+        self.0.as_secs_f64()
+    }
+    pub fn from_secs(s: u64) -> Self {
+        HumanDuration(SimDuration::from_secs(s))
+    }
+}
+
+pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
+    let s = text.trim();
+    if s.is_empty() {
+        return Err("empty duration; write it like \"90s\", \"30m\" or \"24h\"".into());
+    }
+    let mut total_ms: f64 = 0.0;
+    let mut rest = s;
+    while !rest.is_empty() {
+        let num_len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if num_len == 0 {
+            return Err(format!(
+                "`{text}` is not a duration; write a number then a unit: ms, s, m, h or d (\"90s\", \"1h30m\")"
+            ));
+        }
+        let value: f64 = rest[..num_len]
+            .parse()
+            .map_err(|_| format!("`{text}` has a bad number `{}`", &rest[..num_len]))?;
+        rest = &rest[num_len..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let unit = rest[..unit_len].trim();
+        let ms_per = match unit {
+            "ms" => 1.0,
+            // A bare number is seconds, but only when it is the whole text.
+            "" if num_len == s.len() => 1000.0,
+            "s" => 1000.0,
+            "m" | "min" => 60_000.0,
+            "h" => 3_600_000.0,
+            "d" => 86_400_000.0,
+            _ => {
+                return Err(format!(
+                    "`{text}` has unknown unit `{unit}`; allowed units: ms, s, m, h, d"
+                ))
+            }
+        };
+        total_ms += value * ms_per;
+        rest = &rest[unit_len..];
+    }
+    Ok(SimDuration::from_ms(total_ms.round() as u64))
+}
+
+impl<'de> Deserialize<'de> for HumanDuration {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Raw {
+            Int(i64),
+            Float(f64),
+            Text(String),
+        }
+        let secs_err = |v: f64| -> Result<HumanDuration, D::Error> {
+            if v.is_finite() && v >= 0.0 {
+                Ok(HumanDuration(SimDuration::from_secs_f64(v)))
+            } else {
+                Err(serde::de::Error::custom(format!(
+                    "a duration must be zero or more, got {v}"
+                )))
+            }
+        };
+        match Raw::deserialize(d)? {
+            Raw::Int(v) => secs_err(v as f64),
+            Raw::Float(v) => secs_err(v),
+            Raw::Text(t) => parse_duration(&t)
+                .map(HumanDuration)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+}
+
+impl Serialize for HumanDuration {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let ms = self.0.as_ms();
+        if ms.is_multiple_of(1000) {
+            s.serialize_str(&format!("{}s", ms / 1000))
+        } else {
+            s.serialize_str(&format!("{ms}ms"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse_as_people_write_them() {
+        let ms = |t: &str| parse_duration(t).unwrap().as_ms();
+        assert_eq!(ms("90s"), 90_000);
+        assert_eq!(ms("30m"), 1_800_000);
+        assert_eq!(ms("24h"), 86_400_000);
+        assert_eq!(ms("1h30m"), 5_400_000);
+        assert_eq!(ms("250ms"), 250);
+        assert_eq!(ms("1.5s"), 1_500);
+        assert_eq!(ms("2d"), 172_800_000);
+        assert!(parse_duration("10 parsecs").is_err());
+        assert!(parse_duration("").is_err());
+        assert!(parse_duration("m5").is_err());
+    }
+
+    #[test]
+    fn bare_numbers_are_seconds_and_negative_is_refused() {
+        let d: HumanDuration = serde_json::from_str("12").unwrap();
+        assert_eq!(d.0.as_ms(), 12_000);
+        let d: HumanDuration = serde_json::from_str("0.5").unwrap();
+        assert_eq!(d.0.as_ms(), 500);
+        assert!(serde_json::from_str::<HumanDuration>("-1").is_err());
+    }
+}

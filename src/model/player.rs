@@ -1,0 +1,86 @@
+//! A player: hidden true skill that decides games, and ratings that the
+//! rating system estimates and the matchmaker sees.
+
+use super::SimTime;
+use serde::{Deserialize, Serialize};
+
+/// What a rating system knows about one player. Systems use the fields they
+/// need: Elo only `value`; Glicko-1 adds `deviation`; Glicko-2 `volatility`;
+/// mean-and-uncertainty systems read `value` as the mean and `deviation` as sigma.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rating {
+    pub value: f64,
+    pub deviation: f64,
+    pub volatility: f64,
+    /// Games rated so far with this rating.
+    pub games: u32,
+    /// When the rating last changed; Glicko uses it to grow the deviation.
+    pub last_played: Option<SimTime>,
+}
+
+impl Rating {
+    pub fn new(value: f64, deviation: f64, volatility: f64) -> Self {
+        Rating {
+            value,
+            deviation,
+            volatility,
+            games: 0,
+            last_played: None,
+        }
+    }
+}
+
+/// Armored Warfare's vehicle classes; team split balances their counts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Category {
+    MainBattleTank,
+    LightTank,
+    TankDestroyer,
+    ArmouredFighter,
+    Artillery,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Player {
+    pub id: PlayerId,
+    /// Hidden skill on the rating scale; only the outcome model reads it.
+    pub true_skill: f64,
+    /// Rating used when the player queues alone.
+    pub rating: Rating,
+    /// Rating used when the player queues in a party (the Dota post keeps both).
+    pub party_rating: Rating,
+    pub games: u32,
+    pub wins: u32,
+    /// Vehicle tier (Armored Warfare); 0 where the game has none.
+    pub tier: u8,
+    pub category: Option<Category>,
+    /// Bit set of spoken languages; bit i is language i of the scenario's list.
+    pub languages: u32,
+    /// Win rate shown to the team split (Armored Warfare's "skill"), in [0, 1].
+    pub win_rate: f64,
+}
+
+use super::PlayerId;
+
+impl Player {
+    pub fn new(id: PlayerId, true_skill: f64, rating: Rating) -> Self {
+        Player {
+            id,
+            true_skill,
+            rating,
+            party_rating: rating,
+            games: 0,
+            wins: 0,
+            tier: 0,
+            category: None,
+            languages: 1,
+            win_rate: 0.5,
+        }
+    }
+
+    /// Experience as the Dota post measures it: grows with the log of games played.
+    pub fn experience(&self) -> f64 {
+        (1.0 + self.games as f64).ln()
+    }
+}

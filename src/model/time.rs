@@ -1,0 +1,130 @@
+//! Simulated time as integers, so event order never depends on float rounding.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// Milliseconds since the start of a run.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct SimTime(u64);
+
+/// A span of simulated time, in milliseconds.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct SimDuration(u64);
+
+impl SimTime {
+    pub const ZERO: SimTime = SimTime(0);
+    pub const MAX: SimTime = SimTime(u64::MAX);
+
+    pub const fn from_ms(ms: u64) -> Self {
+        SimTime(ms)
+    }
+    pub fn from_secs_f64(s: f64) -> Self {
+        SimTime(secs_to_ms(s))
+    }
+    pub const fn as_ms(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+    /// Time elapsed since `earlier`; zero if `earlier` is later.
+    pub fn since(self, earlier: SimTime) -> SimDuration {
+        SimDuration(self.0.saturating_sub(earlier.0))
+    }
+}
+
+impl SimDuration {
+    pub const ZERO: SimDuration = SimDuration(0);
+
+    pub const fn from_ms(ms: u64) -> Self {
+        SimDuration(ms)
+    }
+    pub const fn from_secs(s: u64) -> Self {
+        SimDuration(s * 1000)
+    }
+    /// Rounds to the nearest millisecond; negative and NaN inputs become zero.
+    pub fn from_secs_f64(s: f64) -> Self {
+        SimDuration(secs_to_ms(s))
+    }
+    pub const fn as_ms(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / 1000.0
+    }
+    pub const fn is_zero(self) -> bool {
+        self.0 == 0
+    }
+}
+
+fn secs_to_ms(s: f64) -> u64 {
+    if s.is_nan() || s <= 0.0 {
+        0
+    } else if s >= u64::MAX as f64 / 1000.0 {
+        u64::MAX
+    } else {
+        (s * 1000.0).round() as u64
+    }
+}
+
+impl Add<SimDuration> for SimTime {
+    type Output = SimTime;
+    fn add(self, d: SimDuration) -> SimTime {
+        SimTime(self.0.saturating_add(d.0))
+    }
+}
+
+impl AddAssign<SimDuration> for SimTime {
+    fn add_assign(&mut self, d: SimDuration) {
+        self.0 = self.0.saturating_add(d.0);
+    }
+}
+
+impl Sub<SimTime> for SimTime {
+    type Output = SimDuration;
+    fn sub(self, rhs: SimTime) -> SimDuration {
+        self.since(rhs)
+    }
+}
+
+impl Add for SimDuration {
+    type Output = SimDuration;
+    fn add(self, d: SimDuration) -> SimDuration {
+        SimDuration(self.0.saturating_add(d.0))
+    }
+}
+
+impl fmt::Display for SimTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.3}s", self.as_secs_f64())
+    }
+}
+
+impl fmt::Display for SimDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.3}s", self.as_secs_f64())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_round_to_milliseconds_and_clamp_at_zero() {
+        assert_eq!(SimDuration::from_secs_f64(1.2345).as_ms(), 1235);
+        assert_eq!(SimDuration::from_secs_f64(-3.0).as_ms(), 0);
+        assert_eq!(SimDuration::from_secs_f64(f64::NAN).as_ms(), 0);
+        let t = SimTime::from_ms(5_000) + SimDuration::from_secs(2);
+        assert_eq!(t.as_ms(), 7_000);
+        assert_eq!(
+            SimTime::from_ms(3).since(SimTime::from_ms(10)),
+            SimDuration::ZERO
+        );
+    }
+}

@@ -1,0 +1,103 @@
+//! The thread's first implementation: two tickets match when their ratings
+//! differ by at most a fixed limit (the original poster used 150).
+//!
+//! "ratingDifferenceLimit = 150; ... if(abs(t1->rating - t2->rating) <=
+//! ratingDifferenceLimit) MatchUp(t1, t2)". As the reply suggests, the pool is
+//! walked longest-waiting first, and each ticket takes the nearest-rated
+//! partner inside the limit.
+
+use super::{
+    check_non_negative, check_tick, fill_from_nearest, Mode, Policy, PoolView, Proposal, Schedule,
+    Trigger,
+};
+use crate::model::{HumanDuration, ParamError};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FixedLimitParams {
+    /// Largest rating difference allowed inside a match, in rating points.
+    pub limit: f64,
+    /// `event`: match as tickets join; `tick`: only every `tick`.
+    pub mode: Mode,
+    /// Interval between matchmaking passes in `tick` mode.
+    pub tick: HumanDuration,
+}
+
+impl Default for FixedLimitParams {
+    fn default() -> Self {
+        FixedLimitParams {
+            limit: 150.0,
+            mode: Mode::Event,
+            tick: HumanDuration::from_secs(1),
+        }
+    }
+}
+
+impl FixedLimitParams {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        check_non_negative("limit", self.limit)?;
+        check_tick("tick", self.tick.0)
+    }
+}
+
+pub struct FixedLimit {
+    params: FixedLimitParams,
+}
+
+impl FixedLimit {
+    pub fn new(params: FixedLimitParams) -> Self {
+        FixedLimit { params }
+    }
+}
+
+impl Policy for FixedLimit {
+    fn schedule(&self) -> Schedule {
+        match self.params.mode {
+            // The limit never changes, so a pool that held no match still holds none
+            // until someone joins: no timer needed.
+            Mode::Event => Schedule {
+                on_join: true,
+                tick: None,
+            },
+            Mode::Tick => Schedule {
+                on_join: false,
+                tick: Some(self.params.tick.0),
+            },
+        }
+    }
+
+    fn propose(
+        &mut self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        _rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        let limit = self.params.limit;
+        match trigger {
+            Trigger::Join(id) => {
+                let Some(seed) = view.pool.get(id) else {
+                    return;
+                };
+                if let Some(tickets) = fill_from_nearest(view, seed, limit, |_, _| true) {
+                    out.push(Proposal::new(tickets));
+                }
+            }
+            Trigger::Tick => {
+                let mut taken = std::collections::BTreeSet::new();
+                for seed in view.pool.oldest_first() {
+                    if taken.contains(&seed.id) {
+                        continue;
+                    }
+                    let found = fill_from_nearest(view, seed, limit, |_, t| !taken.contains(&t.id));
+                    if let Some(tickets) = found {
+                        taken.extend(tickets.iter().copied());
+                        out.push(Proposal::new(tickets));
+                    }
+                }
+            }
+        }
+    }
+}

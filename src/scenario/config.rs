@@ -1,0 +1,395 @@
+//! The scenario file's schema: one struct per section, unknown keys refused,
+//! defaults for what a designer may leave out.
+
+use crate::model::{HumanDuration, ParamError};
+use crate::outcome::OutcomeConfig;
+use crate::policy::PolicyConfig;
+use crate::rating::RatingConfig;
+use crate::teams::TeamsConfig;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub run: RunSection,
+    pub population: PopulationSection,
+    pub arrivals: ArrivalsSection,
+    #[serde(default, rename = "match")]
+    pub format: MatchSection,
+    pub policy: PolicyConfig,
+    /// How a formed match's parties are split into teams (team formats only).
+    #[serde(default)]
+    pub teams: TeamsConfig,
+    #[serde(default)]
+    pub rating: RatingConfig,
+    #[serde(default)]
+    pub outcome: OutcomeConfig,
+    #[serde(default)]
+    pub metrics: MetricsSection,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSection {
+    /// Names the output folder `output/<name>/`.
+    pub name: String,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Simulated time the run covers.
+    pub duration: HumanDuration,
+    /// Tickets that join before this are simulated but left out of metrics.
+    #[serde(default)]
+    pub warmup: HumanDuration,
+    /// Seeds to run (seed, seed+1, ...) when replications are asked for.
+    #[serde(default = "default_replications")]
+    pub replications: u32,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_replications() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PopulationSection {
+    /// Number of players who may queue.
+    pub size: u32,
+    /// Distribution of hidden true skill.
+    pub skill: SkillDist,
+    /// Rating a new player starts with; the rating system's own default if absent.
+    #[serde(default)]
+    pub initial_rating: Option<f64>,
+}
+
+/// Where true skill comes from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum SkillDist {
+    /// Normal, redrawn until inside [min, max] when bounds are given.
+    Normal {
+        mean: f64,
+        sd: f64,
+        #[serde(default)]
+        min: Option<f64>,
+        #[serde(default)]
+        max: Option<f64>,
+    },
+    /// Empirical quantiles: `table = [[0.05, 1100], [0.10, 1500], ...]`, cumulative
+    /// probability then value, both strictly increasing; linear in between and
+    /// extended with the end segments' slopes to probability 0 and 1.
+    Quantiles { table: Vec<[f64; 2]> },
+    /// The Dota 2 post's MMR percentile table (5%: 1100 ... 99%: 4100).
+    DotaMmr,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArrivalsSection {
+    /// Mean arrivals of parties per second (Poisson).
+    pub rate_per_s: f64,
+    /// Optional 24 multipliers of the rate, one per hour of the simulated day.
+    #[serde(default)]
+    pub daily_profile: Option<Vec<f64>>,
+    /// Relative weights of party sizes 1, 2, 3, ...: `[0.7, 0.2, 0.1]`.
+    #[serde(default = "default_party_sizes")]
+    pub party_sizes: Vec<f64>,
+    /// How long a ticket waits before it gives up.
+    #[serde(default)]
+    pub patience: Patience,
+    /// Probability that a party queues again after a match.
+    #[serde(default)]
+    pub requeue_prob: f64,
+    /// Mean (exponential) pause between a match's end and queueing again.
+    #[serde(default = "default_think")]
+    pub think_time: HumanDuration,
+}
+
+fn default_party_sizes() -> Vec<f64> {
+    vec![1.0]
+}
+fn default_think() -> HumanDuration {
+    HumanDuration::from_secs(30)
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Patience {
+    /// Exponential with this mean: memoryless players.
+    Exponential { mean: HumanDuration },
+    /// Everyone gives up after exactly this long.
+    Fixed { after: HumanDuration },
+    /// Nobody gives up.
+    Never,
+}
+
+impl Default for Patience {
+    fn default() -> Self {
+        Patience::Exponential {
+            mean: HumanDuration::from_secs(300),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MatchSection {
+    pub teams: u32,
+    pub team_size: u32,
+    /// Delay between a match forming and starting (loading, picks).
+    pub lobby: HumanDuration,
+}
+
+impl Default for MatchSection {
+    fn default() -> Self {
+        MatchSection {
+            teams: 2,
+            team_size: 1,
+            lobby: HumanDuration::default(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MetricsSection {
+    /// Interval between queue-length samples.
+    pub sample_interval: HumanDuration,
+    /// How many times over the run to measure the rating/true-skill rank correlation.
+    pub corr_points: u32,
+}
+
+impl Default for MetricsSection {
+    fn default() -> Self {
+        MetricsSection {
+            sample_interval: HumanDuration::from_secs(60),
+            corr_points: 24,
+        }
+    }
+}
+
+/// The Dota 2 post's MMR percentiles ("To give you a feel for the range of MMR").
+pub const DOTA_MMR_TABLE: [[f64; 2]; 8] = [
+    [0.05, 1100.0],
+    [0.10, 1500.0],
+    [0.25, 2000.0],
+    [0.50, 2250.0],
+    [0.75, 2731.0],
+    [0.90, 3200.0],
+    [0.95, 3900.0],
+    [0.99, 4100.0],
+];
+
+fn positive(key: &str, v: f64) -> Result<(), ParamError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(ParamError::new(
+            key,
+            format!("must be a number above 0, got {v}"),
+        ))
+    }
+}
+
+fn probability(key: &str, v: f64) -> Result<(), ParamError> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(ParamError::new(
+            key,
+            format!("must be between 0 and 1, got {v}"),
+        ))
+    }
+}
+
+impl Scenario {
+    /// Checks every value a type cannot: ranges, orders, consistency.
+    /// Errors carry the full dotted key.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        let prefixed = |section: &str, e: ParamError| {
+            ParamError::new(format!("{section}.{}", e.key), e.message)
+        };
+        if self.run.name.trim().is_empty() {
+            return Err(ParamError::new("run.name", "must not be empty"));
+        }
+        if self.run.name.contains(['/', '\\']) || self.run.name.starts_with('.') {
+            return Err(ParamError::new(
+                "run.name",
+                "names a folder under output/: no slashes and no leading dot",
+            ));
+        }
+        if self.run.duration.0.is_zero() {
+            return Err(ParamError::new(
+                "run.duration",
+                "must be longer than 0s, e.g. \"24h\"",
+            ));
+        }
+        if self.run.warmup >= self.run.duration {
+            return Err(ParamError::new(
+                "run.warmup",
+                "must be shorter than run.duration, or nothing is measured",
+            ));
+        }
+        if self.run.replications == 0 {
+            return Err(ParamError::new("run.replications", "must be 1 or more"));
+        }
+        if self.population.size < 2 {
+            return Err(ParamError::new(
+                "population.size",
+                format!("must be at least 2, got {}", self.population.size),
+            ));
+        }
+        self.population
+            .skill
+            .validate()
+            .map_err(|e| prefixed("population.skill", e))?;
+        if let Some(r) = self.population.initial_rating {
+            if !r.is_finite() {
+                return Err(ParamError::new(
+                    "population.initial_rating",
+                    "must be a finite number",
+                ));
+            }
+        }
+        let a = &self.arrivals;
+        positive("arrivals.rate_per_s", a.rate_per_s)?;
+        if let Some(profile) = &a.daily_profile {
+            if profile.len() != 24 {
+                return Err(ParamError::new(
+                    "arrivals.daily_profile",
+                    format!("needs 24 multipliers, one per hour, got {}", profile.len()),
+                ));
+            }
+            if profile.iter().any(|m| !(m.is_finite() && *m >= 0.0))
+                || profile.iter().all(|m| *m == 0.0)
+            {
+                return Err(ParamError::new(
+                    "arrivals.daily_profile",
+                    "multipliers must be zero or more and not all zero",
+                ));
+            }
+        }
+        if a.party_sizes.is_empty()
+            || a.party_sizes.iter().any(|w| !(w.is_finite() && *w >= 0.0))
+            || a.party_sizes.iter().all(|w| *w == 0.0)
+        {
+            return Err(ParamError::new(
+                "arrivals.party_sizes",
+                "weights of party sizes 1, 2, ...: zero or more, not all zero, e.g. [0.7, 0.2, 0.1]",
+            ));
+        }
+        match &a.patience {
+            Patience::Exponential { mean } if mean.0.is_zero() => {
+                return Err(ParamError::new(
+                    "arrivals.patience.mean",
+                    "must be longer than 0s",
+                ))
+            }
+            _ => {}
+        }
+        probability("arrivals.requeue_prob", a.requeue_prob)?;
+        let f = &self.format;
+        if f.teams < 2 {
+            return Err(ParamError::new(
+                "match.teams",
+                format!("must be 2 or more, got {}", f.teams),
+            ));
+        }
+        if f.team_size < 1 {
+            return Err(ParamError::new("match.team_size", "must be 1 or more"));
+        }
+        if (f.teams * f.team_size) as usize > self.population.size as usize {
+            return Err(ParamError::new(
+                "match.team_size",
+                format!(
+                    "a match needs {} players but the population has only {}",
+                    f.teams * f.team_size,
+                    self.population.size
+                ),
+            ));
+        }
+        crate::teams::check_fill(&a.party_sizes, f.teams as usize, f.team_size as usize)
+            .map_err(|message| ParamError::new("arrivals.party_sizes", message))?;
+        self.teams
+            .validate(f.teams as usize, f.team_size as usize)
+            .map_err(|e| prefixed("teams", e))?;
+        self.policy.validate().map_err(|e| prefixed("policy", e))?;
+        self.rating.validate().map_err(|e| prefixed("rating", e))?;
+        self.outcome
+            .validate()
+            .map_err(|e| prefixed("outcome", e))?;
+        if self.metrics.sample_interval.0.is_zero() {
+            return Err(ParamError::new(
+                "metrics.sample_interval",
+                "must be longer than 0s",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl SkillDist {
+    pub fn validate(&self) -> Result<(), ParamError> {
+        match self {
+            SkillDist::Normal { mean, sd, min, max } => {
+                if !mean.is_finite() {
+                    return Err(ParamError::new("mean", "must be a finite number"));
+                }
+                positive("sd", *sd)?;
+                if let (Some(lo), Some(hi)) = (min, max) {
+                    if lo >= hi {
+                        return Err(ParamError::new(
+                            "max",
+                            format!("must be above min ({lo}), got {hi}"),
+                        ));
+                    }
+                    if *mean < *lo - 3.0 * sd || *mean > *hi + 3.0 * sd {
+                        return Err(ParamError::new(
+                            "mean",
+                            "lies so far outside [min, max] that almost no draw would land inside",
+                        ));
+                    }
+                }
+                Ok(())
+            }
+            SkillDist::Quantiles { table } => validate_quantiles(table),
+            SkillDist::DotaMmr => Ok(()),
+        }
+    }
+}
+
+pub fn validate_quantiles(table: &[[f64; 2]]) -> Result<(), ParamError> {
+    if table.len() < 2 {
+        return Err(ParamError::new(
+            "table",
+            "needs at least two [probability, value] rows",
+        ));
+    }
+    for (i, row) in table.iter().enumerate() {
+        if !(row[0] > 0.0 && row[0] < 1.0) || !row[1].is_finite() {
+            return Err(ParamError::new(
+                "table",
+                format!(
+                    "row {} has probability {}: it must lie strictly between 0 and 1",
+                    i + 1,
+                    row[0]
+                ),
+            ));
+        }
+        if i > 0 && (row[0] <= table[i - 1][0] || row[1] <= table[i - 1][1]) {
+            return Err(ParamError::new(
+                "table",
+                format!(
+                    "must be strictly increasing in probability and value; row {} ({:?}) does not rise above row {} ({:?})",
+                    i + 1,
+                    row,
+                    i,
+                    table[i - 1]
+                ),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,293 @@
+//! Turning a file and `--set` overrides into a validated `Scenario`, with
+//! errors that name the key, its line and what is allowed.
+
+use super::Scenario;
+use crate::model::ParamError;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScenarioError {
+    #[error("cannot read scenario {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}{}: {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Parse {
+        path: PathBuf,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("{path}{}: `{key}` {message}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Invalid {
+        path: PathBuf,
+        key: String,
+        line: Option<usize>,
+        message: String,
+    },
+    #[error("--set {arg}: {message}")]
+    Set { arg: String, message: String },
+}
+
+/// A scenario ready to run, with the text it came from (overrides applied).
+#[derive(Clone, Debug)]
+pub struct LoadedScenario {
+    pub scenario: Scenario,
+    /// The effective scenario as TOML, for the report and reproduction.
+    pub text: String,
+    pub path: PathBuf,
+}
+
+pub fn load(path: &Path, sets: &[String]) -> Result<LoadedScenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    from_text(&text, path, sets)
+}
+
+pub fn from_text(
+    text: &str,
+    path: &Path,
+    sets: &[String],
+) -> Result<LoadedScenario, ScenarioError> {
+    let parse_err = |e: toml::de::Error| ScenarioError::Parse {
+        path: path.to_owned(),
+        line: e.span().map(|s| line_at(text, s.start)),
+        message: tidy(e.message()),
+    };
+    // Schema errors in the file itself come with the file's lines.
+    let scenario: Scenario = toml::from_str(text).map_err(parse_err)?;
+    let (scenario, effective) = if sets.is_empty() {
+        (scenario, text.to_owned())
+    } else {
+        let mut table: toml::Table = toml::from_str(text).map_err(parse_err)?;
+        for arg in sets {
+            apply_set(&mut table, arg)?;
+            // Checked one by one, so the error blames the override that broke it.
+            Scenario::deserialize_table(&table).map_err(|e| ScenarioError::Set {
+                arg: arg.clone(),
+                message: tidy(e.message()),
+            })?;
+        }
+        let scenario = Scenario::deserialize_table(&table).map_err(|e| ScenarioError::Set {
+            arg: sets.join(" "),
+            message: tidy(e.message()),
+        })?;
+        let effective = toml::to_string(&table).unwrap_or_else(|_| text.to_owned());
+        (scenario, effective)
+    };
+    scenario.validate().map_err(|e: ParamError| {
+        let overridden = sets
+            .iter()
+            .find(|s| s.split('=').next().map(str::trim) == Some(e.key.as_str()));
+        match overridden {
+            Some(arg) => ScenarioError::Set {
+                arg: arg.clone(),
+                message: format!("`{}` {}", e.key, e.message),
+            },
+            None => ScenarioError::Invalid {
+                path: path.to_owned(),
+                line: line_of_key(text, &e.key),
+                key: e.key,
+                message: e.message,
+            },
+        }
+    })?;
+    Ok(LoadedScenario {
+        scenario,
+        text: effective,
+        path: path.to_owned(),
+    })
+}
+
+impl Scenario {
+    fn deserialize_table(t: &toml::Table) -> Result<Scenario, toml::de::Error> {
+        // Round-trip through text: toml's Value deserializer and its text
+        // deserializer share one set of messages this way.
+        let text = toml::to_string(t).expect("a parsed table serializes");
+        toml::from_str(&text)
+    }
+}
+
+/// Applies `a.b.c=value`; the value is read as TOML (`150`, `"30s"`, `true`,
+/// `[1, 2]`) and, failing that, as a bare string.
+fn apply_set(table: &mut toml::Table, arg: &str) -> Result<(), ScenarioError> {
+    let bad = |message: String| ScenarioError::Set {
+        arg: arg.to_owned(),
+        message,
+    };
+    let (key, raw) = arg
+        .split_once('=')
+        .ok_or_else(|| bad("write it as KEY=VALUE, e.g. policy.limit=200".into()))?;
+    let key = key.trim();
+    let parts: Vec<&str> = key.split('.').map(str::trim).collect();
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(bad(format!(
+            "`{key}` is not a dotted key like policy.limit"
+        )));
+    }
+    let value = toml::from_str::<toml::Table>(&format!("v = {raw}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| toml::Value::String(raw.trim().to_owned()));
+    let mut node = table;
+    for (i, part) in parts[..parts.len() - 1].iter().enumerate() {
+        let entry = node
+            .entry(part.to_string())
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        node = match entry {
+            toml::Value::Table(t) => t,
+            _ => {
+                return Err(bad(format!(
+                    "`{}` is a value, not a section, so it has no key `{}`",
+                    parts[..=i].join("."),
+                    parts[i + 1]
+                )))
+            }
+        };
+    }
+    node.insert(parts[parts.len() - 1].to_string(), value);
+    Ok(())
+}
+
+/// 1-based line of a byte offset.
+fn line_at(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Line of a dotted key in the file, or of the deepest section of it present.
+pub fn line_of_key(text: &str, dotted: &str) -> Option<usize> {
+    use toml_edit::{Item, Value};
+    let doc = toml_edit::ImDocument::parse(text.to_owned()).ok()?;
+    let mut item: &Item = doc.as_item();
+    let mut best = None;
+    for part in dotted.split('.') {
+        let found = match item {
+            Item::Table(t) => t.get_key_value(part),
+            Item::Value(Value::InlineTable(t)) => t.get_key_value(part),
+            _ => None,
+        };
+        let Some((key, next)) = found else { break };
+        if let Some(span) = key.span() {
+            best = Some(line_at(text, span.start));
+        }
+        item = next;
+    }
+    best
+}
+
+/// serde's messages end with a newline and sometimes repeat the key path; keep one line.
+fn tidy(message: &str) -> String {
+    message.trim().replace('\n', " ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"[run]
+name = "t"
+duration = "1h"
+
+[population]
+size = 100
+skill = { dist = "normal", mean = 1500, sd = 300 }
+
+[arrivals]
+rate_per_s = 1.0
+
+[policy]
+kind = "fixed-limit"
+limit = 150
+"#;
+
+    fn load_str(text: &str, sets: &[&str]) -> Result<LoadedScenario, ScenarioError> {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        from_text(text, Path::new("t.toml"), &sets)
+    }
+
+    #[test]
+    fn a_valid_file_loads_with_defaults_filled_in() {
+        let s = load_str(BASE, &[]).unwrap().scenario;
+        assert_eq!(s.run.seed, 1);
+        assert_eq!(s.format.team_size, 1);
+        assert_eq!(s.policy.name(), "fixed-limit");
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_its_line() {
+        let text = BASE.replace("limit = 150", "limit = 150\nlimt = 3");
+        let err = load_str(&text, &[]).unwrap_err().to_string();
+        assert!(err.contains("limt"), "{err}");
+        assert!(err.contains("t.toml:"), "{err}");
+    }
+
+    #[test]
+    fn a_bad_value_names_key_line_and_what_is_allowed() {
+        let text = BASE.replace("rate_per_s = 1.0", "rate_per_s = -2.0");
+        let err = load_str(&text, &[]).unwrap_err();
+        match &err {
+            ScenarioError::Invalid {
+                key, line, message, ..
+            } => {
+                assert_eq!(key, "arrivals.rate_per_s");
+                assert_eq!(*line, Some(10));
+                assert!(message.contains("above 0"), "{message}");
+            }
+            other => panic!("wrong error {other}"),
+        }
+        let text = BASE.replace("limit = 150", "limit = -1");
+        let err = load_str(&text, &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("t.toml:14") && err.contains("policy.limit"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn set_overrides_values_and_refuses_unknown_keys() {
+        let s = load_str(BASE, &["policy.limit=200", "run.seed=9"]).unwrap();
+        assert_eq!(s.scenario.run.seed, 9);
+        assert!(s.text.contains("limit = 200"));
+        let err = load_str(BASE, &["policy.limt=200"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("--set policy.limt=200") && err.contains("limt"),
+            "{err}"
+        );
+        let err = load_str(BASE, &["policy.limit=-5"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--set policy.limit=-5") && err.contains("zero or more"),
+            "{err}"
+        );
+        let err = load_str(BASE, &["nonsense"]).unwrap_err().to_string();
+        assert!(err.contains("KEY=VALUE"), "{err}");
+    }
+
+    #[test]
+    fn quantile_tables_must_increase() {
+        let text = BASE.replace(
+            r#"skill = { dist = "normal", mean = 1500, sd = 300 }"#,
+            r#"skill = { dist = "quantiles", table = [[0.1, 1000], [0.5, 900]] }"#,
+        );
+        let err = load_str(&text, &[]).unwrap_err().to_string();
+        assert!(
+            err.contains("population.skill.table") && err.contains("increasing"),
+            "{err}"
+        );
+        assert!(err.contains("t.toml:7"), "{err}");
+    }
+
+    #[test]
+    fn bad_toml_is_a_parse_error_with_a_line() {
+        let err = load_str("[run]\nname = \n", &[]).unwrap_err();
+        assert!(
+            matches!(err, ScenarioError::Parse { line: Some(2), .. }),
+            "{err}"
+        );
+    }
+}

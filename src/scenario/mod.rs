@@ -1,0 +1,7 @@
+//! Scenario files: the schema a designer writes and the loader that checks it.
+
+mod config;
+mod load;
+
+pub use config::*;
+pub use load::{from_text, line_of_key, load, LoadedScenario, ScenarioError};

@@ -1,0 +1,246 @@
+//! Whether parties can fill teams exactly. Every greedy method here asks this
+//! before each placement, so that a choice that looks best now never strands a
+//! later party; and the scenario check asks it before a run, so that a
+//! party-size mix that can never fill a team fails loudly instead of leaving
+//! tickets waiting forever.
+
+use std::collections::HashSet;
+
+/// True when parties of these `sizes` can be assigned to teams so that team
+/// `t` receives exactly `caps[t]` players. Parties are never split.
+///
+/// Exact bin filling is NP-hard in general, but match sizes are small: the
+/// search places the largest remaining party first, tries each distinct
+/// remaining capacity once, remembers failed states, and stops as soon as
+/// only solo players are left (they fill anything once the totals agree).
+pub fn can_fill(sizes: &[usize], caps: &[usize]) -> bool {
+    let total: usize = sizes.iter().sum();
+    if total != caps.iter().sum::<usize>() {
+        return false;
+    }
+    let largest_cap = caps.iter().copied().max().unwrap_or(0);
+    if sizes.iter().any(|&s| s == 0 || s > largest_cap) {
+        return false;
+    }
+    let mut counts = vec![0u32; largest_cap + 1];
+    for &s in sizes {
+        counts[s] += 1;
+    }
+    let mut caps = caps.to_vec();
+    let mut failed = HashSet::new();
+    search(&mut counts, &mut caps, &mut failed)
+}
+
+type State = (Vec<u32>, Vec<usize>);
+
+fn search(counts: &mut Vec<u32>, caps: &mut [usize], failed: &mut HashSet<State>) -> bool {
+    let Some(size) = (2..counts.len()).rev().find(|&s| counts[s] > 0) else {
+        // Only solos remain and the totals agree.
+        return true;
+    };
+    let mut sorted_caps = caps.to_vec();
+    sorted_caps.sort_unstable();
+    let key = (counts.clone(), sorted_caps);
+    if failed.contains(&key) {
+        return false;
+    }
+    counts[size] -= 1;
+    let mut tried: Vec<usize> = Vec::new();
+    for t in 0..caps.len() {
+        let cap = caps[t];
+        // Two teams with the same room left are interchangeable.
+        if cap < size || tried.contains(&cap) {
+            continue;
+        }
+        tried.push(cap);
+        caps[t] -= size;
+        let ok = search(counts, caps, failed);
+        caps[t] += size;
+        if ok {
+            counts[size] += 1;
+            return true;
+        }
+    }
+    counts[size] += 1;
+    failed.insert(key);
+    false
+}
+
+/// What is still to be placed during a greedy fill: lets a method ask
+/// whether putting a party on a team keeps an exact fill possible.
+#[derive(Clone, Debug)]
+pub(crate) struct FillGuard {
+    remaining: Vec<usize>,
+    caps: Vec<usize>,
+}
+
+impl FillGuard {
+    /// `sizes` are all parties still to place; `caps` the room left per team.
+    pub(crate) fn new(sizes: &[usize], caps: &[usize]) -> Self {
+        FillGuard {
+            remaining: sizes.to_vec(),
+            caps: caps.to_vec(),
+        }
+    }
+
+    /// Whether the party of `size` fits `team` and the rest can still fill
+    /// every team exactly afterwards.
+    pub(crate) fn can_place(&self, size: usize, team: usize) -> bool {
+        if self.caps[team] < size {
+            return false;
+        }
+        let Some(pos) = self.remaining.iter().position(|&s| s == size) else {
+            return false;
+        };
+        let mut rest = self.remaining.clone();
+        rest.swap_remove(pos);
+        let mut caps = self.caps.clone();
+        caps[team] -= size;
+        can_fill(&rest, &caps)
+    }
+
+    pub(crate) fn place(&mut self, size: usize, team: usize) {
+        if let Some(pos) = self.remaining.iter().position(|&s| s == size) {
+            self.remaining.swap_remove(pos);
+        }
+        self.caps[team] -= size;
+    }
+}
+
+/// Checks before a run that the arrival mix can fill teams: `party_size_weights[i]`
+/// is the weight of parties of `i + 1` players. Errors when a size with positive
+/// weight exceeds the team size, when no mix of those sizes makes a team of
+/// exactly `team_size`, or when some size can never be part of a full team (its
+/// parties would wait forever).
+pub fn check_fill(
+    party_size_weights: &[f64],
+    teams: usize,
+    team_size: usize,
+) -> Result<(), String> {
+    if teams == 0 || team_size == 0 {
+        return Err(format!(
+            "teams and team size must be 1 or more, got {teams} teams of {team_size}"
+        ));
+    }
+    if let Some((i, w)) = party_size_weights
+        .iter()
+        .enumerate()
+        .find(|(_, w)| !(w.is_finite() && **w >= 0.0))
+    {
+        return Err(format!(
+            "the weight of party size {} must be a number, zero or more, got {w}",
+            i + 1
+        ));
+    }
+    let sizes: Vec<usize> = party_size_weights
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| **w > 0.0)
+        .map(|(i, _)| i + 1)
+        .collect();
+    if sizes.is_empty() {
+        return Err(
+            "no party size has a positive weight; give at least one, e.g. [1.0] for solo players"
+                .into(),
+        );
+    }
+    let too_big: Vec<usize> = sizes.iter().copied().filter(|&s| s > team_size).collect();
+    if !too_big.is_empty() {
+        return Err(format!(
+            "party sizes {} do not fit a team of {team_size}; allowed party sizes are 1 to {team_size} (give the others weight 0)",
+            list(&too_big)
+        ));
+    }
+    // reachable[n]: some mix of the sizes (with repetition) has exactly n players.
+    let mut reachable = vec![false; team_size + 1];
+    reachable[0] = true;
+    for n in 1..=team_size {
+        reachable[n] = sizes.iter().any(|&s| s <= n && reachable[n - s]);
+    }
+    if !reachable[team_size] {
+        return Err(format!(
+            "no mix of party sizes {} fills a team of {team_size} exactly; add a size that makes up the difference (size 1 always does)",
+            list(&sizes)
+        ));
+    }
+    let stranded: Vec<usize> = sizes
+        .iter()
+        .copied()
+        .filter(|&s| !reachable[team_size - s])
+        .collect();
+    if !stranded.is_empty() {
+        return Err(format!(
+            "parties of size {} can never be placed: the rest of a team of {team_size} cannot be made from sizes {}; give them weight 0 or add a size that completes them",
+            list(&stranded),
+            list(&sizes)
+        ));
+    }
+    Ok(())
+}
+
+fn list(sizes: &[usize]) -> String {
+    sizes
+        .iter()
+        .map(|s| s.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_fill_needs_more_than_matching_totals() {
+        // 2+2+2 = 6 players but no team of 3 can be made from pairs.
+        assert!(!can_fill(&[2, 2, 2], &[3, 3]));
+        assert!(can_fill(&[2, 1, 2, 1], &[3, 3]));
+        // Totals agree, yet 4+3 = 7 leaves 3+2+2 = 7: only one way works.
+        assert!(can_fill(&[4, 3, 3, 2, 2], &[7, 7]));
+        assert!(can_fill(&[4, 4, 3, 3], &[7, 7, 0]));
+        assert!(!can_fill(&[5, 5, 4], &[7, 7]));
+        assert!(!can_fill(&[1, 1], &[3]));
+        assert!(can_fill(&[], &[0, 0]));
+        assert!(!can_fill(&[4], &[3, 1]));
+    }
+
+    #[test]
+    fn three_teams_and_many_solos() {
+        assert!(can_fill(&[3, 3, 3, 2, 2, 2], &[5, 5, 5]));
+        assert!(!can_fill(&[3, 3, 3, 3, 3], &[5, 5, 5]));
+        let mut sizes = vec![1; 25];
+        sizes.extend([5]);
+        assert!(can_fill(&sizes, &[15, 15]));
+    }
+
+    #[test]
+    fn guard_refuses_a_placement_that_strands_a_party() {
+        // Teams of 7 from 4,3,3,2,2: the 4 and a 3 must share a team, so after
+        // 4 -> team 0 and 3 -> team 1, the second 3 must go to team 0.
+        let mut g = FillGuard::new(&[4, 3, 3, 2, 2], &[7, 7]);
+        g.place(4, 0);
+        g.place(3, 1);
+        assert!(!g.can_place(3, 1));
+        assert!(g.can_place(3, 0));
+        assert!(!g.can_place(4, 0));
+    }
+
+    #[test]
+    fn check_fill_names_the_sizes_at_fault() {
+        assert!(check_fill(&[0.7, 0.2, 0.1], 2, 5).is_ok());
+        let e = check_fill(&[0.0, 1.0], 2, 5).unwrap_err();
+        assert!(
+            e.contains("party sizes 2") && e.contains("team of 5"),
+            "{e}"
+        );
+        let e = check_fill(&[0.5, 0.0, 0.0, 0.0, 0.0, 0.5], 2, 5).unwrap_err();
+        assert!(e.contains("party sizes 6") && e.contains("1 to 5"), "{e}");
+        // Pairs fill a team of 6, but a trio would need another 3.
+        let e = check_fill(&[0.0, 0.8, 0.0, 0.0, 0.2], 2, 6).unwrap_err();
+        assert!(e.contains("size 5") && e.contains("never"), "{e}");
+        assert!(check_fill(&[0.0, 0.5, 0.5], 2, 5).is_ok());
+        assert!(check_fill(&[0.0, 0.0], 2, 5).is_err());
+        assert!(check_fill(&[f64::NAN], 2, 5).is_err());
+        assert!(check_fill(&[1.0], 2, 0).is_err());
+    }
+}

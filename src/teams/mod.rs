@@ -1,0 +1,202 @@
+//! Team formation: split the parties of a formed match into teams, never
+//! splitting a party.
+//!
+//! Methods, one file each: `balanced` (the default), `abba` (Armored
+//! Warfare), `accelbyte` (permutation, combination, greedy). `dota` holds the
+//! Dota post's party arithmetic, `fill` the exact-fill checks every method
+//! and the scenario loader share, `rebalance` the `mmsim rebalance` command.
+
+pub mod abba;
+pub mod accelbyte;
+pub mod balanced;
+pub mod dota;
+pub mod fill;
+pub mod rebalance;
+
+#[cfg(test)]
+mod proptests;
+
+pub use abba::{abba_split, Abba, AbbaOptions, AbbaOutcome, AbbaParams, AbbaPlayer};
+pub use accelbyte::{AccelByte, AccelByteMode, AccelByteParams};
+pub use balanced::{balanced_split, Balanced, BalancedParams, RatingSource};
+pub use dota::PartyAdjust;
+pub use fill::{can_fill, check_fill};
+
+use crate::model::{ParamError, Player};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+/// A team-formation method. The engine calls `split` once when a match
+/// forms, with every party of the match (each a list of its members); it
+/// returns, per team, the indices into `parties` of the parties on that team,
+/// or `None` when the parties cannot fill the teams exactly. It may use only
+/// the given random stream and must not change the players.
+pub trait TeamFormer: Send + Sync {
+    fn split(
+        &self,
+        parties: &[Vec<&Player>],
+        teams: usize,
+        team_size: usize,
+        rng: &mut Pcg64,
+    ) -> Option<Vec<Vec<usize>>>;
+}
+
+/// The scenario's `[teams]` section: `method` picks the former, the other
+/// keys are that method's parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "method", rename_all = "kebab-case")]
+pub enum TeamsConfig {
+    Balanced(BalancedParams),
+    Abba(AbbaParams),
+    Accelbyte(AccelByteParams),
+}
+
+impl Default for TeamsConfig {
+    fn default() -> Self {
+        TeamsConfig::Balanced(BalancedParams::default())
+    }
+}
+
+impl TeamsConfig {
+    /// The `method` value.
+    pub fn name(&self) -> &'static str {
+        match self {
+            TeamsConfig::Balanced(_) => "balanced",
+            TeamsConfig::Abba(_) => "abba",
+            TeamsConfig::Accelbyte(_) => "accelbyte",
+        }
+    }
+
+    /// Checks the parameters and that the method fits the match format
+    /// (`abba` needs exactly 2 teams; AccelByte's combination fewer than 12
+    /// players). Keys are relative to `[teams]`.
+    pub fn validate(&self, teams: usize, team_size: usize) -> Result<(), ParamError> {
+        if teams == 0 || team_size == 0 {
+            return Err(ParamError::new(
+                "method",
+                format!("team formation needs at least one team of one player, got {teams} teams of {team_size}"),
+            ));
+        }
+        match self {
+            TeamsConfig::Balanced(p) => p.validate(),
+            TeamsConfig::Abba(p) => p.validate(teams),
+            TeamsConfig::Accelbyte(p) => p.validate(teams, team_size),
+        }
+    }
+
+    pub fn build(&self) -> Box<dyn TeamFormer> {
+        match self {
+            TeamsConfig::Balanced(p) => Box::new(Balanced { params: p.clone() }),
+            TeamsConfig::Abba(p) => Box::new(Abba { params: p.clone() }),
+            TeamsConfig::Accelbyte(p) => Box::new(AccelByte { params: p.clone() }),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_picks_the_method_and_fills_defaults() {
+        let c: TeamsConfig = toml::from_str("method = \"abba\"\nsmoothing = false\n").unwrap();
+        assert_eq!(
+            c,
+            TeamsConfig::Abba(AbbaParams {
+                smoothing: false,
+                ..AbbaParams::default()
+            })
+        );
+        let c: TeamsConfig = toml::from_str("method = \"accelbyte\"\nmode = \"greedy\"\n").unwrap();
+        assert_eq!(
+            c,
+            TeamsConfig::Accelbyte(AccelByteParams {
+                mode: AccelByteMode::Greedy
+            })
+        );
+        let c: TeamsConfig = toml::from_str("method = \"balanced\"\n[party_adjust]\n").unwrap();
+        assert_eq!(
+            c,
+            TeamsConfig::Balanced(BalancedParams {
+                party_adjust: Some(PartyAdjust::default()),
+                ..BalancedParams::default()
+            })
+        );
+        assert_eq!(c.name(), "balanced");
+        assert_eq!(TeamsConfig::default().name(), "balanced");
+    }
+
+    #[test]
+    fn unknown_keys_and_methods_are_errors() {
+        let e = toml::from_str::<TeamsConfig>("method = \"abba\"\nsmoothin = false\n").unwrap_err();
+        assert!(e.to_string().contains("smoothin"), "{e}");
+        let e = toml::from_str::<TeamsConfig>("method = \"roulette\"\n").unwrap_err();
+        assert!(e.to_string().contains("roulette"), "{e}");
+        let e =
+            toml::from_str::<TeamsConfig>("method = \"accelbyte\"\nmode = \"best\"\n").unwrap_err();
+        assert!(e.to_string().contains("best"), "{e}");
+        let e =
+            toml::from_str::<TeamsConfig>("method = \"balanced\"\n[party_adjust]\nsize = 1.0\n")
+                .unwrap_err();
+        assert!(e.to_string().contains("size"), "{e}");
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let c = TeamsConfig::Abba(AbbaParams::default());
+        let text = serde_json::to_string(&c).unwrap();
+        assert!(text.contains("\"method\":\"abba\""), "{text}");
+        assert_eq!(serde_json::from_str::<TeamsConfig>(&text).unwrap(), c);
+    }
+
+    #[test]
+    fn validate_checks_the_method_against_the_format() {
+        let abba = TeamsConfig::Abba(AbbaParams::default());
+        assert!(abba.validate(2, 15).is_ok());
+        assert_eq!(abba.validate(3, 5).unwrap_err().key, "method");
+        let comb = TeamsConfig::Accelbyte(AccelByteParams {
+            mode: AccelByteMode::Combination,
+        });
+        assert_eq!(comb.validate(2, 6).unwrap_err().key, "mode");
+        assert!(TeamsConfig::default().validate(4, 3).is_ok());
+        assert!(TeamsConfig::default().validate(2, 0).is_err());
+    }
+
+    #[test]
+    fn built_formers_split_a_small_match() {
+        use crate::model::{PlayerId, Rating};
+        use rand::SeedableRng;
+        let players: Vec<Player> = (0..6)
+            .map(|i| {
+                Player::new(
+                    PlayerId(i),
+                    0.0,
+                    Rating::new(1000.0 + 100.0 * i as f64, 0.0, 0.0),
+                )
+            })
+            .collect();
+        let parties: Vec<Vec<&Player>> = vec![
+            vec![&players[0], &players[1]],
+            vec![&players[2]],
+            vec![&players[3]],
+            vec![&players[4]],
+            vec![&players[5]],
+        ];
+        for config in [
+            TeamsConfig::default(),
+            TeamsConfig::Abba(AbbaParams::default()),
+            TeamsConfig::Accelbyte(AccelByteParams::default()),
+        ] {
+            let split = config
+                .build()
+                .split(&parties, 2, 3, &mut Pcg64::seed_from_u64(1))
+                .unwrap();
+            let mut all: Vec<usize> = split.concat();
+            all.sort_unstable();
+            assert_eq!(all, vec![0, 1, 2, 3, 4], "{}", config.name());
+            for team in &split {
+                assert_eq!(team.iter().map(|&p| parties[p].len()).sum::<usize>(), 3);
+            }
+        }
+    }
+}
