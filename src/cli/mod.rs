@@ -2,6 +2,7 @@
 //! library does the work. Exit codes: 0 success, 1 a check found a
 //! regression, 2 bad input.
 
+mod tune;
 mod write;
 
 pub use write::{json_bytes, write_whole};
@@ -41,6 +42,10 @@ pub enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Run seeds seed..seed+N-1 and give every metric a mean and 95% CI
+        /// (default: the scenario's run.replications).
+        #[arg(long)]
+        replications: Option<u32>,
     },
     /// Check a scenario file and print what it would run.
     Validate {
@@ -50,6 +55,8 @@ pub enum Command {
     },
     /// List the matchmaking policies and their parameters.
     Policies,
+    #[command(flatten)]
+    Tuning(tune::TuningCommand),
 }
 
 /// Failures that map to exit codes.
@@ -102,9 +109,18 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             seed,
             sets,
             quiet,
+            replications,
         } => {
             let loaded = scenario::load(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
+            let reps = replications.unwrap_or(loaded.scenario.run.replications);
+            if reps == 0 {
+                return Err(CliError::BadInput("--replications must be 1 or more".into()));
+            }
+            if reps > 1 {
+                let first = seed.unwrap_or(loaded.scenario.run.seed);
+                return tune::run_replicated(&loaded, first, reps, &dir, quiet);
+            }
             run_command(&loaded, seed, &dir, quiet)
         }
         Command::Validate { scenario, sets } => {
@@ -126,6 +142,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             );
             Ok(())
         }
+        Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
             for (name, source, params) in crate::policy::CATALOGUE {
                 println!("{name:<22} {source}\n{:<22} parameters: {params}", "");
@@ -146,6 +163,20 @@ fn progress_bar(quiet: bool) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template("{spinner} simulated {msg} [{bar:40}] {percent}% ({elapsed})")
+            .expect("static template")
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+/// A bar counted in runs, for work spread over seeds and settings.
+fn progress_bar_runs(quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] ({elapsed}, eta {eta})")
             .expect("static template")
             .progress_chars("=> "),
     );
