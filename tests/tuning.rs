@@ -68,12 +68,12 @@ fn a_sweep_gives_the_same_tables_on_one_or_two_threads_and_as_merged_shards() {
     assert!(!shards.join("sweep.csv").exists(), "a shard writes only its shard table");
     let o = mmsim(&["merge", p(&shards), "--out", p(&merged)]);
     assert!(o.status.success(), "{}", text(&o));
-    for name in ["sweep.csv", "sweep.parquet", "sweep-pareto.svg", "report.html"] {
+    for name in ["sweep.csv", "sweep.parquet", "plots/sweep-pareto.svg", "report.html"] {
         let a = std::fs::read(one.join(name)).unwrap();
         assert_eq!(a, std::fs::read(two.join(name)).unwrap(), "{name}: 1 vs 2 threads");
         assert_eq!(a, std::fs::read(merged.join(name)).unwrap(), "{name}: whole vs merged");
     }
-    assert!(one.join("sweep-pareto.png").exists());
+    assert!(one.join("plots/sweep-pareto.png").exists());
 
     let csv = std::fs::read_to_string(one.join("sweep.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().collect();

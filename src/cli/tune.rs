@@ -2,7 +2,7 @@
 //! `tune`, and `run` with replications. Arguments become validated input
 //! here; the work is in `crate::tune`, the files in `crate::report`.
 
-use super::{json_bytes, progress_bar_runs, write_whole, CliError};
+use super::{json_bytes, progress_bar_runs, write_artifacts, write_whole, CliError};
 use crate::scenario::{self, LoadedScenario};
 use crate::tune::check::{self, Baseline};
 use crate::tune::replicate::{aggregate, par_map, seeds};
@@ -249,9 +249,11 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
 }
 
 fn finish_sweep(dir: &Path, table: &sweep::SweepTable) -> Result<(), CliError> {
-    let written = crate::report::sweep::write_sweep(dir, table)?;
+    let artifacts = crate::report::sweep::sweep_artifacts(table)?;
+    write_artifacts(dir, &artifacts)?;
     print!("{}", crate::report::sweep::render_text(table));
-    println!("→ {} ({})", dir.display(), written.join(", "));
+    let names: Vec<&str> = artifacts.iter().map(|a| a.name.as_str()).collect();
+    println!("→ {} ({})", dir.display(), names.join(", "));
     Ok(())
 }
 
