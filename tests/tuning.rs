@@ -65,13 +65,29 @@ fn a_sweep_gives_the_same_tables_on_one_or_two_threads_and_as_merged_shards() {
         assert!(o.status.success(), "{}", text(&o));
         assert!(shards.join(format!("shard-{k}-of-3.json")).exists());
     }
-    assert!(!shards.join("sweep.csv").exists(), "a shard writes only its shard table");
+    assert!(
+        !shards.join("sweep.csv").exists(),
+        "a shard writes only its shard table"
+    );
     let o = mmsim(&["merge", p(&shards), "--out", p(&merged)]);
     assert!(o.status.success(), "{}", text(&o));
-    for name in ["sweep.csv", "sweep.parquet", "plots/sweep-pareto.svg", "report.html"] {
+    for name in [
+        "sweep.csv",
+        "sweep.parquet",
+        "plots/sweep-pareto.svg",
+        "report.html",
+    ] {
         let a = std::fs::read(one.join(name)).unwrap();
-        assert_eq!(a, std::fs::read(two.join(name)).unwrap(), "{name}: 1 vs 2 threads");
-        assert_eq!(a, std::fs::read(merged.join(name)).unwrap(), "{name}: whole vs merged");
+        assert_eq!(
+            a,
+            std::fs::read(two.join(name)).unwrap(),
+            "{name}: 1 vs 2 threads"
+        );
+        assert_eq!(
+            a,
+            std::fs::read(merged.join(name)).unwrap(),
+            "{name}: whole vs merged"
+        );
     }
     assert!(one.join("plots/sweep-pareto.png").exists());
 
@@ -79,7 +95,14 @@ fn a_sweep_gives_the_same_tables_on_one_or_two_threads_and_as_merged_shards() {
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines.len(), 8, "a header and seven settings:\n{csv}");
     let header: Vec<&str> = lines[0].split(',').collect();
-    for col in ["setting", "policy.rate_per_s", "wait_s.p90", "wait_s.p90.ci95_low", "spread_rating.mean", "pareto"] {
+    for col in [
+        "setting",
+        "policy.rate_per_s",
+        "wait_s.p90",
+        "wait_s.p90.ci95_low",
+        "spread_rating.mean",
+        "pareto",
+    ] {
         assert!(header.contains(&col), "{col} missing from {header:?}");
     }
     // Faster widening means shorter waits and wider spreads: the ends of the
@@ -92,7 +115,12 @@ fn a_sweep_gives_the_same_tables_on_one_or_two_threads_and_as_merged_shards() {
     assert_eq!(row(1)[pareto], "true");
     assert_eq!(row(7)[pareto], "true");
     let w = |i: usize| row(i)[p90].parse::<f64>().unwrap();
-    assert!(w(7) < w(1), "p90 wait at rate 12 ({}) vs 0.5 ({})", w(7), w(1));
+    assert!(
+        w(7) < w(1),
+        "p90 wait at rate 12 ({}) vs 0.5 ({})",
+        w(7),
+        w(1)
+    );
 
     // A missing shard is named, not silently merged.
     std::fs::remove_file(shards.join("shard-1-of-3.json")).unwrap();
@@ -106,15 +134,29 @@ fn an_unknown_sweep_key_is_named_before_anything_runs() {
     let tmp = tempfile::tempdir().unwrap();
     let smoke = std::fs::read_to_string(root().join("scenarios/smoke.toml")).unwrap();
     let file = tmp.path().join("bad-sweep.toml");
-    std::fs::write(&file, format!("{smoke}\n[sweep.grid]\n\"policy.rate_pr_s\" = [1, 2]\n")).unwrap();
+    std::fs::write(
+        &file,
+        format!("{smoke}\n[sweep.grid]\n\"policy.rate_pr_s\" = [1, 2]\n"),
+    )
+    .unwrap();
     let o = mmsim(&["sweep", p(&file), "--out", p(&tmp.path().join("o"))]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("policy.rate_pr_s"), "{}", text(&o));
     assert!(!tmp.path().join("o").exists());
-    let o = mmsim(&["sweep", "scenarios/smoke.toml", "--out", p(&tmp.path().join("o"))]);
+    let o = mmsim(&[
+        "sweep",
+        "scenarios/smoke.toml",
+        "--out",
+        p(&tmp.path().join("o")),
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("[sweep.grid]"), "{}", text(&o));
-    let o = mmsim(&["sweep", "scenarios/gamedev-1v1-sweep.toml", "--shard", "3/3"]);
+    let o = mmsim(&[
+        "sweep",
+        "scenarios/gamedev-1v1-sweep.toml",
+        "--shard",
+        "3/3",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--shard"), "{}", text(&o));
 }
@@ -123,7 +165,15 @@ fn an_unknown_sweep_key_is_named_before_anything_runs() {
 fn check_passes_on_the_baseline_and_fails_when_the_limit_is_made_worse() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("baselines");
-    let o = mmsim(&["check", "--baselines", p(&dir), "--update", "scenarios/ci/fixed-1v1.toml", "--seeds", "3"]);
+    let o = mmsim(&[
+        "check",
+        "--baselines",
+        p(&dir),
+        "--update",
+        "scenarios/ci/fixed-1v1.toml",
+        "--seeds",
+        "3",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let baseline: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.join("ci-fixed-1v1.json")).unwrap()).unwrap();
@@ -138,7 +188,10 @@ fn check_passes_on_the_baseline_and_fails_when_the_limit_is_made_worse() {
     assert!(out.contains("moved past their tolerance"), "{out}");
     let moved: Vec<&str> = out.lines().filter(|l| l.ends_with("MOVED")).collect();
     for m in ["wait_s.p90", "abandon_rate", "spread_rating.mean"] {
-        assert!(moved.iter().any(|l| l.contains(m)), "{m} not flagged:\n{out}");
+        assert!(
+            moved.iter().any(|l| l.contains(m)),
+            "{m} not flagged:\n{out}"
+        );
     }
 }
 
@@ -152,7 +205,15 @@ fn the_committed_baselines_pass() {
 fn replications_give_each_seed_and_an_interval_for_every_metric() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("r");
-    let o = mmsim(&["run", "scenarios/smoke.toml", "--replications", "3", "--out", p(&out), "--quiet"]);
+    let o = mmsim(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--replications",
+        "3",
+        "--out",
+        p(&out),
+        "--quiet",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let read = |path: PathBuf| -> serde_json::Value {
         serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
@@ -170,11 +231,25 @@ fn replications_give_each_seed_and_an_interval_for_every_metric() {
     let m = &agg["wait_s"]["p90"];
     assert!((m["mean"].as_f64().unwrap() - mean).abs() < 1e-9, "{m}");
     assert_eq!(m["n"], 3);
-    let (lo, hi) = (m["ci95_low"].as_f64().unwrap(), m["ci95_high"].as_f64().unwrap());
-    assert!(lo < mean && mean < hi && (mean - lo - (hi - mean)).abs() < 1e-9, "{m}");
+    let (lo, hi) = (
+        m["ci95_low"].as_f64().unwrap(),
+        m["ci95_high"].as_f64().unwrap(),
+    );
+    assert!(
+        lo < mean && mean < hi && (mean - lo - (hi - mean)).abs() < 1e-9,
+        "{m}"
+    );
     // Seed 8 of the replications is the same run as `run --seed 8`.
     let single = tmp.path().join("s");
-    let o = mmsim(&["run", "scenarios/smoke.toml", "--seed", "8", "--out", p(&single), "--quiet"]);
+    let o = mmsim(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--seed",
+        "8",
+        "--out",
+        p(&single),
+        "--quiet",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(
         std::fs::read(single.join("summary.json")).unwrap(),
@@ -185,22 +260,68 @@ fn replications_give_each_seed_and_an_interval_for_every_metric() {
 #[test]
 fn tune_finds_the_shortest_wait_under_a_spread_bound() {
     let o = mmsim(&[
-        "tune", "scenarios/ci/fixed-1v1.toml", "--param", "policy.limit", "--range", "50:250:5",
-        "--rounds", "1", "--seeds", "2", "--minimise", "wait_s.p90",
-        "--subject-to", "spread_rating.mean<80", "--quiet",
+        "tune",
+        "scenarios/ci/fixed-1v1.toml",
+        "--param",
+        "policy.limit",
+        "--range",
+        "50:250:5",
+        "--rounds",
+        "1",
+        "--seeds",
+        "2",
+        "--minimise",
+        "wait_s.p90",
+        "--subject-to",
+        "spread_rating.mean<80",
+        "--quiet",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let out = text(&o);
-    let chosen = out.lines().find(|l| l.starts_with("chosen: policy.limit=")).unwrap_or_else(|| panic!("{out}"));
-    let limit: f64 = chosen["chosen: policy.limit=".len()..].split_whitespace().next().unwrap().parse().unwrap();
+    let chosen = out
+        .lines()
+        .find(|l| l.starts_with("chosen: policy.limit="))
+        .unwrap_or_else(|| panic!("{out}"));
+    let limit: f64 = chosen["chosen: policy.limit=".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!((50.0..=250.0).contains(&limit), "{chosen}");
-    let spread_line = out.lines().find(|l| l.trim_start().starts_with("spread_rating.mean")).unwrap();
-    let spread: f64 = spread_line.split_whitespace().nth(1).unwrap().parse().unwrap();
+    let spread_line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("spread_rating.mean"))
+        .unwrap();
+    let spread: f64 = spread_line
+        .split_whitespace()
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(spread < 80.0, "{spread_line}");
-    let o = mmsim(&["tune", "scenarios/ci/fixed-1v1.toml", "--param", "policy.limit", "--range", "250:50", "--minimise", "wait_s.p90"]);
+    let o = mmsim(&[
+        "tune",
+        "scenarios/ci/fixed-1v1.toml",
+        "--param",
+        "policy.limit",
+        "--range",
+        "250:50",
+        "--minimise",
+        "wait_s.p90",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--range 250:50"), "{}", text(&o));
-    let o = mmsim(&["tune", "scenarios/ci/fixed-1v1.toml", "--param", "policy.limt", "--range", "50:250", "--minimise", "wait_s.p90"]);
+    let o = mmsim(&[
+        "tune",
+        "scenarios/ci/fixed-1v1.toml",
+        "--param",
+        "policy.limt",
+        "--range",
+        "50:250",
+        "--minimise",
+        "wait_s.p90",
+    ]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("policy.limt"), "{}", text(&o));
 }

@@ -123,7 +123,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
             let reps = replications.unwrap_or(loaded.scenario.run.replications);
             if reps == 0 {
-                return Err(CliError::BadInput("--replications must be 1 or more".into()));
+                return Err(CliError::BadInput(
+                    "--replications must be 1 or more".into(),
+                ));
             }
             if reps > 1 {
                 let first = seed.unwrap_or(loaded.scenario.run.seed);
@@ -185,9 +187,11 @@ fn progress_bar_runs(quiet: bool) -> ProgressBar {
     }
     let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
     bar.set_style(
-        ProgressStyle::with_template("{spinner} runs {pos}/{len} [{bar:40}] ({elapsed}, eta {eta})")
-            .expect("static template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{spinner} runs {pos}/{len} [{bar:40}] ({elapsed}, eta {eta})",
+        )
+        .expect("static template")
+        .progress_chars("=> "),
     );
     bar
 }

@@ -202,7 +202,8 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             quiet,
         } => {
             let loaded = scenario::load(&scenario, &sets)?;
-            let mut params = vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
+            let mut params =
+                vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
             if let (Some(p), Some(r)) = (param2, range2) {
                 params.push(Param::parse(&p, &r, "--range2").map_err(CliError::BadInput)?);
             }
@@ -301,7 +302,12 @@ pub fn run_replicated(
                 .map(|v| v * scale)
                 .unwrap_or(f64::NAN)
         };
-        format!("{:.1} [{:.1}, {:.1}]", get("mean"), get("ci95_low"), get("ci95_high"))
+        format!(
+            "{:.1} [{:.1}, {:.1}]",
+            get("mean"),
+            get("ci95_low"),
+            get("ci95_high")
+        )
     };
     println!(
         "{} over {} seeds ({}..{}), mean [95% CI]: wait p50 {}s, p90 {}s, abandon {}%, spread mean {}, matches {} → {}",
@@ -435,7 +441,12 @@ fn render_tune(r: &search::TuneResult) -> String {
     let mut header: Vec<String> = r.params.iter().map(|p| p.key.clone()).collect();
     header.extend(names.iter().cloned());
     header.push("ok".into());
-    out.push_str(&header.iter().map(|h| format!("{h:>20}")).collect::<String>());
+    out.push_str(
+        &header
+            .iter()
+            .map(|h| format!("{h:>20}"))
+            .collect::<String>(),
+    );
     out.push('\n');
     let mut order: Vec<usize> = (0..r.points.len()).collect();
     order.sort_by(|&a, &b| {
@@ -451,7 +462,10 @@ fn render_tune(r: &search::TuneResult) -> String {
         let p = &r.points[i];
         let mut row: Vec<String> = p.values.iter().map(|v| format!("{v:>20.4}")).collect();
         row.extend(p.stats.iter().map(|s| {
-            format!("{:>20}", s.mean.map(|m| format!("{m:.3}")).unwrap_or("-".into()))
+            format!(
+                "{:>20}",
+                s.mean.map(|m| format!("{m:.3}")).unwrap_or("-".into())
+            )
         }));
         let mark = match (Some(i) == r.best, p.feasible) {
             (true, _) => "BEST",

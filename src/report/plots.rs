@@ -872,14 +872,22 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
                 .collect();
             front.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
             chart
-                .draw_series(LineSeries::new(front.iter().copied(), VERMILLION.stroke_width(2)))
+                .draw_series(LineSeries::new(
+                    front.iter().copied(),
+                    VERMILLION.stroke_width(2),
+                ))
                 .map_err(de)?
                 .label(front_label.as_str())
-                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], VERMILLION.stroke_width(3)));
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], VERMILLION.stroke_width(3))
+                });
             chart
-                .draw_series(points.iter().filter(|p| !p.front).map(|p| {
-                    Circle::new((p.x, p.y), 5, BLUE.filled())
-                }))
+                .draw_series(
+                    points
+                        .iter()
+                        .filter(|p| !p.front)
+                        .map(|p| Circle::new((p.x, p.y), 5, BLUE.filled())),
+                )
                 .map_err(de)?
                 .label("dominated setting")
                 .legend(|(x, y)| Circle::new((x + 10, y), 5, BLUE.filled()));
@@ -892,9 +900,11 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
                 )
                 .map_err(de)?;
             chart
-                .draw_series(points.iter().map(|p| {
-                    Text::new(format!("  {}", p.label), (p.x, p.y), font(13))
-                }))
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|p| Text::new(format!("  {}", p.label), (p.x, p.y), font(13))),
+                )
                 .map_err(de)?;
             legend = true;
         }
@@ -918,11 +928,17 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
 fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
     let (lo, hi) = values
         .filter(|v| v.is_finite())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
     if !lo.is_finite() {
         return (0.0, 1.0);
     }
-    let pad = if hi > lo { (hi - lo) * 0.08 } else { lo.abs().max(1.0) * 0.1 };
+    let pad = if hi > lo {
+        (hi - lo) * 0.08
+    } else {
+        lo.abs().max(1.0) * 0.1
+    };
     (lo - pad, hi + pad * 2.5)
 }
 

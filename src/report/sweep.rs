@@ -290,8 +290,8 @@ pub fn render_text(table: &SweepTable) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune::sweep::SweepRow;
     use crate::tune::ci95;
+    use crate::tune::sweep::SweepRow;
 
     fn table() -> SweepTable {
         let row = |i: usize, rate: f64, p90: [f64; 2], spread: [f64; 2]| SweepRow {
@@ -326,7 +326,11 @@ mod tests {
             lines[0],
             "setting,name,policy.rate_per_s,seeds,wait_s.p90,wait_s.p90.ci95_low,wait_s.p90.ci95_high,spread_rating.mean,spread_rating.mean.ci95_low,spread_rating.mean.ci95_high,pareto"
         );
-        assert!(lines[1].starts_with("0,rate_per_s=1,1.0,2,105.0,"), "{}", lines[1]);
+        assert!(
+            lines[1].starts_with("0,rate_per_s=1,1.0,2,105.0,"),
+            "{}",
+            lines[1]
+        );
         assert!(lines[2].ends_with(",60.0,60.0,60.0,false"), "{}", lines[2]);
         assert!(lines[3].ends_with("true"), "{}", lines[3]);
     }
@@ -337,7 +341,13 @@ mod tests {
         let names: Vec<&str> = a.iter().map(|x| x.name.as_str()).collect();
         assert_eq!(
             names,
-            ["sweep.parquet", "sweep.csv", "plots/sweep-pareto.png", "plots/sweep-pareto.svg", "report.html"]
+            [
+                "sweep.parquet",
+                "sweep.csv",
+                "plots/sweep-pareto.png",
+                "plots/sweep-pareto.svg",
+                "report.html"
+            ]
         );
         assert_eq!(a, sweep_artifacts(&table()).unwrap());
         let html = String::from_utf8(a[4].bytes.clone()).unwrap();

@@ -8,12 +8,14 @@
 //! as drawing n fresh seeds would: the difference of two such means has
 //! standard deviation sd·√(2/n). A metric fails when it moves more than
 //!
-//!   tolerance = 4 · sd · √(1/n_baseline + 1/n_now) + 1% · |baseline mean| + 1e-9
+//!   tolerance = 4 · sd · √(1/n_baseline + 1/n_now) + 1% · |baseline mean| + floor
 //!
 //! where sd is the seed-to-seed standard deviation recorded in the
-//! baseline. Four standard errors keep false alarms rare across the dozen
-//! or so metrics checked; the relative floor keeps a metric whose seeds all
-//! agree (sd near 0) from failing on a rounding-sized change.
+//! baseline and floor is a movement too small for a player to notice: 0.1 s
+//! for waits, 0.001 for rates and probabilities, one match, one rating
+//! point. Four standard errors keep false alarms rare across the dozen or
+//! so metrics checked; the floors keep a metric whose seeds all agree (a
+//! median wait of 0 s, say) from failing on a rounding-sized change.
 
 use super::replicate::{par_map, summary_for};
 use super::stats::{ci95, metric};
@@ -33,9 +35,19 @@ pub const CHECK_METRICS: [&str; 7] = [
 
 pub const K_SD: f64 = 4.0;
 pub const REL_FLOOR: f64 = 0.01;
-pub const ABS_FLOOR: f64 = 1e-9;
 pub const TOLERANCE_RULE: &str =
-    "4 * sd * sqrt(1/n_baseline + 1/n_now) + 0.01 * |mean| + 1e-9";
+    "4 * sd * sqrt(1/n_baseline + 1/n_now) + 0.01 * |mean| + floor (0.1 s waits, 0.001 rates, 1 match or rating point)";
+
+/// The smallest movement worth failing CI over, by the metric's unit.
+pub fn abs_floor(metric: &str) -> f64 {
+    if metric.starts_with("wait_s") || metric.starts_with("queue_time_s") {
+        0.1
+    } else if metric == "matches" || metric.contains("rating") && !metric.contains("corr") {
+        1.0
+    } else {
+        0.001
+    }
+}
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Baseline {
@@ -56,9 +68,9 @@ pub struct BaselineMetric {
     pub tolerance: f64,
 }
 
-pub fn tolerance(mean: f64, sd: f64, n_base: usize, n_now: usize) -> f64 {
+pub fn tolerance(metric: &str, mean: f64, sd: f64, n_base: usize, n_now: usize) -> f64 {
     let paired = (1.0 / n_base.max(1) as f64 + 1.0 / n_now.max(1) as f64).sqrt();
-    K_SD * sd * paired + REL_FLOOR * mean.abs() + ABS_FLOOR
+    K_SD * sd * paired + REL_FLOOR * mean.abs() + abs_floor(metric)
 }
 
 /// One comparison: a row of the table `check` prints.
@@ -126,7 +138,7 @@ pub fn make_baseline(
             name: name.to_string(),
             mean,
             sd,
-            tolerance: tolerance(mean, sd, seeds.len(), seeds.len()),
+            tolerance: tolerance(name, mean, sd, seeds.len(), seeds.len()),
         });
     }
     if metrics.is_empty() {
@@ -157,7 +169,7 @@ pub fn compare(name: &str, base: &Baseline, summaries: &[serde_json::Value]) -> 
             let tol = if summaries.len() == base.seeds.len() {
                 m.tolerance
             } else {
-                tolerance(m.mean, m.sd, base.seeds.len(), summaries.len())
+                tolerance(&m.name, m.mean, m.sd, base.seeds.len(), summaries.len())
             };
             CheckLine {
                 scenario: name.to_string(),
@@ -213,13 +225,16 @@ mod tests {
 
     #[test]
     fn tolerance_follows_the_documented_rule() {
-        // sd 10 over 4 seeds each side: 4 * 10 * sqrt(1/4 + 1/4) = 28.284; floor 1% of 200 = 2.
-        let t = tolerance(200.0, 10.0, 4, 4);
-        assert!((t - (40.0 * 0.5f64.sqrt() + 2.0 + 1e-9)).abs() < 1e-9, "{t}");
+        // sd 10 over 4 seeds each side: 4 * 10 * sqrt(1/4 + 1/4) = 28.284; 1% of 200 = 2; one match.
+        let t = tolerance("matches", 200.0, 10.0, 4, 4);
+        assert!((t - (40.0 * 0.5f64.sqrt() + 2.0 + 1.0)).abs() < 1e-9, "{t}");
         // More seeds now: the noise term shrinks.
-        assert!(tolerance(200.0, 10.0, 4, 16) < t);
-        // No seed noise: only the floor remains.
-        assert!((tolerance(50.0, 0.0, 5, 5) - 0.5).abs() < 1e-6);
+        assert!(tolerance("matches", 200.0, 10.0, 4, 16) < t);
+        // No seed noise: only the floors remain (a 0 s median wait may move 0.1 s).
+        assert!((tolerance("abandon_rate", 0.05, 0.0, 5, 5) - 0.0015).abs() < 1e-12);
+        assert!((tolerance("wait_s.p50", 0.0, 0.0, 5, 5) - 0.1).abs() < 1e-12);
+        assert_eq!(abs_floor("spread_rating.mean"), 1.0);
+        assert_eq!(abs_floor("win_prob_gap.mean"), 0.001);
     }
 
     #[test]
@@ -230,19 +245,26 @@ mod tests {
                 .collect()
         };
         let base = make_baseline("s.toml", &[1, 2, 3], &runs([100.0, 110.0, 120.0])).unwrap();
-        assert_eq!(base.metrics.len(), 2, "metrics absent from the summary are left out");
+        assert_eq!(
+            base.metrics.len(),
+            2,
+            "metrics absent from the summary are left out"
+        );
         let m = &base.metrics[0];
         assert_eq!((m.mean, m.sd), (110.0, 10.0));
-        // 4 * 10 * sqrt(2/3) + 1.1 = 33.7599
-        assert!((m.tolerance - 33.759_863).abs() < 1e-5, "{}", m.tolerance);
+        // 4 * 10 * sqrt(2/3) + 1.1 + 1 = 34.7599
+        assert!((m.tolerance - 34.759_863).abs() < 1e-5, "{}", m.tolerance);
         let same = compare("s", &base, &runs([100.0, 110.0, 120.0]));
         assert!(same.iter().all(|l| !l.moved() && l.change() == Some(0.0)));
         let shifted = compare("s", &base, &runs([130.0, 140.0, 150.0]));
-        assert!(!shifted[0].moved(), "a +30 shift is within 33.76");
+        assert!(!shifted[0].moved(), "a +30 shift is within 34.76");
         let worse = compare("s", &base, &runs([140.0, 150.0, 160.0]));
         assert!(worse[0].moved() && worse[1].moved());
         let table = render(&worse);
-        assert!(table.contains("MOVED") && table.contains("+36.4%"), "{table}");
+        assert!(
+            table.contains("MOVED") && table.contains("+36.4%"),
+            "{table}"
+        );
         let gone = compare("s", &base, &[json!({"matches": 1.0})]);
         assert!(gone[1].moved() && gone[1].now.is_none());
     }

@@ -127,7 +127,10 @@ mod tests {
         assert_eq!(s["wait_s"]["p90"]["n"], json!(2));
         // 12 ± 12.7062 * sd(2.828) / sqrt(2)
         let high = s["wait_s"]["p90"]["ci95_high"].as_f64().unwrap();
-        assert!((high - (12.0 + 12.706_204_736 * 2.0)).abs() < 1e-6, "{high}");
+        assert!(
+            (high - (12.0 + 12.706_204_736 * 2.0)).abs() < 1e-6,
+            "{high}"
+        );
         assert_eq!(s["wait_s"]["p99"]["n"], json!(1));
         assert_eq!(s["wait_s"]["p99"]["ci95_low"], Value::Null);
         assert_eq!(s["d"][0]["x"]["mean"], json!(2.0));

@@ -20,7 +20,8 @@ pub struct Param {
 impl Param {
     /// Parses `LO:HI[:STEPS]` (STEPS points including both ends; default 7).
     pub fn parse(key: &str, range: &str, flag: &str) -> Result<Param, String> {
-        let bad = |why: &str| format!("{flag} {range}: {why}; write LO:HI or LO:HI:STEPS, e.g. 0.5:12:9");
+        let bad =
+            |why: &str| format!("{flag} {range}: {why}; write LO:HI or LO:HI:STEPS, e.g. 0.5:12:9");
         let parts: Vec<&str> = range.split(':').collect();
         if !(2..=3).contains(&parts.len()) {
             return Err(bad("expected two or three numbers"));
@@ -89,9 +90,10 @@ impl std::str::FromStr for Constraint {
         let ops = [("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)];
         for (text, op) in ops {
             if let Some((m, v)) = s.split_once(text) {
-                let value = v.trim().parse::<f64>().map_err(|_| {
-                    format!("--subject-to {s}: `{}` is not a number", v.trim())
-                })?;
+                let value = v
+                    .trim()
+                    .parse::<f64>()
+                    .map_err(|_| format!("--subject-to {s}: `{}` is not a number", v.trim()))?;
                 let metric = m.trim().to_string();
                 if metric.is_empty() {
                     break;
@@ -222,7 +224,11 @@ pub fn tune(
                     sets.push(format!("{}={}", p.key, p.format(v)));
                 }
                 scenario::from_text(&raw, &base.path, &sets).map_err(|e| {
-                    let flag = if params.len() > 1 { "--param/--param2" } else { "--param" };
+                    let flag = if params.len() > 1 {
+                        "--param/--param2"
+                    } else {
+                        "--param"
+                    };
                     format!("{flag}: {e}")
                 })
             })
@@ -239,8 +245,10 @@ pub fn tune(
         )
         .map_err(|e| e.to_string())?;
         if round == 0 {
-            super::sweep::check_metric_names(&summaries[0], &metrics)
-                .map_err(|e| e.to_string().replace("--metrics", "--minimise/--subject-to"))?;
+            super::sweep::check_metric_names(&summaries[0], &metrics).map_err(|e| {
+                e.to_string()
+                    .replace("--metrics", "--minimise/--subject-to")
+            })?;
         }
         let n = opts.seeds.len();
         for (i, g) in grid.into_iter().enumerate() {
@@ -334,7 +342,10 @@ mod tests {
             assert!(err.starts_with(&format!("--range {bad}")), "{err}");
         }
         let c: Constraint = "spread_rating.mean <= 120".parse().unwrap();
-        assert_eq!((c.metric.as_str(), c.op, c.value), ("spread_rating.mean", Op::Le, 120.0));
+        assert_eq!(
+            (c.metric.as_str(), c.op, c.value),
+            ("spread_rating.mean", Op::Le, 120.0)
+        );
         assert!(c.holds(120.0) && !c.holds(120.5));
         let c: Constraint = "abandon_rate<0.1".parse().unwrap();
         assert!(!c.holds(0.1));
@@ -363,7 +374,12 @@ mod tests {
 
     #[test]
     fn the_best_point_is_the_lowest_feasible_one() {
-        let pts = [point(1.0, 5.0, false), point(2.0, 7.0, true), point(3.0, 6.0, true), point(4.0, 6.0, true)];
+        let pts = [
+            point(1.0, 5.0, false),
+            point(2.0, 7.0, true),
+            point(3.0, 6.0, true),
+            point(4.0, 6.0, true),
+        ];
         assert_eq!(best(&pts, &[]), Some(2), "lowest feasible, first of a tie");
         assert_eq!(best(&pts[..1], &[]), None);
     }

@@ -70,9 +70,10 @@ pub fn pareto_front(points: &[(Option<f64>, Option<f64>)]) -> Vec<bool> {
         .iter()
         .map(|p| {
             let Some((x, y)) = ok(p) else { return false };
-            !points.iter().filter_map(ok).any(|(ox, oy)| {
-                ox <= x && oy <= y && (ox < x || oy < y)
-            })
+            !points
+                .iter()
+                .filter_map(ok)
+                .any(|(ox, oy)| ox <= x && oy <= y && (ox < x || oy < y))
         })
         .collect()
 }

@@ -484,7 +484,10 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(s.len(), 6);
-        assert_eq!(s[1].set_args(), ["policy.base=100", "policy.rate_per_s=2.5"]);
+        assert_eq!(
+            s[1].set_args(),
+            ["policy.base=100", "policy.rate_per_s=2.5"]
+        );
         assert_eq!(s[3].set_args(), ["policy.base=200", "policy.rate_per_s=1"]);
         assert_eq!(s[3].name, "base=200 rate_per_s=1");
     }
@@ -498,7 +501,10 @@ mod tests {
         assert_eq!(s[0].set_args(), ["policy.limit=50"]);
         assert_eq!(s[1].name, "loose");
         let err = settings(&grid("[grid]\n\"policy.limit\" = 5\n")).unwrap_err();
-        assert!(err.contains("policy.limit") && err.contains("list"), "{err}");
+        assert!(
+            err.contains("policy.limit") && err.contains("list"),
+            "{err}"
+        );
         assert!(settings(&SweepSection::default()).is_err());
     }
 
