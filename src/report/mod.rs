@@ -138,6 +138,7 @@ pub(crate) mod testdata {
             tickets,
             matches,
             queue,
+            ..RunRecords::default()
         }
     }
 
