@@ -640,7 +640,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn on_sample(&mut self) {
-        let corr = if self.samples_taken % self.corr_every == 0 {
+        let corr = if self.samples_taken.is_multiple_of(self.corr_every) {
             crate::metrics::rating_skill_rank_corr(&self.players, |p| {
                 self.parts.rating.current(&p.rating, self.now).value
             })
