@@ -182,7 +182,7 @@ pub fn summarize(
             json!(ratio(ten_plus, survivors.len())),
         );
     }
-    let mut gold: Vec<f64> = matches.iter().filter_map(|m| m.gold_integral).collect();
+    let mut gold: Vec<f64> = finished.iter().filter_map(|m| m.gold_integral).collect();
     if !gold.is_empty() {
         gold.sort_by(f64::total_cmp);
         out.insert(
