@@ -139,6 +139,7 @@ pub(crate) mod testdata {
             tickets,
             matches,
             queue,
+            ..RunRecords::default()
         }
     }
 
