@@ -211,9 +211,9 @@ fn sweep_html(table: &SweepTable, plot: &plots::Plot) -> String {
         esc(&title),
         esc(&title)
     );
-    let _ = write!(
+    let _ = writeln!(
         h,
-        "<p>{} settings, each run on the same {} ({}): common random numbers, so differences between settings are paired. Figures are means over the seeds{}. Rows on the Pareto front of <code>{}</code> and <code>{}</code> (both minimised) are shaded.</p>\n",
+        "<p>{} settings, each run on the same {} ({}): common random numbers, so differences between settings are paired. Figures are means over the seeds{}. Rows on the Pareto front of <code>{}</code> and <code>{}</code> (both minimised) are shaded.</p>",
         table.rows.len(),
         if table.seeds.len() == 1 { "seed".to_string() } else { format!("{} seeds", table.seeds.len()) },
         esc(&seeds_text(&table.seeds)),
@@ -250,7 +250,7 @@ fn sweep_html(table: &SweepTable, plot: &plots::Plot) -> String {
         for c in &r.stats {
             let _ = write!(h, "<td>{}</td>", cell(c, with_ci));
         }
-        let _ = write!(h, "<td>{}</td></tr>\n", if f { "yes" } else { "" });
+        let _ = writeln!(h, "<td>{}</td></tr>", if f { "yes" } else { "" });
     }
     h.push_str("</table>\n<p>The same rows are in <code>sweep.csv</code> and <code>sweep.parquet</code>.</p>\n</body>\n</html>\n");
     h

@@ -89,7 +89,9 @@ impl CheckLine {
         self.now.map(|v| v - self.baseline)
     }
     pub fn moved(&self) -> bool {
-        self.change().is_none_or(|d| !(d.abs() <= self.tolerance))
+        // NaN counts as moved: a metric that stopped being a number is a regression.
+        self.change()
+            .is_none_or(|d| d.is_nan() || d.abs() > self.tolerance)
     }
 }
 
