@@ -163,18 +163,19 @@ pub struct TuneOptions<'a> {
     pub start: &'a dyn Fn(u64),
 }
 
-/// Marks parameters the scenario file writes as integers, so they are
-/// searched over whole numbers (`population.size`, say).
+/// Marks parameters whose field only takes whole numbers (`population.size`,
+/// say), found by offering the scenario a fractional value: serde's
+/// "invalid type: floating point" says so, whatever the file happens to write.
 pub fn mark_integers(base: &LoadedScenario, params: &mut [Param]) {
-    let Ok(table) = toml::from_str::<toml::Table>(&base.text) else {
+    let Ok(raw) = std::fs::read_to_string(&base.path) else {
         return;
     };
     for p in params {
-        let mut node = Some(&toml::Value::Table(table.clone()));
-        for part in p.key.split('.') {
-            node = node.and_then(|n| n.get(part));
-        }
-        p.integer = matches!(node, Some(toml::Value::Integer(_)));
+        let probe = format!("{}={}", p.key, p.lo.floor() + 0.5);
+        p.integer = match scenario::from_text(&raw, &base.path, &[probe]) {
+            Err(e) => e.to_string().contains("floating point"),
+            Ok(_) => false,
+        };
     }
 }
 
