@@ -2,10 +2,28 @@
 //! the pool and proposes; the engine checks and forms. Adding a policy means
 //! one file here and one arm in `PolicyConfig`.
 
+mod batch;
+mod brackets;
+mod decay;
 mod fixed_limit;
+mod percent_widening;
+mod percentile;
+mod sweep_prune;
+#[cfg(test)]
+mod testkit;
+#[cfg(test)]
+mod tests;
+mod weighted_score;
 mod widening;
 
+pub use batch::{draw_linear_rank, BatchParams, BatchWeighted};
+pub use brackets::{AdaptiveBrackets, BracketController, BracketParams};
+pub use decay::{DecayParams, VirtualDecay};
 pub use fixed_limit::{FixedLimit, FixedLimitParams};
+pub use percent_widening::{PercentWidening, PercentWideningParams};
+pub use percentile::{PercentileParams, PercentileWindow, Percentiles};
+pub use sweep_prune::{SweepPrune, SweepPruneParams};
+pub use weighted_score::{WeightedScore, WeightedScoreParams};
 pub use widening::{Widening, WideningParams};
 
 use crate::engine::{Pool, WaitingTicket};
@@ -120,6 +138,13 @@ pub enum Mode {
 pub enum PolicyConfig {
     FixedLimit(FixedLimitParams),
     Widening(WideningParams),
+    PercentWidening(PercentWideningParams),
+    PercentileWindow(PercentileParams),
+    AdaptiveBrackets(BracketParams),
+    BatchWeighted(BatchParams),
+    WeightedScore(WeightedScoreParams),
+    SweepPrune(SweepPruneParams),
+    VirtualDecay(DecayParams),
 }
 
 impl PolicyConfig {
@@ -127,6 +152,13 @@ impl PolicyConfig {
         match self {
             PolicyConfig::FixedLimit(p) => p.validate(),
             PolicyConfig::Widening(p) => p.validate(),
+            PolicyConfig::PercentWidening(p) => p.validate(),
+            PolicyConfig::PercentileWindow(p) => p.validate(),
+            PolicyConfig::AdaptiveBrackets(p) => p.validate(),
+            PolicyConfig::BatchWeighted(p) => p.validate(),
+            PolicyConfig::WeightedScore(p) => p.validate(),
+            PolicyConfig::SweepPrune(p) => p.validate(),
+            PolicyConfig::VirtualDecay(p) => p.validate(),
         }
     }
 
@@ -134,6 +166,13 @@ impl PolicyConfig {
         match self {
             PolicyConfig::FixedLimit(p) => Box::new(FixedLimit::new(p.clone())),
             PolicyConfig::Widening(p) => Box::new(Widening::new(p.clone())),
+            PolicyConfig::PercentWidening(p) => Box::new(PercentWidening::new(p.clone())),
+            PolicyConfig::PercentileWindow(p) => Box::new(PercentileWindow::new(p.clone())),
+            PolicyConfig::AdaptiveBrackets(p) => Box::new(AdaptiveBrackets::new(p.clone())),
+            PolicyConfig::BatchWeighted(p) => Box::new(BatchWeighted::new(p.clone())),
+            PolicyConfig::WeightedScore(p) => Box::new(WeightedScore::new(p.clone())),
+            PolicyConfig::SweepPrune(p) => Box::new(SweepPrune::new(p.clone())),
+            PolicyConfig::VirtualDecay(p) => Box::new(VirtualDecay::new(p.clone())),
         }
     }
 
@@ -141,6 +180,13 @@ impl PolicyConfig {
         match self {
             PolicyConfig::FixedLimit(_) => "fixed-limit",
             PolicyConfig::Widening(_) => "widening",
+            PolicyConfig::PercentWidening(_) => "percent-widening",
+            PolicyConfig::PercentileWindow(_) => "percentile-window",
+            PolicyConfig::AdaptiveBrackets(_) => "adaptive-brackets",
+            PolicyConfig::BatchWeighted(_) => "batch-weighted",
+            PolicyConfig::WeightedScore(_) => "weighted-score",
+            PolicyConfig::SweepPrune(_) => "sweep-prune",
+            PolicyConfig::VirtualDecay(_) => "virtual-decay",
         }
     }
 }
@@ -156,6 +202,41 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
         "widening",
         "gamedev thread, first replies: the limit grows with time in queue, clamped; both must accept",
         "base, rate_per_s, max, mode, recheck, tick",
+    ),
+    (
+        "percent-widening",
+        "gamedev thread, hplus0603's last reply: +/-5% of rating at entry, +5% every 10 s, no bound unless set; both must include each other",
+        "step_pct, step, max_pct, mode, recheck, tick",
+    ),
+    (
+        "percentile-window",
+        "gamedev thread, Hazerider: the top 10% plays 5% to 15%; a window in population percentiles, re-sorted every `refresh`",
+        "half_width_pct, widen_pct_per_s, max_half_width_pct, refresh, mode, recheck, tick",
+    ),
+    (
+        "adaptive-brackets",
+        "gamedev thread, the poster's suggestion 3: brackets split at 6 games an interval, merge after 2 intervals under 3; same or nearest bracket only",
+        "min, brackets, width, min_width, split_at, merge_below, merge_after, interval, mode, tick",
+    ),
+    (
+        "batch-weighted",
+        "gamedev thread, the poster's suggestion 2: every 2 min each ticket draws an opponent, probability falling linearly with rating-difference rank, within a limit",
+        "tick, limit, candidates, mode (tick only)",
+    ),
+    (
+        "weighted-score",
+        "gamedev thread, BTownTKD's weights (rating gap, both waits, fading recency of a pairing) and Hazerider's no repeat of the last X opponents",
+        "rating_weight, wait_weight, recent_weight, fade_matches, avoid_last, threshold, candidates, mode, recheck, tick",
+    ),
+    (
+        "sweep-prune",
+        "gamedev thread, hplus0603: intervals on the rating axis growing with age, one sorted sweep per tick, each takes its best partner as it leaves",
+        "base, rate_per_s, max, mode, recheck, tick",
+    ),
+    (
+        "virtual-decay",
+        "gamedev thread, the first reply: a waiting ticket's virtual rating decays toward the players below; the rating change is scaled by the decay used",
+        "limit, rate_per_s, max_decay, min_weight, mode, recheck, tick",
     ),
 ];
 
