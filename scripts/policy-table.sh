@@ -4,13 +4,14 @@
 #
 #   scripts/policy-table.sh [mmsim binary] [output folder]
 #
-# Defaults: target/release/mmsim (built if missing) and output/gamedev-policies.
+# Defaults: target/debug/mmsim (built first) and output/gamedev-policies. The
+# nine runs take seconds even unoptimised; summaries do not depend on the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bin=${1:-target/release/mmsim}
+bin=${1:-target/debug/mmsim}
 out=${2:-output/gamedev-policies}
-if [[ ! -x $bin ]]; then
-    cargo build --release --quiet
+if [[ -z ${1:-} ]]; then
+    cargo build --quiet
 fi
 mkdir -p "$out"
 for f in scenarios/gamedev-policies/*.toml; do
