@@ -14,13 +14,14 @@
 //!
 //! Batching is the point of this policy, so it has no event mode.
 
-use super::{check_non_negative, check_tick, Mode, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{
+    check_non_negative, check_tick, FreePass, Mode, Policy, PoolView, Proposal, Schedule, Trigger,
+};
 use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -115,28 +116,27 @@ impl Policy for BatchWeighted {
             return;
         }
         let p = &self.params;
-        let mut taken = BTreeSet::new();
-        let mut list: Vec<&WaitingTicket> = Vec::with_capacity(p.candidates as usize);
-        for seed in view.pool.oldest_first() {
-            if taken.contains(&seed.id) {
+        let cap = p.candidates as usize;
+        let mut pass = FreePass::new(view.pool);
+        let mut list: Vec<usize> = Vec::with_capacity(cap);
+        for k in 0..pass.len() {
+            let Some((pos, seed)) = pass.seed(k) else {
                 continue;
-            }
+            };
             list.clear();
-            for (d, t) in view.pool.nearest(seed.rating, seed.id) {
-                if d > p.limit || list.len() == p.candidates as usize {
-                    break;
+            pass.walk(pos, p.limit, |_, at, t| {
+                if fits_pair(view, seed, t) {
+                    list.push(at);
                 }
-                if !taken.contains(&t.id) && fits_pair(view, seed, t) {
-                    list.push(t);
-                }
-            }
+                list.len() < cap
+            });
             if list.is_empty() {
                 continue;
             }
             let pick = list[draw_linear_rank(list.len(), rng)];
-            taken.insert(seed.id);
-            taken.insert(pick.id);
-            out.push(Proposal::new(vec![seed.id, pick.id]));
+            pass.take(pos);
+            pass.take(pick);
+            out.push(Proposal::new(vec![seed.id, pass.ticket(pick).id]));
         }
     }
 }

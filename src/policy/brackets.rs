@@ -13,14 +13,13 @@
 //! interval.
 
 use super::{
-    check_non_negative, check_tick, fill_from_nearest, FormedMatch, Mode, Policy, PoolView,
-    Proposal, Schedule, Trigger,
+    check_non_negative, check_tick, fill_from_nearest, greedy_pass, FormedMatch, Mode, Policy,
+    PoolView, Proposal, Schedule, Trigger,
 };
 use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -316,35 +315,27 @@ impl Policy for AdaptiveBrackets {
     ) {
         let changed = self.advance(view.now);
         let c = &self.controller;
-        let mut taken = BTreeSet::new();
-        let mut try_seed = |seed: &WaitingTicket, taken: &mut BTreeSet<_>| {
-            let bs = c.index_of(seed.rating);
-            let found = fill_from_nearest(view, seed, c.width(bs), |d, t| {
-                let bt = c.index_of(t.rating);
-                bs.abs_diff(bt) <= 1 && d <= c.width(bt) && !taken.contains(&t.id)
-            });
-            if let Some(tickets) = found {
-                taken.extend(tickets.iter().copied());
-                out.push(Proposal::new(tickets));
-            }
+        let window = |seed: &WaitingTicket| c.width(c.index_of(seed.rating));
+        let accept = |seed: &WaitingTicket, d: f64, t: &WaitingTicket| {
+            let (bs, bt) = (c.index_of(seed.rating), c.index_of(t.rating));
+            bs.abs_diff(bt) <= 1 && d <= c.width(bt)
         };
         match trigger {
             Trigger::Join(id) => {
-                if let Some(seed) = view.pool.get(id) {
-                    try_seed(seed, &mut taken);
-                }
-            }
-            Trigger::Tick => {
-                // In event mode a pass is only worth it when brackets moved.
-                if self.params.mode == Mode::Event && !changed {
+                let Some(seed) = view.pool.get(id) else {
                     return;
-                }
-                for seed in view.pool.oldest_first() {
-                    if !taken.contains(&seed.id) {
-                        try_seed(seed, &mut taken);
-                    }
+                };
+                if let Some(tickets) =
+                    fill_from_nearest(view, seed, window(seed), |d, t| accept(seed, d, t))
+                {
+                    out.push(Proposal::new(tickets));
                 }
             }
+            // In event mode a pass is only worth it when brackets moved.
+            Trigger::Tick if self.params.mode == Mode::Event && !changed => {}
+            Trigger::Tick => greedy_pass(view, window, accept, |tickets| {
+                out.push(Proposal::new(tickets))
+            }),
         }
     }
 

@@ -17,14 +17,13 @@
 //! full loss on a defeat) would need a weight per side.
 
 use super::{
-    check_non_negative, check_tick, fill_from_nearest, Mode, Policy, PoolView, Proposal, Schedule,
-    Trigger,
+    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
+    Proposal, Schedule, Trigger,
 };
 use crate::engine::WaitingTicket;
-use crate::model::{HumanDuration, ParamError, SimTime};
+use crate::model::{HumanDuration, ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -140,38 +139,32 @@ impl Policy for VirtualDecay {
             .oldest_first()
             .next()
             .map_or(0.0, |t| p.decay(t, now));
-        let mut taken = BTreeSet::new();
-        let mut try_seed = |seed: &WaitingTicket, taken: &mut BTreeSet<_>| {
-            let reach = p.limit + top_decay;
-            let found = fill_from_nearest(view, seed, reach, |_, t| {
-                p.accepts(seed, t, now) && !taken.contains(&t.id)
+        let reach = p.limit + top_decay;
+        let accept = |seed: &WaitingTicket, _: f64, t: &WaitingTicket| p.accepts(seed, t, now);
+        let mut emit = |tickets: Vec<TicketId>| {
+            let rating = |id: &TicketId| view.pool.get(*id).map_or(0.0, |t| t.rating);
+            let seed = rating(&tickets[0]);
+            let gap = tickets
+                .iter()
+                .map(|id| (rating(id) - seed).abs())
+                .fold(0.0, f64::max);
+            out.push(Proposal {
+                rating_weight: p.weight(gap),
+                ..Proposal::new(tickets)
             });
-            if let Some(tickets) = found {
-                let gap = tickets
-                    .iter()
-                    .filter_map(|id| view.pool.get(*id))
-                    .map(|t| (t.rating - seed.rating).abs())
-                    .fold(0.0, f64::max);
-                taken.extend(tickets.iter().copied());
-                out.push(Proposal {
-                    rating_weight: p.weight(gap),
-                    ..Proposal::new(tickets)
-                });
-            }
         };
         match trigger {
             Trigger::Join(id) => {
-                if let Some(seed) = view.pool.get(id) {
-                    try_seed(seed, &mut taken);
+                let Some(seed) = view.pool.get(id) else {
+                    return;
+                };
+                if let Some(tickets) =
+                    fill_from_nearest(view, seed, reach, |d, t| accept(seed, d, t))
+                {
+                    emit(tickets);
                 }
             }
-            Trigger::Tick => {
-                for seed in view.pool.oldest_first() {
-                    if !taken.contains(&seed.id) {
-                        try_seed(seed, &mut taken);
-                    }
-                }
-            }
+            Trigger::Tick => greedy_pass(view, |_| reach, accept, emit),
         }
     }
 }

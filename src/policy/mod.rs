@@ -293,3 +293,183 @@ pub fn fill_from_nearest(
     }
     None
 }
+
+/// One matchmaking pass over the whole pool: the tickets sorted by rating,
+/// with those taken earlier in the pass skipped in amortised near-constant
+/// time (union-find with path halving, one structure per direction). A pass
+/// that walks outward from every seed would otherwise re-walk the tickets
+/// already matched around it, which late in a pass over a dense pool costs
+/// far more than the matching itself. Building it is O(n log n).
+pub struct FreePass<'a> {
+    sorted: Vec<&'a WaitingTicket>,
+    /// Positions in `sorted`, longest-waiting first.
+    seeds: Vec<u32>,
+    /// `up[i]`: a position >= i that may be free (n: none).
+    up: Vec<u32>,
+    /// `down[k]`: shifted by one, a position + 1 <= k that may be free (0: none).
+    down: Vec<u32>,
+    taken: Vec<bool>,
+}
+
+impl<'a> FreePass<'a> {
+    pub fn new(pool: &'a Pool) -> Self {
+        let sorted: Vec<&WaitingTicket> = pool.by_rating().collect();
+        let n = sorted.len() as u32;
+        let mut by_id: Vec<(TicketId, u32)> = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id, i as u32))
+            .collect();
+        // Ticket ids grow with enqueue order: by id is longest-waiting first,
+        // the order of `Pool::oldest_first`.
+        by_id.sort_unstable();
+        FreePass {
+            seeds: by_id.into_iter().map(|(_, i)| i).collect(),
+            up: (0..=n).collect(),
+            down: (0..=n).collect(),
+            taken: vec![false; n as usize],
+            sorted,
+        }
+    }
+
+    /// Number of tickets in the pass.
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// The `k`-th ticket by age (longest-waiting first) and its position, if
+    /// it is still free.
+    pub fn seed(&self, k: usize) -> Option<(usize, &'a WaitingTicket)> {
+        let pos = self.seeds[k] as usize;
+        (!self.taken[pos]).then(|| (pos, self.sorted[pos]))
+    }
+
+    pub fn ticket(&self, pos: usize) -> &'a WaitingTicket {
+        self.sorted[pos]
+    }
+
+    /// Marks the ticket at `pos` as matched in this pass.
+    pub fn take(&mut self, pos: usize) {
+        if !self.taken[pos] {
+            self.taken[pos] = true;
+            self.up[pos] = pos as u32 + 1;
+            self.down[pos + 1] = pos as u32;
+        }
+    }
+
+    fn free_above(&mut self, pos: usize) -> Option<usize> {
+        let mut i = pos + 1;
+        while self.up[i] as usize != i {
+            let next = self.up[self.up[i] as usize];
+            self.up[i] = next;
+            i = next as usize;
+        }
+        (i < self.sorted.len()).then_some(i)
+    }
+
+    fn free_below(&mut self, pos: usize) -> Option<usize> {
+        let mut k = pos;
+        while self.down[k] as usize != k {
+            let next = self.down[self.down[k] as usize];
+            self.down[k] = next;
+            k = next as usize;
+        }
+        (k > 0).then(|| k - 1)
+    }
+
+    /// Visits the free tickets other than the one at `pos`, nearest rating
+    /// first (ties to the lower rating), up to `max_distance`, until `visit`
+    /// returns false.
+    pub fn walk(
+        &mut self,
+        pos: usize,
+        max_distance: f64,
+        mut visit: impl FnMut(f64, usize, &'a WaitingTicket) -> bool,
+    ) {
+        let r = self.sorted[pos].rating;
+        let (mut below, mut above) = (self.free_below(pos), self.free_above(pos));
+        loop {
+            let db = below.map(|b| r - self.sorted[b].rating);
+            let da = above.map(|a| self.sorted[a].rating - r);
+            let take_below = match (db, da) {
+                (None, None) => return,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(x), Some(y)) => x <= y,
+            };
+            let (d, at) = if take_below {
+                (db.unwrap_or(f64::INFINITY), below.unwrap_or(0))
+            } else {
+                (da.unwrap_or(f64::INFINITY), above.unwrap_or(0))
+            };
+            if d > max_distance || !visit(d, at, self.sorted[at]) {
+                return;
+            }
+            if take_below {
+                below = self.free_below(at);
+            } else {
+                above = self.free_above(at);
+            }
+        }
+    }
+
+    /// `fill_from_nearest` over the free tickets of this pass: on success the
+    /// tickets are taken and returned, seed first.
+    pub fn fill(
+        &mut self,
+        format: MatchFormat,
+        pos: usize,
+        max_distance: f64,
+        mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
+    ) -> Option<Vec<TicketId>> {
+        let seed = self.sorted[pos];
+        let need = format.players();
+        if seed.size() > need || seed.size() > format.team_size {
+            return None;
+        }
+        let mut room = need - seed.size();
+        let mut chosen = vec![pos];
+        if room > 0 {
+            self.walk(pos, max_distance, |d, at, t| {
+                if t.size() <= room && t.size() <= format.team_size && accept(d, t) {
+                    chosen.push(at);
+                    room -= t.size();
+                }
+                room > 0
+            });
+        }
+        if room > 0 {
+            return None;
+        }
+        for &at in &chosen {
+            self.take(at);
+        }
+        Some(chosen.iter().map(|&at| self.sorted[at].id).collect())
+    }
+}
+
+/// The usual tick pass: every ticket, longest-waiting first, fills a match
+/// from the nearest free tickets within `window(seed)` that `accept(seed,
+/// distance, other)` allows; `emit` receives each match, seed first.
+/// O(n log n) plus the candidates `accept` turns down.
+pub fn greedy_pass(
+    view: &PoolView<'_>,
+    mut window: impl FnMut(&WaitingTicket) -> f64,
+    mut accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
+    mut emit: impl FnMut(Vec<TicketId>),
+) {
+    let mut pass = FreePass::new(view.pool);
+    for k in 0..pass.len() {
+        let Some((pos, seed)) = pass.seed(k) else {
+            continue;
+        };
+        let w = window(seed);
+        if let Some(tickets) = pass.fill(view.format, pos, w, |d, t| accept(seed, d, t)) {
+            emit(tickets);
+        }
+    }
+}

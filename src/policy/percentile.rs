@@ -10,14 +10,13 @@
 //! ticket's percentile is then a binary search, O(log N) per ticket.
 
 use super::{
-    check_non_negative, check_tick, fill_from_nearest, Mode, Policy, PoolView, Proposal, Schedule,
-    Trigger,
+    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
+    Proposal, Schedule, Trigger,
 };
 use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -178,37 +177,33 @@ impl Policy for PercentileWindow {
         let p = &self.params;
         let table = &self.table;
         let now = view.now;
-        let mut taken = BTreeSet::new();
-        let mut try_seed = |seed: &WaitingTicket, taken: &mut BTreeSet<_>| {
+        // The window's edges in points; the walk goes out to the farther one
+        // and the percentile test trims the nearer side.
+        let window = |seed: &WaitingTicket| {
             let q = table.percentile(seed.rating);
             let w = p.half_width(seed, now);
-            // The window's edges in points; the walk goes out to the farther one
-            // and the percentile test below trims the nearer side.
             let lo = table.rating_at(q - w).min(seed.rating);
             let hi = table.rating_at(q + w).max(seed.rating);
-            let reach = (seed.rating - lo).max(hi - seed.rating);
-            let found = fill_from_nearest(view, seed, reach, |_, t| {
-                let gap = (table.percentile(t.rating) - q).abs();
-                gap <= w && gap <= p.half_width(t, now) && !taken.contains(&t.id)
-            });
-            if let Some(tickets) = found {
-                taken.extend(tickets.iter().copied());
-                out.push(Proposal::new(tickets));
-            }
+            (seed.rating - lo).max(hi - seed.rating)
+        };
+        let accept = |seed: &WaitingTicket, _: f64, t: &WaitingTicket| {
+            let gap = (table.percentile(t.rating) - table.percentile(seed.rating)).abs();
+            gap <= p.half_width(seed, now) && gap <= p.half_width(t, now)
         };
         match trigger {
             Trigger::Join(id) => {
-                if let Some(seed) = view.pool.get(id) {
-                    try_seed(seed, &mut taken);
+                let Some(seed) = view.pool.get(id) else {
+                    return;
+                };
+                if let Some(tickets) =
+                    fill_from_nearest(view, seed, window(seed), |d, t| accept(seed, d, t))
+                {
+                    out.push(Proposal::new(tickets));
                 }
             }
-            Trigger::Tick => {
-                for seed in view.pool.oldest_first() {
-                    if !taken.contains(&seed.id) {
-                        try_seed(seed, &mut taken);
-                    }
-                }
-            }
+            Trigger::Tick => greedy_pass(view, window, accept, |tickets| {
+                out.push(Proposal::new(tickets))
+            }),
         }
     }
 }

@@ -242,3 +242,37 @@ fn every_policy_runs_in_each_mode_and_repeats_itself() {
         }
     }
 }
+
+#[test]
+fn a_free_pass_walks_outward_and_skips_taken_tickets() {
+    use super::FreePass;
+    use crate::engine::{Pool, WaitingTicket};
+    use crate::model::{PlayerId, SimTime, TicketId};
+    let ratings = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1450.0];
+    let pool = Pool::from_tickets(ratings.iter().enumerate().map(|(i, &r)| WaitingTicket {
+        id: TicketId(i as u32),
+        players: vec![PlayerId(i as u32)],
+        rating: r,
+        enqueued: SimTime::from_ms(i as u64),
+    }));
+    let mut pass = FreePass::new(&pool);
+    let walk = |pass: &mut FreePass<'_>, pos: usize, max: f64| {
+        let mut seen = Vec::new();
+        pass.walk(pos, max, |d, _, t| {
+            seen.push((t.id.0, d));
+            true
+        });
+        seen
+    };
+    // From 1200: 1100 and 1300 tie at 100 (lower first), then 1000 and 1400.
+    assert_eq!(
+        walk(&mut pass, 2, 200.0),
+        vec![(1, 100.0), (3, 100.0), (0, 200.0), (4, 200.0)]
+    );
+    pass.take(1);
+    pass.take(3);
+    pass.take(4);
+    assert_eq!(walk(&mut pass, 2, 1000.0), vec![(0, 200.0), (5, 250.0)]);
+    assert_eq!(pass.seed(1), None, "taken tickets are no longer seeds");
+    assert_eq!(pass.seed(5).map(|(pos, t)| (pos, t.id.0)), Some((5, 5)));
+}

@@ -18,14 +18,14 @@
 
 use super::batch::fits_pair;
 use super::{
-    check_non_negative, check_tick, FormedMatch, Mode, Policy, PoolView, Proposal, Schedule,
-    Trigger,
+    check_non_negative, check_tick, FormedMatch, FreePass, Mode, Policy, PoolView, Proposal,
+    Schedule, Trigger,
 };
 use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, PlayerId, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -183,44 +183,69 @@ impl Policy for WeightedScore {
             .oldest_first()
             .next()
             .map_or(0.0, |t| t.age_s(now));
-        let mut taken = BTreeSet::new();
-        let mut try_seed = |seed: &WaitingTicket, taken: &mut BTreeSet<_>| {
-            let credit = p.wait_weight * (seed.age_s(now) + oldest);
-            let reach = (p.threshold + credit) / p.rating_weight;
-            let mut best: Option<(f64, &WaitingTicket)> = None;
-            let mut weighed = 0;
-            for (d, t) in view.pool.nearest(seed.rating, seed.id) {
-                if d > reach || weighed == p.candidates {
-                    break;
-                }
-                if taken.contains(&t.id) || !fits_pair(view, seed, t) {
-                    continue;
-                }
-                weighed += 1;
-                let Some(c) = self.cost(seed, t, now) else {
-                    continue;
-                };
-                // Strictly cheaper only: ties go to the nearer, then older, ticket.
-                if c <= p.threshold && best.is_none_or(|(b, _)| c < b) {
-                    best = Some((c, t));
-                }
+        let this = &*self;
+        let reach = |seed: &WaitingTicket| {
+            (p.threshold + p.wait_weight * (seed.age_s(now) + oldest)) / p.rating_weight
+        };
+        // Weighs one candidate: keeps the strictly cheapest acceptable one, so
+        // ties go to the nearer, then older, ticket. Returns whether to go on.
+        let weigh = |seed: &WaitingTicket,
+                     t: &WaitingTicket,
+                     weighed: &mut u32,
+                     best: &mut Option<f64>|
+         -> (bool, bool) {
+            if !fits_pair(view, seed, t) {
+                return (false, true);
             }
-            if let Some((_, t)) = best {
-                taken.insert(seed.id);
-                taken.insert(t.id);
-                out.push(Proposal::new(vec![seed.id, t.id]));
+            *weighed += 1;
+            let cheaper = this
+                .cost(seed, t, now)
+                .filter(|&c| c <= p.threshold && best.is_none_or(|b| c < b));
+            if cheaper.is_some() {
+                *best = cheaper;
             }
+            (cheaper.is_some(), *weighed < p.candidates)
         };
         match trigger {
             Trigger::Join(id) => {
-                if let Some(seed) = view.pool.get(id) {
-                    try_seed(seed, &mut taken);
+                let Some(seed) = view.pool.get(id) else {
+                    return;
+                };
+                let (mut weighed, mut best, mut pick) = (0, None, None);
+                for (d, t) in view.pool.nearest(seed.rating, seed.id) {
+                    if d > reach(seed) {
+                        break;
+                    }
+                    let (better, go_on) = weigh(seed, t, &mut weighed, &mut best);
+                    if better {
+                        pick = Some(t.id);
+                    }
+                    if !go_on {
+                        break;
+                    }
+                }
+                if let Some(t) = pick {
+                    out.push(Proposal::new(vec![seed.id, t]));
                 }
             }
             Trigger::Tick => {
-                for seed in view.pool.oldest_first() {
-                    if !taken.contains(&seed.id) {
-                        try_seed(seed, &mut taken);
+                let mut pass = FreePass::new(view.pool);
+                for k in 0..pass.len() {
+                    let Some((pos, seed)) = pass.seed(k) else {
+                        continue;
+                    };
+                    let (mut weighed, mut best, mut pick) = (0, None, None);
+                    pass.walk(pos, reach(seed), |_, at, t| {
+                        let (better, go_on) = weigh(seed, t, &mut weighed, &mut best);
+                        if better {
+                            pick = Some(at);
+                        }
+                        go_on
+                    });
+                    if let Some(at) = pick {
+                        pass.take(pos);
+                        pass.take(at);
+                        out.push(Proposal::new(vec![seed.id, pass.ticket(at).id]));
                     }
                 }
             }
