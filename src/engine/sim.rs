@@ -114,12 +114,25 @@ impl<'a> Simulation<'a> {
             initial.value = r;
         }
         let mut rng_pop = stream(seed, Stream::Population);
-        let players = population::generate(
+        let mut players = population::generate(
             scenario.population.size,
             &scenario.population.skill,
             initial,
             &mut rng_pop,
         );
+        population::draw_attributes(&mut players, &scenario.population, &mut rng_pop);
+        // A win-rate rating is the same record the population drew: start it
+        // there, with the games behind it, rather than at 50% for everyone.
+        if let (crate::rating::RatingConfig::WinRate(_), Some(_)) =
+            (&scenario.rating, &scenario.population.win_rate)
+        {
+            for p in &mut players {
+                for r in [&mut p.rating, &mut p.party_rating] {
+                    r.value = p.win_rate * 100.0;
+                    r.games = p.games;
+                }
+            }
+        }
         let n = players.len();
         let a = &scenario.arrivals;
         let peak = a

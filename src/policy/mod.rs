@@ -3,9 +3,11 @@
 //! one file here and one arm in `PolicyConfig`.
 
 mod fixed_limit;
+mod quality;
 mod widening;
 
 pub use fixed_limit::{FixedLimit, FixedLimitParams};
+pub use quality::{Quality, QualityParams, QualityWeights};
 pub use widening::{Widening, WideningParams};
 
 use crate::engine::{Pool, WaitingTicket};
@@ -120,6 +122,7 @@ pub enum Mode {
 pub enum PolicyConfig {
     FixedLimit(FixedLimitParams),
     Widening(WideningParams),
+    Quality(QualityParams),
 }
 
 impl PolicyConfig {
@@ -127,6 +130,7 @@ impl PolicyConfig {
         match self {
             PolicyConfig::FixedLimit(p) => p.validate(),
             PolicyConfig::Widening(p) => p.validate(),
+            PolicyConfig::Quality(p) => p.validate(),
         }
     }
 
@@ -134,6 +138,7 @@ impl PolicyConfig {
         match self {
             PolicyConfig::FixedLimit(p) => Box::new(FixedLimit::new(p.clone())),
             PolicyConfig::Widening(p) => Box::new(Widening::new(p.clone())),
+            PolicyConfig::Quality(p) => Box::new(Quality::new(p.clone())),
         }
     }
 
@@ -141,6 +146,7 @@ impl PolicyConfig {
         match self {
             PolicyConfig::FixedLimit(_) => "fixed-limit",
             PolicyConfig::Widening(_) => "widening",
+            PolicyConfig::Quality(_) => "quality",
         }
     }
 }
@@ -156,6 +162,11 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
         "widening",
         "gamedev thread, first replies: the limit grows with time in queue, clamped; both must accept",
         "base, rate_per_s, max, mode, recheck, tick",
+    ),
+    (
+        "quality",
+        "Dota 2 post: weighted score of the seven criteria; form when it passes a threshold that falls with wait",
+        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, party_adjust.*",
     ),
 ];
 
@@ -180,9 +191,11 @@ pub(crate) fn check_non_negative(key: &str, v: f64) -> Result<(), ParamError> {
 
 /// Fills a match seeded by `seed`: takes the nearest-rated tickets within
 /// `max_distance` that `accept` allows until the format's player count is
-/// reached exactly, skipping parties too big for the room left. Returns the
-/// tickets, seed first, or `None` if the pool cannot fill it. Cost:
-/// O(log n + k) for the k tickets inside the window.
+/// reached exactly, skipping parties too big for the room left and parties
+/// that would leave the chosen set impossible to split into teams (three
+/// trios cannot make two teams of five). Returns the tickets, seed first, or
+/// `None` if the pool cannot fill it. Cost: O(log n + k) for the k tickets
+/// inside the window, plus a small exact-fill check per party of two or more.
 pub fn fill_from_nearest(
     view: &PoolView<'_>,
     seed: &WaitingTicket,
@@ -195,6 +208,7 @@ pub fn fill_from_nearest(
     }
     let mut room = need - seed.size();
     let mut chosen = vec![seed.id];
+    let mut sizes = vec![seed.size()];
     if room == 0 {
         return Some(chosen);
     }
@@ -202,7 +216,11 @@ pub fn fill_from_nearest(
         if distance > max_distance {
             break;
         }
-        if t.size() <= room && t.size() <= view.format.team_size && accept(distance, t) {
+        if t.size() <= room
+            && t.size() <= view.format.team_size
+            && accept(distance, t)
+            && splittable_with(&mut sizes, t.size(), room, view.format)
+        {
             chosen.push(t.id);
             room -= t.size();
             if room == 0 {
@@ -211,4 +229,28 @@ pub fn fill_from_nearest(
         }
     }
     None
+}
+
+/// Whether the parties of `sizes` plus one of `size` can still go into the
+/// format's teams once the remaining `room - size` places are filled. Solo
+/// players fit any gap, so padding with solos asks exactly "can these parties
+/// be packed"; on the last place it asks for an exact split. Leaves `sizes`
+/// with the new party pushed when true.
+pub fn splittable_with(
+    sizes: &mut Vec<usize>,
+    size: usize,
+    room: usize,
+    format: MatchFormat,
+) -> bool {
+    sizes.push(size);
+    // Adding a solo never breaks a packing that had a solo's room to spare.
+    let ok = size == 1 || {
+        let mut padded = sizes.clone();
+        padded.extend(std::iter::repeat_n(1, room - size));
+        crate::teams::can_fill(&padded, &vec![format.team_size; format.teams])
+    };
+    if !ok {
+        sizes.pop();
+    }
+    ok
 }
