@@ -173,6 +173,7 @@ pub fn inverse_cdf(table: &[[f64; 2]], u: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::engine::streams::{stream, Stream};
+    use crate::model::Category;
 
     #[test]
     fn inverse_cdf_hits_the_table_and_interpolates() {
@@ -215,5 +216,72 @@ mod tests {
             .all(|p| (0.0..=3000.0).contains(&p.true_skill)));
         let mean = players.iter().map(|p| p.true_skill).sum::<f64>() / 20_000.0;
         assert!((mean - 1500.0).abs() < 15.0, "{mean}");
+    }
+
+    fn population(extra: &str) -> PopulationSection {
+        let text = format!(
+            "size = 20000\nskill = {{ dist = \"normal\", mean = 1500, sd = 300 }}\n{extra}"
+        );
+        toml::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn attributes_follow_their_weights_and_tie_win_rate_to_skill() {
+        let pop = population(
+            "tiers = [{ tier = 9, weight = 1 }, { tier = 10, weight = 3 }]\n\
+             categories = { main-battle-tank = 0.3, artillery = 0.7 }\n\
+             languages = [{ name = \"en\", weight = 1 }, { name = \"ru\", weight = 1 }]\n\
+             extra_language_prob = 0.5\n\
+             win_rate = { mean = 0.5, sd = 0.055 }\n\
+             games = { dist = \"fixed\", games = 1000 }\n",
+        );
+        let mut rng = stream(2, Stream::Population);
+        let mut players = generate(20_000, &pop.skill, Rating::new(1500.0, 0.0, 0.0), &mut rng);
+        draw_attributes(&mut players, &pop, &mut rng);
+        let share = |f: &dyn Fn(&Player) -> bool| {
+            players.iter().filter(|p| f(p)).count() as f64 / players.len() as f64
+        };
+        assert!((share(&|p| p.tier == 10) - 0.75).abs() < 0.015);
+        assert!((share(&|p| p.category == Some(Category::Artillery)) - 0.7).abs() < 0.015);
+        // Half speak a second language, which is always the other one.
+        assert!((share(&|p| p.languages == 3) - 0.5).abs() < 0.015);
+        assert!(players
+            .iter()
+            .all(|p| p.languages & 3 != 0 && p.languages < 4));
+        // Win rates: mean 0.5, sd 0.055, in the order of true skill.
+        let rates: Vec<f64> = players.iter().map(|p| p.win_rate).collect();
+        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+        let sd =
+            (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / rates.len() as f64).sqrt();
+        assert!(
+            (mean - 0.5).abs() < 0.002 && (sd - 0.055).abs() < 0.003,
+            "{mean} {sd}"
+        );
+        let best = players
+            .iter()
+            .max_by(|a, b| a.true_skill.total_cmp(&b.true_skill))
+            .unwrap();
+        let worst = players
+            .iter()
+            .min_by(|a, b| a.true_skill.total_cmp(&b.true_skill))
+            .unwrap();
+        assert!(best.win_rate > 0.68 && worst.win_rate < 0.32);
+        // The rate is a record the engine can extend: (wins + 5) / (games + 10).
+        assert!(players
+            .iter()
+            .all(|p| p.games == 1000 && p.win_rate == (p.wins as f64 + 5.0) / 1010.0));
+    }
+
+    #[test]
+    fn a_population_without_attributes_keeps_the_neutral_defaults() {
+        let pop = population("");
+        let mut rng = stream(2, Stream::Population);
+        let mut players = generate(100, &pop.skill, Rating::new(1500.0, 0.0, 0.0), &mut rng);
+        let before = players.clone();
+        draw_attributes(&mut players, &pop, &mut rng);
+        assert_eq!(players, before);
+        assert!(players
+            .iter()
+            .all(|p| p.tier == 0 && p.languages == 1 && p.win_rate == 0.5));
     }
 }

@@ -32,7 +32,7 @@ use crate::teams::balanced_split;
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// Weights of the criteria in the average; only their ratios matter.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -312,12 +312,27 @@ impl Quality {
         }
     }
 
+    /// The facts of a ticket, computed once per pass: a ticket is a
+    /// neighbour of many seeds.
+    fn cached_facts(
+        &self,
+        view: &PoolView<'_>,
+        t: &WaitingTicket,
+        cache: &mut BTreeMap<TicketId, PartyFacts>,
+    ) -> PartyFacts {
+        cache
+            .entry(t.id)
+            .or_insert_with(|| self.facts(view, t))
+            .clone()
+    }
+
     /// The best-scoring candidate seeded by `seed`, as (score, tickets, teams).
     fn best_for(
         &self,
         view: &PoolView<'_>,
         seed: &WaitingTicket,
         taken: &BTreeSet<TicketId>,
+        cache: &mut BTreeMap<TicketId, PartyFacts>,
         rng: &mut Pcg64,
     ) -> Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> {
         let p = &self.params;
@@ -325,13 +340,13 @@ impl Quality {
         if seed.size() > format.team_size {
             return None;
         }
-        let seed_facts = self.facts(view, seed);
+        let seed_facts = self.cached_facts(view, seed, cache);
         let neighbours: Vec<(f64, &WaitingTicket, PartyFacts)> = view
             .pool
             .nearest(seed.rating, seed.id)
             .filter(|(_, t)| !taken.contains(&t.id) && t.size() <= format.team_size)
             .take(p.neighbours as usize)
-            .map(|(d, t)| (d, t, self.facts(view, t)))
+            .map(|(d, t)| (d, t, self.cached_facts(view, t, cache)))
             .collect();
         // Orders to fill from: by rating; sharing a language with the seed
         // first; by rating and experience together. Stable sorts keep the
@@ -454,11 +469,13 @@ impl Policy for Quality {
             return;
         }
         let mut taken = BTreeSet::new();
+        let mut cache = BTreeMap::new();
         for seed in view.pool.oldest_first() {
             if taken.contains(&seed.id) {
                 continue;
             }
-            let Some((score, tickets, teams)) = self.best_for(view, seed, &taken, rng) else {
+            let Some((score, tickets, teams)) = self.best_for(view, seed, &taken, &mut cache, rng)
+            else {
                 continue;
             };
             if score >= self.params.threshold_at(seed.age_s(view.now)) {
