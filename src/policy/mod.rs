@@ -14,6 +14,7 @@ mod testkit;
 #[cfg(test)]
 mod tests;
 mod weighted_score;
+mod quality;
 mod widening;
 
 pub use batch::{draw_linear_rank, BatchParams, BatchWeighted};
@@ -24,6 +25,7 @@ pub use percent_widening::{PercentWidening, PercentWideningParams};
 pub use percentile::{PercentileParams, PercentileWindow, Percentiles};
 pub use sweep_prune::{SweepPrune, SweepPruneParams};
 pub use weighted_score::{WeightedScore, WeightedScoreParams};
+pub use quality::{Quality, QualityParams, QualityWeights};
 pub use widening::{Widening, WideningParams};
 
 use crate::engine::{Pool, WaitingTicket};
@@ -145,6 +147,7 @@ pub enum PolicyConfig {
     WeightedScore(WeightedScoreParams),
     SweepPrune(SweepPruneParams),
     VirtualDecay(DecayParams),
+    Quality(QualityParams),
 }
 
 impl PolicyConfig {
@@ -159,6 +162,7 @@ impl PolicyConfig {
             PolicyConfig::WeightedScore(p) => p.validate(),
             PolicyConfig::SweepPrune(p) => p.validate(),
             PolicyConfig::VirtualDecay(p) => p.validate(),
+            PolicyConfig::Quality(p) => p.validate(),
         }
     }
 
@@ -173,6 +177,7 @@ impl PolicyConfig {
             PolicyConfig::WeightedScore(p) => Box::new(WeightedScore::new(p.clone())),
             PolicyConfig::SweepPrune(p) => Box::new(SweepPrune::new(p.clone())),
             PolicyConfig::VirtualDecay(p) => Box::new(VirtualDecay::new(p.clone())),
+            PolicyConfig::Quality(p) => Box::new(Quality::new(p.clone())),
         }
     }
 
@@ -187,6 +192,7 @@ impl PolicyConfig {
             PolicyConfig::WeightedScore(_) => "weighted-score",
             PolicyConfig::SweepPrune(_) => "sweep-prune",
             PolicyConfig::VirtualDecay(_) => "virtual-decay",
+            PolicyConfig::Quality(_) => "quality",
         }
     }
 }
@@ -238,6 +244,11 @@ pub const CATALOGUE: &[(&str, &str, &str)] = &[
         "gamedev thread, the first reply: a waiting ticket's virtual rating decays toward the players below; the rating change is scaled by the decay used",
         "limit, rate_per_s, max_decay, min_weight, mode, recheck, tick",
     ),
+    (
+        "quality",
+        "Dota 2 post: weighted score of the seven criteria; form when it passes a threshold that falls with wait",
+        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, party_adjust.*",
+    ),
 ];
 
 pub(crate) fn check_tick(key: &str, d: SimDuration) -> Result<(), ParamError> {
@@ -261,9 +272,11 @@ pub(crate) fn check_non_negative(key: &str, v: f64) -> Result<(), ParamError> {
 
 /// Fills a match seeded by `seed`: takes the nearest-rated tickets within
 /// `max_distance` that `accept` allows until the format's player count is
-/// reached exactly, skipping parties too big for the room left. Returns the
-/// tickets, seed first, or `None` if the pool cannot fill it. Cost:
-/// O(log n + k) for the k tickets inside the window.
+/// reached exactly, skipping parties too big for the room left and parties
+/// that would leave the chosen set impossible to split into teams (three
+/// trios cannot make two teams of five). Returns the tickets, seed first, or
+/// `None` if the pool cannot fill it. Cost: O(log n + k) for the k tickets
+/// inside the window, plus a small exact-fill check per party of two or more.
 pub fn fill_from_nearest(
     view: &PoolView<'_>,
     seed: &WaitingTicket,
@@ -276,6 +289,7 @@ pub fn fill_from_nearest(
     }
     let mut room = need - seed.size();
     let mut chosen = vec![seed.id];
+    let mut sizes = vec![seed.size()];
     if room == 0 {
         return Some(chosen);
     }
@@ -283,7 +297,11 @@ pub fn fill_from_nearest(
         if distance > max_distance {
             break;
         }
-        if t.size() <= room && t.size() <= view.format.team_size && accept(distance, t) {
+        if t.size() <= room
+            && t.size() <= view.format.team_size
+            && accept(distance, t)
+            && splittable_with(&mut sizes, t.size(), room, view.format)
+        {
             chosen.push(t.id);
             room -= t.size();
             if room == 0 {
@@ -433,9 +451,16 @@ impl<'a> FreePass<'a> {
         }
         let mut room = need - seed.size();
         let mut chosen = vec![pos];
+        // Party sizes chosen so far: a party joins only if the set can still
+        // be split into full teams (as in `fill_from_nearest`).
+        let mut sizes = vec![seed.size()];
         if room > 0 {
             self.walk(pos, max_distance, |d, at, t| {
-                if t.size() <= room && t.size() <= format.team_size && accept(d, t) {
+                if t.size() <= room
+                    && t.size() <= format.team_size
+                    && accept(d, t)
+                    && splittable_with(&mut sizes, t.size(), room, format)
+                {
                     chosen.push(at);
                     room -= t.size();
                 }
@@ -472,4 +497,28 @@ pub fn greedy_pass(
             emit(tickets);
         }
     }
+}
+
+/// Whether the parties of `sizes` plus one of `size` can still go into the
+/// format's teams once the remaining `room - size` places are filled. Solo
+/// players fit any gap, so padding with solos asks exactly "can these parties
+/// be packed"; on the last place it asks for an exact split. Leaves `sizes`
+/// with the new party pushed when true.
+pub fn splittable_with(
+    sizes: &mut Vec<usize>,
+    size: usize,
+    room: usize,
+    format: MatchFormat,
+) -> bool {
+    sizes.push(size);
+    // Adding a solo never breaks a packing that had a solo's room to spare.
+    let ok = size == 1 || {
+        let mut padded = sizes.clone();
+        padded.extend(std::iter::repeat_n(1, room - size));
+        crate::teams::can_fill(&padded, &vec![format.team_size; format.teams])
+    };
+    if !ok {
+        sizes.pop();
+    }
+    ok
 }
