@@ -30,7 +30,9 @@ model = "logistic"
 duration = "8m"
 "#
     );
-    from_text(&text, Path::new("bench.toml"), &[]).expect("bench scenario is valid").scenario
+    from_text(&text, Path::new("bench.toml"), &[])
+        .expect("bench scenario is valid")
+        .scenario
 }
 
 fn engine(c: &mut Criterion) {
@@ -38,14 +40,19 @@ fn engine(c: &mut Criterion) {
     group.sample_size(10);
     for (name, policy) in [
         ("fixed-limit", "kind = \"fixed-limit\"\nlimit = 150"),
-        ("widening", "kind = \"widening\"\nbase = 100\nrate_per_s = 5\nmax = 500"),
+        (
+            "widening",
+            "kind = \"widening\"\nbase = 100\nrate_per_s = 5\nmax = 500",
+        ),
     ] {
         let s = scenario(2, 14.0, policy);
         let events = run(&s, 1, &mut |_, _| {}).perf.events;
         group.throughput(Throughput::Elements(events));
-        group.bench_with_input(BenchmarkId::new(name, format!("{events} events")), &s, |b, s| {
-            b.iter(|| run(s, 1, &mut |_, _| {}))
-        });
+        group.bench_with_input(
+            BenchmarkId::new(name, format!("{events} events")),
+            &s,
+            |b, s| b.iter(|| run(s, 1, &mut |_, _| {})),
+        );
     }
     group.finish();
 }
