@@ -17,3 +17,4 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod teams;
+pub mod tune;

@@ -3,6 +3,7 @@
 //! regression, 2 bad input.
 
 mod rebalance;
+mod tune;
 mod write;
 
 pub use write::{json_bytes, write_artifacts, write_whole};
@@ -42,6 +43,10 @@ pub enum Command {
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
+        /// Run seeds seed..seed+N-1 and give every metric a mean and 95% CI
+        /// (default: the scenario's run.replications).
+        #[arg(long)]
+        replications: Option<u32>,
     },
     /// Check a scenario file and print what it would run.
     Validate {
@@ -70,6 +75,8 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    #[command(flatten)]
+    Tuning(tune::TuningCommand),
 }
 
 /// Failures that map to exit codes.
@@ -122,9 +129,20 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             seed,
             sets,
             quiet,
+            replications,
         } => {
             let loaded = scenario::load(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
+            let reps = replications.unwrap_or(loaded.scenario.run.replications);
+            if reps == 0 {
+                return Err(CliError::BadInput(
+                    "--replications must be 1 or more".into(),
+                ));
+            }
+            if reps > 1 {
+                let first = seed.unwrap_or(loaded.scenario.run.seed);
+                return tune::run_replicated(&loaded, first, reps, &dir, quiet);
+            }
             run_command(&loaded, seed, &dir, quiet)
         }
         Command::Validate { scenario, sets } => {
@@ -150,6 +168,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             rebalance::rebalance_command(&file, &method, json)
         }
         Command::Compare { run_a, run_b, json } => compare_command(&run_a, &run_b, json),
+        Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
             for (name, source, params) in crate::policy::CATALOGUE {
                 println!("{name:<22} {source}\n{:<22} parameters: {params}", "");
@@ -172,6 +191,22 @@ fn progress_bar(quiet: bool) -> ProgressBar {
         ProgressStyle::with_template("{spinner} simulated {msg} [{bar:40}] {percent}% ({elapsed})")
             .expect("static template")
             .progress_chars("=> "),
+    );
+    bar
+}
+
+/// A bar counted in runs, for work spread over seeds and settings.
+fn progress_bar_runs(quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+    bar.set_style(
+        ProgressStyle::with_template(
+            "{spinner} runs {pos}/{len} [{bar:40}] ({elapsed}, eta {eta})",
+        )
+        .expect("static template")
+        .progress_chars("=> "),
     );
     bar
 }

@@ -6,6 +6,7 @@
 pub mod compare;
 pub mod html;
 pub mod plots;
+pub mod sweep;
 pub mod tables;
 
 use crate::metrics::RunRecords;

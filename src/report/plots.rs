@@ -78,6 +78,20 @@ pub enum Chart {
         categories: Vec<String>,
         series: Vec<Series>,
     },
+    /// Labelled points (sweep settings); those flagged `front` are drawn
+    /// larger and joined in x order (a Pareto front).
+    Scatter {
+        points: Vec<ScatterPoint>,
+        front_label: String,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScatterPoint {
+    pub x: f64,
+    pub y: f64,
+    pub label: String,
+    pub front: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -710,6 +724,11 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
                 padded_max(top) * 1.15,
             )
         }
+        Chart::Scatter { points, .. } => {
+            let (lo_x, hi_x) = span(points.iter().map(|p| p.x));
+            let (lo_y, hi_y) = span(points.iter().map(|p| p.y));
+            (lo_x, hi_x, lo_y, hi_y)
+        }
     };
     let mut chart = ChartBuilder::on(&root)
         .caption(&spec.title, font(26))
@@ -842,6 +861,53 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
             }
             legend = series.len() > 1;
         }
+        Chart::Scatter {
+            points,
+            front_label,
+        } => {
+            let mut front: Vec<(f64, f64)> = points
+                .iter()
+                .filter(|p| p.front)
+                .map(|p| (p.x, p.y))
+                .collect();
+            front.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            chart
+                .draw_series(LineSeries::new(
+                    front.iter().copied(),
+                    VERMILLION.stroke_width(2),
+                ))
+                .map_err(de)?
+                .label(front_label.as_str())
+                .legend(|(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], VERMILLION.stroke_width(3))
+                });
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .filter(|p| !p.front)
+                        .map(|p| Circle::new((p.x, p.y), 5, BLUE.filled())),
+                )
+                .map_err(de)?
+                .label("dominated setting")
+                .legend(|(x, y)| Circle::new((x + 10, y), 5, BLUE.filled()));
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .filter(|p| p.front)
+                        .map(|p| Circle::new((p.x, p.y), 7, VERMILLION.filled())),
+                )
+                .map_err(de)?;
+            chart
+                .draw_series(
+                    points
+                        .iter()
+                        .map(|p| Text::new(format!("  {}", p.label), (p.x, p.y), font(13))),
+                )
+                .map_err(de)?;
+            legend = true;
+        }
     }
     if legend {
         chart
@@ -855,6 +921,25 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
             .map_err(de)?;
     }
     Ok(())
+}
+
+/// An axis range around the values with 8% margins (room for labels), or a
+/// unit range when there are none.
+fn span(values: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+    if !lo.is_finite() {
+        return (0.0, 1.0);
+    }
+    let pad = if hi > lo {
+        (hi - lo) * 0.08
+    } else {
+        lo.abs().max(1.0) * 0.1
+    };
+    (lo - pad, hi + pad * 2.5)
 }
 
 fn draw_markers<DB: DrawingBackend>(

@@ -27,6 +27,9 @@ pub struct Scenario {
     pub outcome: OutcomeConfig,
     #[serde(default)]
     pub metrics: MetricsSection,
+    /// What `mmsim sweep` varies; ignored by a plain run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<crate::tune::SweepSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,0 +1,522 @@
+//! The command line of tuning and guarding: `sweep`, `merge`, `check`,
+//! `tune`, and `run` with replications. Arguments become validated input
+//! here; the work is in `crate::tune`, the files in `crate::report`.
+
+use super::{json_bytes, progress_bar_runs, write_artifacts, write_whole, CliError};
+use crate::scenario::{self, LoadedScenario};
+use crate::tune::check::{self, Baseline};
+use crate::tune::replicate::{aggregate, par_map, seeds};
+use crate::tune::search::{self, Constraint, Param, TuneOptions};
+use crate::tune::sweep::{self, Shard, SweepError, SweepOptions};
+use clap::Subcommand;
+use serde_json::json;
+use std::path::{Path, PathBuf};
+
+#[derive(Subcommand, Debug)]
+pub enum TuningCommand {
+    /// Run every setting of the scenario's [sweep] section on common seeds:
+    /// sweep.csv, sweep.parquet, a Pareto plot and report.html.
+    Sweep {
+        scenario: PathBuf,
+        /// Output folder (default: output/<scenario name>-sweep/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Runs at once (default: all cores).
+        #[arg(long)]
+        jobs: Option<usize>,
+        /// Run only the K-th of N slices of the settings (K from 0) and write
+        /// shard-K-of-N.json for `mmsim merge`.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<Shard>,
+        /// The two metrics to plot, both minimised (default wait_s.p90,spread_rating.mean).
+        #[arg(long, value_name = "X,Y", value_delimiter = ',')]
+        metrics: Vec<String>,
+        /// Seeds per setting instead of the scenario's run.replications.
+        #[arg(long)]
+        replications: Option<u32>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Combine the shard tables in the folders into the outputs of one unsharded sweep.
+    Merge {
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output folder (default: the first folder).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+    /// Rerun the committed metric baselines and fail (exit 1) on a metric
+    /// that moved past its seed-noise tolerance.
+    Check {
+        /// Scenarios to (re)create baselines for, with --update.
+        scenarios: Vec<PathBuf>,
+        #[arg(long, default_value = "baselines")]
+        baselines: PathBuf,
+        /// Rewrite the baselines from this code, on purpose.
+        #[arg(long)]
+        update: bool,
+        /// Seeds per scenario (default: the baseline's; 5 for new baselines).
+        #[arg(long)]
+        seeds: Option<u32>,
+        /// Override a key in every checked scenario (to see what a change would do).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        #[arg(long)]
+        jobs: Option<usize>,
+    },
+    /// Search one or two parameters for the setting that minimises a metric under constraints.
+    Tune {
+        scenario: PathBuf,
+        /// Dotted key to search, e.g. policy.rate_per_s.
+        #[arg(long)]
+        param: String,
+        /// LO:HI[:STEPS] for --param (STEPS points, default 7).
+        #[arg(long)]
+        range: String,
+        #[arg(long, requires = "range2")]
+        param2: Option<String>,
+        #[arg(long, requires = "param2")]
+        range2: Option<String>,
+        /// The metric to minimise, e.g. wait_s.p90.
+        #[arg(long, alias = "minimize")]
+        minimise: String,
+        /// A bound on a metric's mean, e.g. "spread_rating.mean<120" (repeatable).
+        #[arg(long = "subject-to", value_name = "METRIC<VALUE")]
+        subject_to: Vec<String>,
+        /// Seeds per point (default: the scenario's run.replications, at least 3).
+        #[arg(long)]
+        seeds: Option<u32>,
+        /// Refinements around the best point after the first grid.
+        #[arg(long, default_value_t = 2)]
+        rounds: usize,
+        #[arg(long)]
+        jobs: Option<usize>,
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+        #[arg(long)]
+        quiet: bool,
+    },
+}
+
+fn jobs_ok(jobs: Option<usize>) -> Result<Option<usize>, CliError> {
+    match jobs {
+        Some(0) => Err(CliError::BadInput("--jobs must be 1 or more".into())),
+        j => Ok(j),
+    }
+}
+
+fn sweep_err(e: SweepError) -> CliError {
+    match e {
+        SweepError::Bad(m) => CliError::BadInput(m),
+        SweepError::Other(e) => CliError::Other(e),
+    }
+}
+
+pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
+    match command {
+        TuningCommand::Sweep {
+            scenario,
+            out,
+            jobs,
+            shard,
+            metrics,
+            replications,
+            sets,
+            quiet,
+        } => {
+            let loaded = scenario::load(&scenario, &sets)?;
+            let plot = match metrics.as_slice() {
+                [] => None,
+                [x, y] => Some([x.trim().to_string(), y.trim().to_string()]),
+                _ => {
+                    return Err(CliError::BadInput(format!(
+                        "--metrics takes two metrics, X,Y (both minimised), got {}",
+                        metrics.len()
+                    )))
+                }
+            };
+            let dir = out.unwrap_or_else(|| {
+                Path::new("output").join(format!("{}-sweep", loaded.scenario.run.name))
+            });
+            let bar = progress_bar_runs(quiet);
+            let table = sweep::run_sweep(
+                &loaded,
+                &sets,
+                &SweepOptions {
+                    jobs: jobs_ok(jobs)?,
+                    shard,
+                    plot,
+                    replications,
+                    tick: &|| bar.inc(1),
+                    start: &|n| bar.set_length(n),
+                },
+            )
+            .map_err(sweep_err)?;
+            bar.finish_and_clear();
+            match shard {
+                Some(s) => {
+                    write_whole(&dir, &s.file_name(), &json_bytes(&table))?;
+                    println!(
+                        "shard {}/{}: {} of {} settings → {}",
+                        s.k,
+                        s.n,
+                        table.rows.len(),
+                        table.settings_total,
+                        dir.join(s.file_name()).display()
+                    );
+                    Ok(())
+                }
+                None => finish_sweep(&dir, &table),
+            }
+        }
+        TuningCommand::Merge { dirs, out } => {
+            let shards = sweep::read_shards(&dirs).map_err(CliError::BadInput)?;
+            let n = shards.len();
+            let table = sweep::merge(shards).map_err(CliError::BadInput)?;
+            let dir = out.unwrap_or_else(|| dirs[0].clone());
+            println!("merged {n} shards");
+            finish_sweep(&dir, &table)
+        }
+        TuningCommand::Check {
+            scenarios,
+            baselines,
+            update,
+            seeds,
+            sets,
+            jobs,
+        } => check_command(&scenarios, &baselines, update, seeds, &sets, jobs_ok(jobs)?),
+        TuningCommand::Tune {
+            scenario,
+            param,
+            range,
+            param2,
+            range2,
+            minimise,
+            subject_to,
+            seeds: n_seeds,
+            rounds,
+            jobs,
+            sets,
+            quiet,
+        } => {
+            let loaded = scenario::load(&scenario, &sets)?;
+            let mut params =
+                vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
+            if let (Some(p), Some(r)) = (param2, range2) {
+                params.push(Param::parse(&p, &r, "--range2").map_err(CliError::BadInput)?);
+            }
+            search::mark_integers(&loaded, &mut params);
+            let constraints = subject_to
+                .iter()
+                .map(|s| s.parse::<Constraint>())
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(CliError::BadInput)?;
+            let n = n_seeds.unwrap_or(loaded.scenario.run.replications.max(3));
+            if n == 0 {
+                return Err(CliError::BadInput("--seeds must be 1 or more".into()));
+            }
+            let bar = progress_bar_runs(quiet);
+            let result = search::tune(
+                &loaded,
+                &sets,
+                params,
+                minimise,
+                constraints,
+                &TuneOptions {
+                    seeds: seeds(loaded.scenario.run.seed, n),
+                    rounds,
+                    jobs: jobs_ok(jobs)?,
+                    tick: &|| bar.inc(1),
+                    start: &|k| {
+                        bar.set_position(0);
+                        bar.set_length(k)
+                    },
+                },
+            )
+            .map_err(CliError::BadInput)?;
+            bar.finish_and_clear();
+            print!("{}", render_tune(&result));
+            if result.best.is_none() {
+                return Err(CliError::BadInput(
+                    "no setting in the range meets the constraints; widen --range or relax --subject-to"
+                        .into(),
+                ));
+            }
+            Ok(())
+        }
+    }
+}
+
+fn finish_sweep(dir: &Path, table: &sweep::SweepTable) -> Result<(), CliError> {
+    let artifacts = crate::report::sweep::sweep_artifacts(table)?;
+    write_artifacts(dir, &artifacts)?;
+    print!("{}", crate::report::sweep::render_text(table));
+    let names: Vec<&str> = artifacts.iter().map(|a| a.name.as_str()).collect();
+    println!("→ {} ({})", dir.display(), names.join(", "));
+    Ok(())
+}
+
+/// `run` with replications: every seed's summary under
+/// `replications/seed-K/`, and `summary.json` with a mean and a 95%
+/// interval for every number.
+pub fn run_replicated(
+    loaded: &LoadedScenario,
+    first_seed: u64,
+    reps: u32,
+    dir: &Path,
+    quiet: bool,
+) -> Result<(), CliError> {
+    let s = &loaded.scenario;
+    let seeds = seeds(first_seed, reps);
+    let bar = progress_bar_runs(quiet);
+    bar.set_length(seeds.len() as u64);
+    let outs = par_map(
+        None,
+        seeds.len(),
+        |i| crate::run::run(s, seeds[i], &mut |_, _| {}),
+        || bar.inc(1),
+    )?;
+    bar.finish_and_clear();
+    let summaries: Vec<serde_json::Value> = outs.iter().map(|o| o.summary.clone()).collect();
+    for (seed, out) in seeds.iter().zip(&outs) {
+        let sub = dir.join("replications").join(format!("seed-{seed}"));
+        write_whole(&sub, "summary.json", &json_bytes(&out.summary))?;
+        write_whole(&sub, "perf.json", &json_bytes(&out.perf))?;
+    }
+    let agg = aggregate(&seeds, &summaries);
+    write_whole(dir, "summary.json", &json_bytes(&agg))?;
+    let perf: Vec<_> = seeds
+        .iter()
+        .zip(&outs)
+        .map(|(seed, o)| json!({"seed": seed, "perf": o.perf}))
+        .collect();
+    write_whole(dir, "perf.json", &json_bytes(&perf))?;
+    write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
+    let ci = |path: &str, scale: f64| {
+        let node = crate::tune::stats::lookup(&agg, path);
+        let get = |k: &str| {
+            node.and_then(|n| n.get(k))
+                .and_then(|v| v.as_f64())
+                .map(|v| v * scale)
+                .unwrap_or(f64::NAN)
+        };
+        format!(
+            "{:.1} [{:.1}, {:.1}]",
+            get("mean"),
+            get("ci95_low"),
+            get("ci95_high")
+        )
+    };
+    println!(
+        "{} over {} seeds ({}..{}), mean [95% CI]: wait p50 {}s, p90 {}s, abandon {}%, spread mean {}, matches {} → {}",
+        s.run.name,
+        seeds.len(),
+        seeds[0],
+        seeds[seeds.len() - 1],
+        ci("wait_s.p50", 1.0),
+        ci("wait_s.p90", 1.0),
+        ci("abandon_rate", 100.0),
+        ci("spread_rating.mean", 1.0),
+        ci("matches", 1.0),
+        dir.display()
+    );
+    Ok(())
+}
+
+fn baseline_name(loaded: &LoadedScenario) -> String {
+    format!("{}.json", loaded.scenario.run.name)
+}
+
+fn check_command(
+    scenarios: &[PathBuf],
+    dir: &Path,
+    update: bool,
+    n_seeds: Option<u32>,
+    sets: &[String],
+    jobs: Option<usize>,
+) -> Result<(), CliError> {
+    if !scenarios.is_empty() && !update {
+        return Err(CliError::BadInput(
+            "scenarios are only given with --update, to create their baselines; `mmsim check` alone checks every baseline in --baselines".into(),
+        ));
+    }
+    if n_seeds == Some(0) {
+        return Err(CliError::BadInput("--seeds must be 1 or more".into()));
+    }
+    // (scenario path as written, existing baseline if any)
+    let mut targets: Vec<(String, Option<Baseline>)> = Vec::new();
+    if scenarios.is_empty() {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(|e| {
+                CliError::BadInput(format!(
+                    "--baselines {}: {e}; create baselines with `mmsim check --update SCENARIO...`",
+                    dir.display()
+                ))
+            })?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(CliError::BadInput(format!(
+                "no baselines (*.json) in {}; create them with `mmsim check --update SCENARIO...`",
+                dir.display()
+            )));
+        }
+        for f in files {
+            let text = std::fs::read_to_string(&f)
+                .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", f.display())))?;
+            let b: Baseline = serde_json::from_str(&text).map_err(|e| {
+                CliError::BadInput(format!("{} is not a baseline: {e}", f.display()))
+            })?;
+            targets.push((b.scenario.clone(), Some(b)));
+        }
+    } else {
+        for s in scenarios {
+            targets.push((s.to_string_lossy().into_owned(), None));
+        }
+    }
+    let mut loaded = Vec::new();
+    for (path, b) in &targets {
+        let l = scenario::load(Path::new(path), sets)?;
+        let seeds: Vec<u64> = match (b, n_seeds) {
+            (Some(b), None) => b.seeds.clone(),
+            (Some(b), Some(n)) => seeds(b.seeds.first().copied().unwrap_or(l.scenario.run.seed), n),
+            (None, n) => seeds(l.scenario.run.seed, n.unwrap_or(5)),
+        };
+        loaded.push((l, seeds));
+    }
+    let refs: Vec<(&LoadedScenario, Vec<u64>)> =
+        loaded.iter().map(|(l, s)| (l, s.clone())).collect();
+    let results = check::run_all(&refs, jobs)?;
+    if update {
+        for (((path, _), (l, seeds)), summaries) in targets.iter().zip(&loaded).zip(&results) {
+            let b = check::make_baseline(path, seeds, summaries).map_err(CliError::BadInput)?;
+            let name = baseline_name(l);
+            write_whole(dir, &name, &json_bytes(&b))?;
+            println!(
+                "{}: baseline of {} metrics over {} seeds → {}",
+                path,
+                b.metrics.len(),
+                seeds.len(),
+                dir.join(&name).display()
+            );
+        }
+        return Ok(());
+    }
+    let mut lines = Vec::new();
+    for (((_, b), (l, _)), summaries) in targets.iter().zip(&loaded).zip(&results) {
+        let b = b.as_ref().expect("check without --update reads baselines");
+        lines.extend(check::compare(&l.scenario.run.name, b, summaries));
+    }
+    let table = check::render(&lines);
+    let moved: Vec<_> = lines.iter().filter(|l| l.moved()).collect();
+    if moved.is_empty() {
+        print!("{table}");
+        println!(
+            "check: {} metrics over {} scenarios within tolerance",
+            lines.len(),
+            targets.len()
+        );
+        Ok(())
+    } else {
+        print!("{table}");
+        Err(CliError::Regression(format!(
+            "check: {} of {} metrics moved past their tolerance ({}):\n{}If the change is intended, rewrite the baselines with `mmsim check --update`.",
+            moved.len(),
+            lines.len(),
+            check::TOLERANCE_RULE,
+            check::render(&moved.into_iter().cloned().collect::<Vec<_>>())
+        )))
+    }
+}
+
+fn render_tune(r: &search::TuneResult) -> String {
+    let names: Vec<String> = std::iter::once(r.objective.clone())
+        .chain(r.constraints.iter().map(|c| c.metric.clone()))
+        .collect();
+    let mut out = String::new();
+    let mut header: Vec<String> = r.params.iter().map(|p| p.key.clone()).collect();
+    header.extend(names.iter().cloned());
+    header.push("ok".into());
+    out.push_str(
+        &header
+            .iter()
+            .map(|h| format!("{h:>20}"))
+            .collect::<String>(),
+    );
+    out.push('\n');
+    let mut order: Vec<usize> = (0..r.points.len()).collect();
+    order.sort_by(|&a, &b| {
+        r.points[a]
+            .values
+            .iter()
+            .zip(&r.points[b].values)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    for i in order {
+        let p = &r.points[i];
+        let mut row: Vec<String> = p.values.iter().map(|v| format!("{v:>20.4}")).collect();
+        row.extend(p.stats.iter().map(|s| {
+            format!(
+                "{:>20}",
+                s.mean.map(|m| format!("{m:.3}")).unwrap_or("-".into())
+            )
+        }));
+        let mark = match (Some(i) == r.best, p.feasible) {
+            (true, _) => "BEST",
+            (false, true) => "yes",
+            (false, false) => "no",
+        };
+        row.push(format!("{mark:>20}"));
+        out.push_str(&row.concat());
+        out.push('\n');
+    }
+    let seeds = format!(
+        "{} seeds ({}..{})",
+        r.seeds.len(),
+        r.seeds[0],
+        r.seeds[r.seeds.len() - 1]
+    );
+    match r.best {
+        Some(b) => {
+            let p = &r.points[b];
+            let setting: Vec<String> = r
+                .params
+                .iter()
+                .zip(&p.values)
+                .map(|(k, v)| format!("{}={v}", k.key))
+                .collect();
+            out.push_str(&format!(
+                "chosen: {} ({} points evaluated, {seeds} each)\n",
+                setting.join(" "),
+                r.points.len()
+            ));
+            let show = |name: &str, c: &crate::tune::Ci, bound: String| {
+                format!(
+                    "  {name} {} [95% CI {}, {}]{bound}\n",
+                    c.mean.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
+                    c.ci95_low.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
+                    c.ci95_high.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
+                )
+            };
+            out.push_str(&show(&r.objective, &p.stats[0], " (minimised)".into()));
+            for (c, s) in r.constraints.iter().zip(&p.stats[1..]) {
+                out.push_str(&show(
+                    &c.metric,
+                    s,
+                    format!(" (subject to {} {})", c.op_text(), c.value),
+                ));
+            }
+        }
+        None => out.push_str(&format!(
+            "no point of {} meets the constraints over {seeds}\n",
+            r.points.len()
+        )),
+    }
+    out
+}
