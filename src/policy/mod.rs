@@ -8,13 +8,13 @@ mod decay;
 mod fixed_limit;
 mod percent_widening;
 mod percentile;
+mod quality;
 mod sweep_prune;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]
 mod tests;
 mod weighted_score;
-mod quality;
 mod widening;
 
 pub use batch::{draw_linear_rank, BatchParams, BatchWeighted};
@@ -23,9 +23,9 @@ pub use decay::{DecayParams, VirtualDecay};
 pub use fixed_limit::{FixedLimit, FixedLimitParams};
 pub use percent_widening::{PercentWidening, PercentWideningParams};
 pub use percentile::{PercentileParams, PercentileWindow, Percentiles};
+pub use quality::{Quality, QualityParams, QualityWeights};
 pub use sweep_prune::{SweepPrune, SweepPruneParams};
 pub use weighted_score::{WeightedScore, WeightedScoreParams};
-pub use quality::{Quality, QualityParams, QualityWeights};
 pub use widening::{Widening, WideningParams};
 
 use crate::engine::{Pool, WaitingTicket};
