@@ -133,7 +133,7 @@ impl Bracket {
         self.level > 0
             && right.root == self.root
             && right.level == self.level
-            && self.pos % 2 == 0
+            && self.pos.is_multiple_of(2)
             && right.pos == self.pos + 1
     }
 }
