@@ -4,7 +4,7 @@
 
 mod write;
 
-pub use write::{json_bytes, write_whole};
+pub use write::{json_bytes, write_artifacts, write_whole};
 
 use crate::scenario::{self, LoadedScenario};
 use anyhow::Result;
@@ -50,6 +50,14 @@ pub enum Command {
     },
     /// List the matchmaking policies and their parameters.
     Policies,
+    /// Put the metrics of two runs side by side (folders holding summary.json, or the files).
+    Compare {
+        run_a: PathBuf,
+        run_b: PathBuf,
+        /// Print JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Failures that map to exit codes.
@@ -126,6 +134,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             );
             Ok(())
         }
+        Command::Compare { run_a, run_b, json } => compare_command(&run_a, &run_b, json),
         Command::Policies => {
             for (name, source, params) in crate::policy::CATALOGUE {
                 println!("{name:<22} {source}\n{:<22} parameters: {params}", "");
@@ -167,9 +176,20 @@ fn run_command(
     };
     let out = crate::run::run(s, seed, &mut progress);
     bar.finish_and_clear();
+    let artifacts = crate::report::run_artifacts(&crate::report::ReportInput {
+        scenario_name: &s.run.name,
+        scenario_toml: &loaded.text,
+        seed,
+        records: &out.records,
+        summary: &out.summary,
+        warmup_s: s.run.warmup.secs(),
+        duration_s: s.run.duration.secs(),
+    })?;
     write_whole(dir, "summary.json", &json_bytes(&out.summary))?;
-    write_whole(dir, "perf.json", &json_bytes(&out.perf))?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
+    write_artifacts(dir, &artifacts)?;
+    // Last, so a folder with perf.json holds a finished run.
+    write_whole(dir, "perf.json", &json_bytes(&out.perf))?;
     let sum = &out.summary;
     println!(
         "{}: {} tickets, {} matches, wait p50 {:.1}s p90 {:.1}s, abandon {:.1}%, spread mean {:.0} → {}",
@@ -182,5 +202,35 @@ fn run_command(
         sum["spread_rating"]["mean"].as_f64().unwrap_or(f64::NAN),
         dir.display()
     );
+    Ok(())
+}
+
+/// Reads a run's summary from its folder or from the file itself.
+fn read_summary(path: &Path) -> Result<serde_json::Value, CliError> {
+    let file = if path.is_dir() {
+        path.join("summary.json")
+    } else {
+        path.to_owned()
+    };
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", file.display())))?;
+    serde_json::from_str(&text)
+        .map_err(|e| CliError::BadInput(format!("{} is not a summary.json: {e}", file.display())))
+}
+
+fn compare_command(a: &Path, b: &Path, json: bool) -> Result<(), CliError> {
+    let (sa, sb) = (read_summary(a)?, read_summary(b)?);
+    // Same seed means same arrivals (common random numbers): differences are paired.
+    let paired = sa.get("seed").is_some() && sa.get("seed") == sb.get("seed");
+    let names = (&*a.to_string_lossy(), &*b.to_string_lossy());
+    if json {
+        let v = crate::report::compare_json(&sa, &sb, names, paired);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&v).expect("JSON serializes")
+        );
+    } else {
+        print!("{}", crate::report::compare(&sa, &sb, names, paired));
+    }
     Ok(())
 }

@@ -2,15 +2,23 @@
 //! its folder and is renamed into place, so an interrupted run never leaves
 //! a half-written file under a final name.
 
+use crate::report::Artifact;
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::Path;
 
+/// Writes `bytes` to `dir/name`; `name` may hold sub-folders (`plots/a.png`).
 pub fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
-    std::fs::create_dir_all(dir)
-        .with_context(|| format!("cannot create output folder {}", dir.display()))?;
-    let tmp = dir.join(format!(".{name}.partial-{}", std::process::id()));
     let target = dir.join(name);
+    let folder = target.parent().unwrap_or(dir);
+    std::fs::create_dir_all(folder)
+        .with_context(|| format!("cannot create output folder {}", folder.display()))?;
+    let file_name = target
+        .file_name()
+        .with_context(|| format!("output name {name:?} has no file name"))?
+        .to_string_lossy()
+        .into_owned();
+    let tmp = folder.join(format!(".{file_name}.partial-{}", std::process::id()));
     let result = (|| -> std::io::Result<()> {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
@@ -24,6 +32,12 @@ pub fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<()> {
+    artifacts
+        .iter()
+        .try_for_each(|a| write_whole(dir, &a.name, &a.bytes))
+}
+
 /// Pretty JSON with a final newline.
 pub fn json_bytes(value: &impl serde::Serialize) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(value).expect("in-memory JSON serializes");
@@ -35,17 +49,39 @@ pub fn json_bytes(value: &impl serde::Serialize) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
     #[test]
-    fn writes_whole_files_and_leaves_no_temporaries() {
+    fn writes_whole_files_in_nested_folders_and_leaves_no_temporaries() {
         let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("nested");
+        let out = dir.path().join("run");
         write_whole(&out, "a.json", b"{}\n").unwrap();
         write_whole(&out, "a.json", b"{\"x\": 1}\n").unwrap();
+        let arts = [Artifact {
+            name: "plots/b.svg".into(),
+            bytes: b"<svg/>".to_vec(),
+        }];
+        write_artifacts(&out, &arts).unwrap();
         assert_eq!(std::fs::read(out.join("a.json")).unwrap(), b"{\"x\": 1}\n");
-        let names: Vec<_> = std::fs::read_dir(&out)
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names.len(), 1, "{names:?}");
+        assert_eq!(std::fs::read(out.join("plots/b.svg")).unwrap(), b"<svg/>");
+        assert_eq!(names(&out), vec!["a.json", "plots"]);
+        assert_eq!(names(&out.join("plots")), vec!["b.svg"]);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_nothing_under_the_final_name() {
+        let dir = tempfile::tempdir().unwrap();
+        // A folder where the file should go makes the rename fail.
+        std::fs::create_dir_all(dir.path().join("x.json/inner")).unwrap();
+        assert!(write_whole(dir.path(), "x.json", b"data").is_err());
+        assert_eq!(names(dir.path()), vec!["x.json"]);
+        assert!(dir.path().join("x.json").is_dir());
     }
 }

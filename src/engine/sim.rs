@@ -6,7 +6,7 @@ use super::population;
 use super::queue::EventQueue;
 use super::streams::{stream, Stream};
 use super::{Pool, WaitingTicket};
-use crate::metrics::{MatchRecord, QueueSample, RunRecords, TicketEnd, TicketRecord};
+use crate::metrics::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
 use crate::model::{MatchId, Player, PlayerId, Rating, SimDuration, SimTime, TicketId};
 use crate::outcome::{OutcomeModel, TeamSkills};
 use crate::policy::{FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, Trigger};
@@ -17,6 +17,9 @@ use rand::Rng;
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64;
 use std::collections::BTreeMap;
+
+/// Rating moves are recorded for a player's first this-many games of a rating.
+const LEARNING_GAMES: usize = 40;
 
 enum Event {
     Arrival,
@@ -572,6 +575,7 @@ impl<'a> Simulation<'a> {
                     .collect()
             })
             .collect();
+        let before = ratings.clone();
         self.parts
             .rating
             .update(&mut ratings, winner, active.rating_weight, now);
@@ -581,10 +585,28 @@ impl<'a> Simulation<'a> {
                 let solo = party.len() == 1;
                 for p in party.iter() {
                     let pl = &mut self.players[p.index()];
+                    let new = ratings[ti][i];
+                    let game = new.games.saturating_sub(1) as usize;
+                    if game < LEARNING_GAMES {
+                        if self.records.rating_moves.len() <= game {
+                            self.records
+                                .rating_moves
+                                .resize(game + 1, RatingMoves::default());
+                        }
+                        let m = &mut self.records.rating_moves[game];
+                        m.sum_abs_change += (new.value - before[ti][i].value).abs();
+                        m.updates += 1;
+                    }
                     if solo {
-                        pl.rating = ratings[ti][i];
+                        pl.rating = new;
+                        if pl.games_to_within_deviation.is_none()
+                            && new.deviation > 0.0
+                            && (new.value - pl.true_skill).abs() <= new.deviation
+                        {
+                            pl.games_to_within_deviation = Some(new.games);
+                        }
                     } else {
-                        pl.party_rating = ratings[ti][i];
+                        pl.party_rating = new;
                     }
                     i += 1;
                     pl.games += 1;
@@ -618,7 +640,7 @@ impl<'a> Simulation<'a> {
     }
 
     fn on_sample(&mut self) {
-        let corr = if self.samples_taken % self.corr_every == 0 {
+        let corr = if self.samples_taken.is_multiple_of(self.corr_every) {
             crate::metrics::rating_skill_rank_corr(&self.players, |p| {
                 self.parts.rating.current(&p.rating, self.now).value
             })

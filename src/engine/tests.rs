@@ -47,6 +47,7 @@ duration = "1m"
 /// - it finds someone (π1): matched at once, wait 0;
 /// - it finds no one (π0): it waits min(next arrival, own patience),
 ///   exponential with rate λ+θ; it abandons with probability θ/(λ+θ).
+///
 /// Hence abandonment = π0·θ/(λ+θ) = θ/(2λ+θ); mean time in queue over all
 /// tickets = π0/(λ+θ) = 1/(2λ+θ); and among matched tickets (probability
 /// 2λ/(2λ+θ)) the mean wait is π0·λ/(λ+θ)² divided by that, = 1/(2(λ+θ)).

@@ -5,7 +5,7 @@ mod records;
 pub mod stats;
 mod summary;
 
-pub use records::{MatchRecord, QueueSample, RunRecords, TicketEnd, TicketRecord};
+pub use records::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
 pub use summary::{summarize, RunMeta};
 
 use crate::model::Player;

@@ -130,10 +130,21 @@ pub struct QueueSample {
     pub rating_skill_rank_corr: Option<f64>,
 }
 
+/// How ratings moved, by the number of games a player had played: where a
+/// calibration period shows (large moves for the first games, then small).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RatingMoves {
+    /// Sum of |rating after - rating before| over updates at this game number.
+    pub sum_abs_change: f64,
+    pub updates: u64,
+}
+
 /// Everything a run leaves behind, before anything is written.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRecords {
     pub tickets: Vec<TicketRecord>,
     pub matches: Vec<MatchRecord>,
     pub queue: Vec<QueueSample>,
+    /// Entry k: rating updates of players playing their (k+1)-th game (solo or party rating).
+    pub rating_moves: Vec<RatingMoves>,
 }

@@ -161,6 +161,43 @@ pub fn summarize(
     );
     out.insert("brier_score".into(), json!(mean(&brier)));
     out.insert("rating_skill_rank_corr".into(), json!(final_corr));
+    out.insert(
+        "games_to_within_one_deviation".into(),
+        games_to_within_deviation(players),
+    );
+    let moves: Vec<Value> = records
+        .rating_moves
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.updates > 0)
+        .map(|(k, m)| json!({"game": k + 1, "mean_abs_change_rating": m.sum_abs_change / m.updates as f64, "updates": m.updates}))
+        .collect();
+    out.insert("rating_change_by_game".into(), Value::Array(moves));
+    let survivors: Vec<u32> = finished.iter().filter_map(|m| m.survivors).collect();
+    if !survivors.is_empty() {
+        out.insert("survivors_hist".into(), survivors_hist(&survivors));
+        let ten_plus = survivors.iter().filter(|&&s| s >= 10).count();
+        out.insert(
+            "survivors_10_plus_share".into(),
+            json!(ratio(ten_plus, survivors.len())),
+        );
+    }
+    let mut gold: Vec<f64> = finished.iter().filter_map(|m| m.gold_integral).collect();
+    if !gold.is_empty() {
+        gold.sort_by(f64::total_cmp);
+        out.insert(
+            "gold_integral".into(),
+            json!({
+                "unit": "gold-minutes",
+                "n": gold.len(),
+                "mean": mean(&gold),
+                "p10": percentile(&gold, 0.1),
+                "p50": percentile(&gold, 0.5),
+                "p90": percentile(&gold, 0.9),
+                "p99": percentile(&gold, 0.99),
+            }),
+        );
+    }
     let series: Vec<Value> = records
         .queue
         .iter()
@@ -175,4 +212,42 @@ pub fn summarize(
 
 fn ratio(num: usize, den: usize) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
+}
+
+/// Count and share of matches per number of survivors on the winning team,
+/// from 1 to the most seen; `mode` is the most frequent count.
+fn survivors_hist(survivors: &[u32]) -> Value {
+    let max = survivors.iter().copied().max().unwrap_or(0) as usize;
+    let mut counts = vec![0usize; max + 1];
+    for &s in survivors {
+        counts[s as usize] += 1;
+    }
+    let mode = (0..=max)
+        .max_by_key(|&k| (counts[k], std::cmp::Reverse(k)))
+        .unwrap_or(0);
+    let rows: Vec<Value> = (1..=max.max(1))
+        .map(|k| {
+            let n = counts.get(k).copied().unwrap_or(0);
+            json!({"survivors": k, "matches": n, "share": n as f64 / survivors.len() as f64})
+        })
+        .collect();
+    json!({"mode": mode, "counts": rows})
+}
+
+/// Median number of games a player needed before the rating first lay within
+/// one deviation of true skill, over players who got there, and the share of
+/// players with games who did.
+fn games_to_within_deviation(players: &[Player]) -> Value {
+    let played = players.iter().filter(|p| p.games > 0).count();
+    let mut games: Vec<f64> = players
+        .iter()
+        .filter_map(|p| p.games_to_within_deviation.map(f64::from))
+        .collect();
+    games.sort_by(f64::total_cmp);
+    json!({
+        "median": percentile(&games, 0.5),
+        "p90": percentile(&games, 0.9),
+        "players": games.len(),
+        "share_of_players_who_played": ratio(games.len(), played),
+    })
 }

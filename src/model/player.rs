@@ -59,6 +59,9 @@ pub struct Player {
     pub languages: u32,
     /// Win rate shown to the team split (Armored Warfare's "skill"), in [0, 1].
     pub win_rate: f64,
+    /// Games after which the solo rating first lay within one deviation of
+    /// true skill; `None` until then (and always for systems without a deviation).
+    pub games_to_within_deviation: Option<u32>,
 }
 
 use super::PlayerId;
@@ -76,6 +79,7 @@ impl Player {
             category: None,
             languages: 1,
             win_rate: 0.5,
+            games_to_within_deviation: None,
         }
     }
 

@@ -1,2 +1,233 @@
-//! Files people read: tables, plots, the HTML report, comparisons.
-//! (The tables, plots and HTML arrive with the outputs issue.)
+//! The output layer: turns a finished run's records and summary into the files
+//! an analyst reads (Parquet tables, plots, one HTML page) and compares two
+//! runs' summaries. Everything here is a pure function returning bytes, so the
+//! same run always gives the same files and only `cli::write_artifacts` touches disk.
+
+pub mod compare;
+pub mod html;
+pub mod plots;
+pub mod tables;
+
+use crate::metrics::RunRecords;
+
+pub use compare::{compare, compare_json};
+
+/// One output file, named relative to the run's folder (`/` separates a subfolder).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Artifact {
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What the output layer needs to know about a finished run.
+#[derive(Clone, Copy, Debug)]
+pub struct ReportInput<'a> {
+    pub scenario_name: &'a str,
+    /// The scenario file as given (after `--set` overrides), shown verbatim in the report.
+    pub scenario_toml: &'a str,
+    pub seed: u64,
+    pub records: &'a RunRecords,
+    /// The run's `summary.json` value.
+    pub summary: &'a serde_json::Value,
+    pub warmup_s: f64,
+    pub duration_s: f64,
+}
+
+/// Every file a run produces besides `summary.json` and `perf.json`, in a fixed
+/// order: the tables and their column reference, then each plot as PNG and
+/// SVG, then `report.html`.
+pub fn run_artifacts(input: &ReportInput) -> anyhow::Result<Vec<Artifact>> {
+    let mut out = tables::table_artifacts(input.records)?;
+    // The column reference travels with the tables, so a copied run folder explains itself.
+    out.push(Artifact {
+        name: "COLUMNS.md".to_string(),
+        bytes: tables::COLUMNS_MD.as_bytes().to_vec(),
+    });
+    let plots = plots::run_plots(input)?;
+    for p in &plots {
+        out.push(Artifact {
+            name: format!("{}/{}.png", plots::PLOT_DIR, p.name),
+            bytes: p.png.clone(),
+        });
+        out.push(Artifact {
+            name: format!("{}/{}.svg", plots::PLOT_DIR, p.name),
+            bytes: p.svg.clone().into_bytes(),
+        });
+    }
+    out.push(Artifact {
+        name: "report.html".to_string(),
+        bytes: html::report_html(input, &plots).into_bytes(),
+    });
+    Ok(out)
+}
+
+#[cfg(test)]
+pub(crate) mod testdata {
+    //! Small hand-made runs shared by the report tests.
+
+    use crate::metrics::{MatchRecord, QueueSample, RunRecords, TicketEnd, TicketRecord};
+    use crate::model::{MatchId, PlayerId, SimTime, TicketId};
+
+    fn ticket(i: u32, enq: u64, left: u64, end: TicketEnd, warm: bool) -> TicketRecord {
+        TicketRecord {
+            ticket: TicketId(i),
+            lead: PlayerId(i * 2),
+            party_size: 1 + i % 3,
+            enqueued: SimTime::from_ms(enq),
+            left: SimTime::from_ms(left),
+            end,
+            rating: 1200.0 + 37.0 * i as f64,
+            true_skill: 1000.0 + 53.0 * ((i * 7) % 23) as f64,
+            requeue: i.is_multiple_of(4),
+            in_warmup: warm,
+        }
+    }
+
+    /// A 5v5-style run with survivors and gold integrals, one unfinished
+    /// match, one waiting and one abandoned ticket.
+    pub fn team_run() -> RunRecords {
+        let mut tickets = Vec::new();
+        for i in 0..40u32 {
+            let enq = i as u64 * 9_000;
+            let end = match i {
+                37 => TicketEnd::Abandoned,
+                38 | 39 => TicketEnd::Waiting,
+                _ => TicketEnd::Matched(MatchId(i / 4)),
+            };
+            let wait = 1_000 + ((i as u64 * 7919) % 60) * 1_000;
+            tickets.push(ticket(i, enq, enq + wait, end, i < 4));
+        }
+        let mut matches = Vec::new();
+        for m in 0..9u32 {
+            let formed = 20_000 + m as u64 * 30_000;
+            let finished = m != 8;
+            matches.push(MatchRecord {
+                id: MatchId(m),
+                formed: SimTime::from_ms(formed),
+                ended: finished.then(|| SimTime::from_ms(formed + 600_000)),
+                teams: 2,
+                team_size: 5,
+                team_rating: vec![1500.0 + m as f64 * 3.0, 1490.0 - m as f64 * 2.0],
+                team_skill: vec![1480.0, 1510.0 + m as f64],
+                team_top_skill: vec![1800.0, 1790.0],
+                team_parties: vec![3, 4],
+                team_win_rate_pct: vec![50.5, 49.0 + m as f64 * 0.3],
+                spread_rating: 100.0 + 25.0 * m as f64,
+                spread_skill: 150.0 + 10.0 * m as f64,
+                p_team0: 0.45 + 0.01 * m as f64,
+                p_team0_predicted: 0.5,
+                winner: finished.then_some(m % 2),
+                duration_s: 600.0,
+                survivors: finished.then_some(3 + m % 5),
+                gold_integral: finished.then_some(1.0e5 * (1 + m) as f64),
+                rematch: m == 3,
+                in_warmup: m == 0,
+            });
+        }
+        let queue = (0..30u64)
+            .map(|k| QueueSample {
+                t: SimTime::from_ms(k * 10_000),
+                waiting_tickets: (k % 7) as u32,
+                waiting_players: (k % 7) as u32 * 2,
+                players_in_matches: (k * 3) as u32,
+                matches_formed: (k % 3) as u32,
+                rating_skill_rank_corr: (k > 2).then_some(0.2 + 0.02 * k as f64),
+            })
+            .collect();
+        RunRecords {
+            tickets,
+            matches,
+            queue,
+            ..RunRecords::default()
+        }
+    }
+
+    /// A 1v1 run with none of the optional match data.
+    pub fn duel_run() -> RunRecords {
+        let mut r = team_run();
+        for m in &mut r.matches {
+            m.team_size = 1;
+            m.survivors = None;
+            m.gold_integral = None;
+        }
+        for q in &mut r.queue {
+            q.rating_skill_rank_corr = None;
+        }
+        r
+    }
+
+    pub fn summary() -> serde_json::Value {
+        let decile =
+            serde_json::json!({"mean": 12.5, "p50": 10.0, "p90": 30.0, "p99": 41.0, "max": 44.0});
+        serde_json::json!({
+            "tickets": 36,
+            "matches": 8,
+            "abandoned": 1,
+            "abandon_rate": 0.0277,
+            "wait_s": {"mean": 12.5, "p50": 10.0, "p90": 30.0, "p99": 41.0, "max": 44.0},
+            "wait_s_by_skill_decile": vec![decile; 10],
+            "spread_rating": {"mean": 200.0, "p50": 190.0, "p90": 290.0},
+            "win_prob_gap": {"mean": 0.04, "p90": 0.08},
+            "upset_rate": 0.25,
+            "rating_skill_rank_corr": 0.71,
+            "aw_win_rate_table": {"within_1pp": 0.4, "within_2pp": 0.7, "within_3pp": 0.9},
+            "policy": "fixed_limit"
+        })
+    }
+
+    pub const TOML: &str = "[run]\nname = \"test <&> run\"\nseed = 7\n";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input<'a>(r: &'a RunRecords, s: &'a serde_json::Value) -> ReportInput<'a> {
+        ReportInput {
+            scenario_name: "test-run",
+            scenario_toml: testdata::TOML,
+            seed: 7,
+            records: r,
+            summary: s,
+            warmup_s: 30.0,
+            duration_s: 300.0,
+        }
+    }
+
+    #[test]
+    fn artifacts_come_in_a_fixed_order_and_repeat_byte_for_byte() {
+        let r = testdata::team_run();
+        let s = testdata::summary();
+        let a = run_artifacts(&input(&r, &s)).unwrap();
+        let b = run_artifacts(&input(&r, &s)).unwrap();
+        assert_eq!(a, b);
+        let names: Vec<&str> = a.iter().map(|x| x.name.as_str()).collect();
+        assert_eq!(
+            &names[..4],
+            &[
+                "tickets.parquet",
+                "matches.parquet",
+                "queue.parquet",
+                "COLUMNS.md"
+            ]
+        );
+        assert_eq!(names.last(), Some(&"report.html"));
+        assert!(names.contains(&"plots/wait_hist.png"));
+        assert!(names.contains(&"plots/survivors_hist.svg"));
+    }
+
+    #[test]
+    fn duel_run_has_no_team_or_landslide_plots() {
+        let r = testdata::duel_run();
+        let s = testdata::summary();
+        let a = run_artifacts(&input(&r, &s)).unwrap();
+        let names: Vec<&str> = a.iter().map(|x| x.name.as_str()).collect();
+        for absent in ["team_gap", "survivors", "gold_integral", "rank_corr"] {
+            assert!(
+                !names.iter().any(|n| n.contains(absent)),
+                "{absent} in {names:?}"
+            );
+        }
+        assert!(names.contains(&"plots/queue_length.svg"));
+    }
+}

@@ -368,7 +368,7 @@ pub fn validate_quantiles(table: &[[f64; 2]]) -> Result<(), ParamError> {
         ));
     }
     for (i, row) in table.iter().enumerate() {
-        if !(row[0] > 0.0 && row[0] < 1.0) || !row[1].is_finite() {
+        if !(row[0] > 0.0 && row[0] < 1.0 && row[1].is_finite()) {
             return Err(ParamError::new(
                 "table",
                 format!(

@@ -1,0 +1,1002 @@
+//! The run's plots, drawn with plotters into memory as PNG and SVG. Each plot is
+//! first described as plain data (`Spec`), then rendered by one generic drawing
+//! routine to both backends, so the two formats always show the same thing.
+//! Text uses the embedded DejaVu Sans, never a system font, so output is the
+//! same on every machine.
+
+use super::ReportInput;
+use crate::metrics::{MatchRecord, TicketEnd, TicketRecord};
+use anyhow::{anyhow, Context};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::FontStyle;
+use std::sync::OnceLock;
+
+/// Subfolder of the run's folder that holds the plot files.
+pub const PLOT_DIR: &str = "plots";
+/// Pixel size of every plot (and the SVG's nominal size).
+pub const SIZE: (u32, u32) = (960, 540);
+
+/// The family name the font is registered under. It doubles as the SVG
+/// `font-family` value, so it is written as a CSS list: viewers that have
+/// DejaVu Sans show exactly what the PNG shows, others fall back to a sans font.
+const FONT: &str = "DejaVu Sans, sans-serif";
+static FONT_BYTES: &[u8] = include_bytes!("assets/DejaVuSans.ttf");
+
+/// Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
+const BLUE: RGBColor = RGBColor(0, 114, 178);
+const ORANGE: RGBColor = RGBColor(230, 159, 0);
+const VERMILLION: RGBColor = RGBColor(213, 94, 0);
+const GREEN: RGBColor = RGBColor(0, 158, 115);
+const INK: RGBColor = RGBColor(33, 33, 33);
+const GRID: RGBColor = RGBColor(225, 225, 225);
+const GRID_LIGHT: RGBColor = RGBColor(242, 242, 242);
+const SHADE: RGBColor = RGBColor(236, 236, 236);
+
+/// One rendered plot.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plot {
+    /// File stem, e.g. `wait_hist`.
+    pub name: &'static str,
+    pub title: String,
+    /// One or two sentences saying what is plotted and from which records.
+    pub caption: String,
+    pub png: Vec<u8>,
+    pub svg: String,
+}
+
+/// A plot described as data, before any drawing.
+#[derive(Clone, Debug)]
+pub struct Spec {
+    pub name: &'static str,
+    pub title: String,
+    pub caption: String,
+    pub x_desc: String,
+    pub y_desc: String,
+    pub chart: Chart,
+}
+
+#[derive(Clone, Debug)]
+pub enum Chart {
+    /// Bars over contiguous bins; `markers` are labelled vertical lines.
+    Histogram {
+        bins: Vec<Bin>,
+        markers: Vec<(f64, String)>,
+        /// Bins are single integers: label the axis with integers only.
+        integer_x: bool,
+    },
+    /// Lines against a continuous x; `shade` greys out an x interval with a label.
+    Lines {
+        series: Vec<Series>,
+        x_range: (f64, f64),
+        y_range: (f64, f64),
+        markers: Vec<(f64, String)>,
+        shade: Option<(f64, f64, String)>,
+    },
+    /// Grouped bars, one group per category.
+    Bars {
+        categories: Vec<String>,
+        series: Vec<Series>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bin {
+    pub lo: f64,
+    pub hi: f64,
+    pub count: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Series {
+    pub label: String,
+    pub color: RGBColor,
+    /// For `Lines`, (x, y) points; for `Bars`, x is the category index.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// The plots the run has data for, in a fixed order.
+pub fn run_plots(input: &ReportInput) -> anyhow::Result<Vec<Plot>> {
+    plot_specs(input)
+        .iter()
+        .map(|s| render(s).with_context(|| format!("drawing plot {}", s.name)))
+        .collect()
+}
+
+/// Describes every plot whose data the run has; a plot without data is left out.
+pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
+    let r = input.records;
+    let tickets: Vec<&TicketRecord> = r
+        .tickets
+        .iter()
+        .filter(|t| !t.in_warmup && matches!(t.end, TicketEnd::Matched(_)))
+        .collect();
+    let matches: Vec<&MatchRecord> = r.matches.iter().filter(|m| !m.in_warmup).collect();
+    let mut specs = Vec::new();
+
+    let waits: Vec<f64> = tickets.iter().map(|t| t.wait_s()).collect();
+    if !waits.is_empty() {
+        specs.push(wait_hist(&waits));
+        specs.push(wait_cdf(&waits));
+    }
+    if let Some(s) = wait_by_decile(input.summary) {
+        specs.push(s);
+    }
+
+    let spread: Vec<f64> = matches.iter().map(|m| m.spread_rating).collect();
+    if !spread.is_empty() {
+        specs.push(histogram_spec(
+            "spread_hist",
+            "Rating spread within a match",
+            "rating spread: highest minus lowest player rating (rating points)",
+            "matches",
+            &spread,
+            "Matches formed after warm-up.",
+        ));
+    }
+    let gaps: Vec<f64> = matches
+        .iter()
+        .filter(|m| m.team_size > 1 && m.team_rating.len() >= 2)
+        .map(|m| m.team_rating_gap())
+        .collect();
+    if !gaps.is_empty() {
+        specs.push(histogram_spec(
+            "team_gap_hist",
+            "Team rating gap",
+            "gap between team mean ratings (rating points)",
+            "matches",
+            &gaps,
+            "Team matches (more than one player a side) formed after warm-up.",
+        ));
+    }
+    let survivors: Vec<u32> = matches.iter().filter_map(|m| m.survivors).collect();
+    if !survivors.is_empty() {
+        specs.push(survivors_hist(&survivors));
+    }
+    let gold: Vec<f64> = matches.iter().filter_map(|m| m.gold_integral).collect();
+    if !gold.is_empty() {
+        specs.push(histogram_spec(
+            "gold_integral_hist",
+            "Gold-difference integral (balance)",
+            "integral of |gold difference| since it last crossed zero (gold x s)",
+            "matches",
+            &gold,
+            "Finished matches formed after warm-up; smaller means a closer game.",
+        ));
+    }
+    if let Some(s) = queue_length(input) {
+        specs.push(s);
+    }
+    if let Some(s) = rank_corr(input) {
+        specs.push(s);
+    }
+    specs
+}
+
+fn wait_hist(waits: &[f64]) -> Spec {
+    let mut spec = histogram_spec(
+        "wait_hist",
+        "Wait before a match",
+        "wait in queue (s)",
+        "tickets",
+        waits,
+        "Tickets enqueued after warm-up that found a match.",
+    );
+    let sorted = sorted(waits);
+    if let Chart::Histogram { markers, .. } = &mut spec.chart {
+        markers.push((quantile(&sorted, 0.5), "p50".into()));
+        markers.push((quantile(&sorted, 0.9), "p90".into()));
+    }
+    spec
+}
+
+fn wait_cdf(waits: &[f64]) -> Spec {
+    let sorted = sorted(waits);
+    // A few hundred quantiles draw the curve as finely as the pixels allow,
+    // and keep the SVG small however many tickets the run had.
+    const STEPS: usize = 400;
+    let points: Vec<(f64, f64)> = (0..=STEPS)
+        .map(|k| {
+            let q = k as f64 / STEPS as f64;
+            (quantile(&sorted, q), 100.0 * q)
+        })
+        .collect();
+    let p50 = quantile(&sorted, 0.5);
+    let p90 = quantile(&sorted, 0.9);
+    let p99 = quantile(&sorted, 0.99);
+    let max = *sorted.last().unwrap_or(&0.0);
+    let top = view_top(&sorted);
+    let points: Vec<(f64, f64)> = points.into_iter().filter(|p| p.0 <= top).collect();
+    let shown = if top < max {
+        format!(
+            " The axis stops at {} s to keep the bulk readable.",
+            fmt_num(top)
+        )
+    } else {
+        String::new()
+    };
+    Spec {
+        name: "wait_cdf",
+        title: "Wait distribution (cumulative)".into(),
+        caption: format!(
+            "Share of the {} tickets enqueued after warm-up that found a match within a given wait. \
+             p50 {}, p90 {}, p99 {}, max {} s.{shown}",
+            sorted.len(),
+            fmt_num(p50),
+            fmt_num(p90),
+            fmt_num(p99),
+            fmt_num(max)
+        ),
+        x_desc: "wait in queue (s)".into(),
+        y_desc: "tickets matched within this wait (%)".into(),
+        chart: Chart::Lines {
+            series: vec![Series {
+                label: "matched tickets".into(),
+                color: BLUE,
+                points,
+            }],
+            x_range: (0.0_f64.min(sorted[0]), padded_max(top)),
+            y_range: (0.0, 100.0),
+            markers: vec![
+                (p50, "p50".into()),
+                (p90, "p90".into()),
+                (p99, "p99".into()),
+            ],
+            shade: None,
+        },
+    }
+}
+
+/// Drawn from `summary.json`'s `wait_s_by_skill_decile`, so the bars and the
+/// summary table are the same numbers (deciles of the population's true skill).
+fn wait_by_decile(summary: &serde_json::Value) -> Option<Spec> {
+    let deciles = summary.get("wait_s_by_skill_decile")?.as_array()?;
+    if deciles.len() != 10 {
+        return None;
+    }
+    let at = |d: usize, key: &str| deciles[d].get(key).and_then(|v| v.as_f64());
+    if (0..10).all(|d| at(d, "p50").is_none()) {
+        return None;
+    }
+    let n: u64 = deciles
+        .iter()
+        .filter_map(|d| d.get("n").and_then(|v| v.as_u64()))
+        .sum();
+    let p50: Vec<(f64, f64)> = (0..10)
+        .filter_map(|d| Some((d as f64, at(d, "p50")?)))
+        .collect();
+    let p90: Vec<(f64, f64)> = (0..10)
+        .filter_map(|d| Some((d as f64, at(d, "p90")?)))
+        .collect();
+    Some(Spec {
+        name: "wait_by_decile",
+        title: "Wait by true-skill decile".into(),
+        caption: format!(
+            "Median and 90th-percentile wait of the {n} matched tickets enqueued after warm-up, \
+             by decile of the population's true skill (1 = lowest tenth of players, 10 = highest); \
+             the same figures as wait_s_by_skill_decile in summary.json."
+        ),
+        x_desc: "true-skill decile (1 = lowest, 10 = highest)".into(),
+        y_desc: "wait in queue (s)".into(),
+        chart: Chart::Bars {
+            categories: (1..=10).map(|d| d.to_string()).collect(),
+            series: vec![
+                Series {
+                    label: "p50".into(),
+                    color: BLUE,
+                    points: p50,
+                },
+                Series {
+                    label: "p90".into(),
+                    color: ORANGE,
+                    points: p90,
+                },
+            ],
+        },
+    })
+}
+
+fn survivors_hist(survivors: &[u32]) -> Spec {
+    let max = survivors.iter().copied().max().unwrap_or(0);
+    let bins = (0..=max)
+        .map(|k| Bin {
+            lo: k as f64 - 0.5,
+            hi: k as f64 + 0.5,
+            count: survivors.iter().filter(|&&s| s == k).count() as u64,
+        })
+        .collect();
+    let big = survivors.iter().filter(|&&s| s >= 10).count();
+    Spec {
+        name: "survivors_hist",
+        title: "Survivors on the winning team".into(),
+        caption: format!(
+            "Landslide histogram: players left alive on the winning side, over {} finished matches \
+             formed after warm-up; {} of them ({}%) ended with 10 or more survivors.",
+            survivors.len(),
+            big,
+            fmt_num(100.0 * big as f64 / survivors.len() as f64)
+        ),
+        x_desc: "survivors on the winning team (players)".into(),
+        y_desc: "matches".into(),
+        chart: Chart::Histogram {
+            bins,
+            markers: Vec::new(),
+            integer_x: true,
+        },
+    }
+}
+
+/// The time axis reads best in the largest unit that still gives several ticks.
+fn time_unit(duration_s: f64) -> (f64, &'static str) {
+    if duration_s >= 3.0 * 3600.0 {
+        (3600.0, "h")
+    } else if duration_s >= 3.0 * 60.0 {
+        (60.0, "min")
+    } else {
+        (1.0, "s")
+    }
+}
+
+fn queue_length(input: &ReportInput) -> Option<Spec> {
+    let q = &input.records.queue;
+    if q.is_empty() {
+        return None;
+    }
+    let end_s = input
+        .duration_s
+        .max(q.last().map_or(0.0, |s| s.t.as_secs_f64()));
+    let (div, unit) = time_unit(end_s);
+    let tickets = thin(
+        q.iter()
+            .map(|s| (s.t.as_secs_f64() / div, s.waiting_tickets as f64))
+            .collect(),
+    );
+    let players = thin(
+        q.iter()
+            .map(|s| (s.t.as_secs_f64() / div, s.waiting_players as f64))
+            .collect(),
+    );
+    let y_max = players
+        .iter()
+        .chain(&tickets)
+        .map(|p| p.1)
+        .fold(0.0, f64::max);
+    let mut series = vec![Series {
+        label: "tickets waiting".into(),
+        color: BLUE,
+        points: tickets,
+    }];
+    // With solo queues the two lines coincide; a second identical line only adds noise.
+    if q.iter().any(|s| s.waiting_players != s.waiting_tickets) {
+        series.push(Series {
+            label: "players waiting".into(),
+            color: ORANGE,
+            points: players,
+        });
+    }
+    Some(Spec {
+        name: "queue_length",
+        title: "Queue length over time".into(),
+        caption: format!(
+            "Tickets{} in the queue at each of {} samples; the grey band is the warm-up.",
+            if series.len() > 1 { " and players" } else { "" },
+            q.len()
+        ),
+        x_desc: format!("simulated time ({unit})"),
+        y_desc: "waiting in queue".into(),
+        chart: Chart::Lines {
+            series,
+            x_range: (0.0, end_s / div),
+            // Headroom keeps the legend clear of the lines.
+            y_range: (0.0, padded_max(y_max) * 1.15),
+            markers: Vec::new(),
+            shade: warmup_shade(input.warmup_s, div),
+        },
+    })
+}
+
+fn warmup_shade(warmup_s: f64, div: f64) -> Option<(f64, f64, String)> {
+    (warmup_s > 0.0).then(|| (0.0, warmup_s / div, " warm-up".to_string()))
+}
+
+fn rank_corr(input: &ReportInput) -> Option<Spec> {
+    let q = &input.records.queue;
+    let points: Vec<(f64, f64)> = q
+        .iter()
+        .filter_map(|s| s.rating_skill_rank_corr.map(|c| (s.t.as_secs_f64(), c)))
+        .collect();
+    if points.is_empty() {
+        return None;
+    }
+    let end_s = input.duration_s.max(points.last().map_or(0.0, |p| p.0));
+    let (div, unit) = time_unit(end_s);
+    let points = thin(points.into_iter().map(|(t, c)| (t / div, c)).collect());
+    let y_min = points.iter().map(|p| p.1).fold(0.0, f64::min);
+    Some(Spec {
+        name: "rank_corr",
+        title: "Rating vs true skill: rank correlation".into(),
+        caption: "Spearman rank correlation between players' ratings and their hidden true skill, \
+                  over players who have played; 1 means the ratings order players exactly as \
+                  their true skill does."
+            .into(),
+        x_desc: format!("simulated time ({unit})"),
+        y_desc: "Spearman rank correlation".into(),
+        chart: Chart::Lines {
+            series: vec![Series {
+                label: "rank correlation".into(),
+                color: GREEN,
+                points,
+            }],
+            x_range: (0.0, end_s / div),
+            y_range: (if y_min < 0.0 { -1.0 } else { 0.0 }, 1.0),
+            markers: Vec::new(),
+            shade: warmup_shade(input.warmup_s, div),
+        },
+    })
+}
+
+/// Caps a long time series at a few thousand points by averaging runs of
+/// neighbours, so a day-long run still gives a small SVG; short series pass through.
+fn thin(points: Vec<(f64, f64)>) -> Vec<(f64, f64)> {
+    const MAX: usize = 2000;
+    if points.len() <= MAX {
+        return points;
+    }
+    let per = points.len().div_ceil(MAX);
+    points
+        .chunks(per)
+        .map(|c| {
+            let n = c.len() as f64;
+            (
+                c.iter().map(|p| p.0).sum::<f64>() / n,
+                c.iter().map(|p| p.1).sum::<f64>() / n,
+            )
+        })
+        .collect()
+}
+
+/// A histogram of non-negative or signed values with a readable bin width.
+/// A long right tail is cut (see `view_top`) so the bulk stays visible; the
+/// caption says how much was cut.
+fn histogram_spec(
+    name: &'static str,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    values: &[f64],
+    caption: &str,
+) -> Spec {
+    let s = sorted(values);
+    let (bins, cut) = bin(&s);
+    let mut caption = format!("{caption} {} values.", s.len());
+    if cut > 0 {
+        caption.push_str(&format!(
+            " The axis stops near the 99.5th percentile ({}); {cut} larger values (max {}) are not drawn.",
+            fmt_num(view_top(&s)),
+            fmt_num(*s.last().unwrap_or(&0.0))
+        ));
+    }
+    Spec {
+        name,
+        title: title.into(),
+        caption,
+        x_desc: x_desc.into(),
+        y_desc: y_desc.into(),
+        chart: Chart::Histogram {
+            bins,
+            markers: Vec::new(),
+            integer_x: false,
+        },
+    }
+}
+
+/// Where a distribution's x axis should stop. Waits and gold integrals have
+/// long right tails: drawn to the maximum, a handful of outliers squash the
+/// bulk into a few pixels, so when the maximum lies well beyond the 99.5th
+/// percentile the axis stops there instead.
+fn view_top(sorted: &[f64]) -> f64 {
+    let n = sorted.len();
+    let (min, max) = (sorted[0], sorted[n - 1]);
+    let p995 = quantile(sorted, 0.995);
+    if n >= 100 && max > 1.5 * p995 && p995 > min {
+        p995
+    } else {
+        max
+    }
+}
+
+/// Bins sorted values; returns the bins and how many values lie beyond the last.
+fn bin(sorted: &[f64]) -> (Vec<Bin>, usize) {
+    let n = sorted.len();
+    let min = sorted[0];
+    let top = view_top(sorted);
+    // Quantities that cannot be negative read best from zero.
+    let bottom = if min >= 0.0 { 0.0 } else { min };
+    let target = ((n as f64).sqrt().round() as usize).clamp(8, 50);
+    let width = nice_step((top - bottom) / target as f64);
+    let start = (bottom / width).floor() * width;
+    let count = (((top - start) / width).floor() as usize + 1).max(1);
+    let mut bins: Vec<Bin> = (0..count)
+        .map(|i| Bin {
+            lo: start + i as f64 * width,
+            hi: start + (i + 1) as f64 * width,
+            count: 0,
+        })
+        .collect();
+    let mut cut = 0;
+    for &v in sorted {
+        if v > top {
+            cut += 1;
+            continue;
+        }
+        let i = (((v - start) / width).floor() as usize).min(count - 1);
+        bins[i].count += 1;
+    }
+    (bins, cut)
+}
+
+/// Rounds a step up to 1, 2, 2.5 or 5 times a power of ten.
+fn nice_step(raw: f64) -> f64 {
+    if raw.is_nan() || raw <= 0.0 || raw.is_infinite() {
+        return 1.0;
+    }
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let nice = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 2.5 {
+        2.5
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    nice * mag
+}
+
+fn padded_max(v: f64) -> f64 {
+    if v > 0.0 {
+        v * 1.05
+    } else {
+        1.0
+    }
+}
+
+fn sorted(v: &[f64]) -> Vec<f64> {
+    let mut s = v.to_vec();
+    s.sort_by(f64::total_cmp);
+    s
+}
+
+/// Linear interpolation between closest ranks (the common "type 7" quantile).
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let h = q.clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = h.floor() as usize;
+            let hi = (lo + 1).min(n - 1);
+            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+        }
+    }
+}
+
+/// Short, stable number text for ticks and captions: no float noise, k/M for large values.
+pub fn fmt_num(v: f64) -> String {
+    if !v.is_finite() {
+        return v.to_string();
+    }
+    let a = v.abs();
+    let (x, suffix) = if a >= 1e6 {
+        (v / 1e6, "M")
+    } else if a >= 1e4 {
+        (v / 1e3, "k")
+    } else {
+        (v, "")
+    };
+    let decimals = if x.abs() >= 100.0 {
+        1
+    } else if x.abs() >= 1.0 {
+        2
+    } else {
+        3
+    };
+    let mut s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    if s == "-0" {
+        s = "0".into();
+    }
+    s + suffix
+}
+
+fn ensure_font() -> anyhow::Result<()> {
+    static OK: OnceLock<bool> = OnceLock::new();
+    let ok = *OK.get_or_init(|| {
+        // "sans-serif" too, so any text plotters styles by default still finds a font.
+        plotters::style::register_font(FONT, FontStyle::Normal, FONT_BYTES).is_ok()
+            && plotters::style::register_font("sans-serif", FontStyle::Normal, FONT_BYTES).is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(anyhow!("the embedded DejaVu Sans font could not be loaded"))
+    }
+}
+
+/// Draws a spec to SVG and PNG.
+pub fn render(spec: &Spec) -> anyhow::Result<Plot> {
+    ensure_font()?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(spec, &root)?;
+        root.present().map_err(de)?;
+    }
+    let (w, h) = SIZE;
+    let mut rgb = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
+        draw(spec, &root)?;
+        root.present().map_err(de)?;
+    }
+    Ok(Plot {
+        name: spec.name,
+        title: spec.title.clone(),
+        caption: spec.caption.clone(),
+        png: encode_png(&rgb, w, h)?,
+        svg,
+    })
+}
+
+/// PNG encoding is a pure function of the pixels: no timestamp or text chunks.
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
+    use image::ImageEncoder;
+    let mut out = Vec::new();
+    image::codecs::png::PngEncoder::new(&mut out).write_image(rgb, w, h, image::ColorType::Rgb8)?;
+    Ok(out)
+}
+
+fn de<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> anyhow::Error {
+    anyhow!("plot drawing failed: {e}")
+}
+
+fn font(size: u32) -> TextStyle<'static> {
+    (FONT, size).into_font().color(&INK)
+}
+
+fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
+    root.fill(&WHITE).map_err(de)?;
+    let root = root.margin(8, 20, 8, 24);
+    let (x0, x1, y0, y1) = match &spec.chart {
+        Chart::Histogram { bins, .. } => {
+            let top = bins.iter().map(|b| b.count).max().unwrap_or(0) as f64;
+            (
+                bins.first().map_or(0.0, |b| b.lo),
+                bins.last().map_or(1.0, |b| b.hi),
+                0.0,
+                padded_max(top).max(1.0),
+            )
+        }
+        Chart::Lines {
+            x_range, y_range, ..
+        } => {
+            let x1 = if x_range.1 > x_range.0 {
+                x_range.1
+            } else {
+                x_range.0 + 1.0
+            };
+            let y1 = if y_range.1 > y_range.0 {
+                y_range.1
+            } else {
+                y_range.0 + 1.0
+            };
+            (x_range.0, x1, y_range.0, y1)
+        }
+        Chart::Bars { categories, series } => {
+            let top = series
+                .iter()
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .fold(0.0, f64::max);
+            // Headroom above the tallest bar leaves the legend room.
+            (
+                -0.5,
+                categories.len() as f64 - 0.5,
+                0.0,
+                padded_max(top) * 1.15,
+            )
+        }
+    };
+    let mut chart = ChartBuilder::on(&root)
+        .caption(&spec.title, font(26))
+        .x_label_area_size(58)
+        .y_label_area_size(84)
+        .build_cartesian_2d(x0..x1, y0..y1)
+        .map_err(de)?;
+
+    let integer_x = matches!(
+        spec.chart,
+        Chart::Histogram {
+            integer_x: true,
+            ..
+        }
+    );
+    let categories: Vec<String> = match &spec.chart {
+        Chart::Bars { categories, .. } => categories.clone(),
+        _ => Vec::new(),
+    };
+    let x_fmt = |v: &f64| -> String {
+        if integer_x || !categories.is_empty() {
+            let r = v.round();
+            if (v - r).abs() > 1e-6 {
+                return String::new();
+            }
+            if !categories.is_empty() {
+                return categories
+                    .get(r as usize)
+                    .filter(|_| r >= 0.0)
+                    .cloned()
+                    .unwrap_or_default();
+            }
+            return fmt_num(r);
+        }
+        fmt_num(*v)
+    };
+    let y_fmt = |v: &f64| fmt_num(*v);
+    let mut mesh = chart.configure_mesh();
+    mesh.x_desc(spec.x_desc.as_str())
+        .y_desc(spec.y_desc.as_str())
+        .axis_desc_style(font(18))
+        .label_style(font(15))
+        .axis_style(INK)
+        .bold_line_style(GRID)
+        .light_line_style(GRID_LIGHT)
+        .x_label_formatter(&x_fmt)
+        .y_label_formatter(&y_fmt)
+        .y_labels(8);
+    if !categories.is_empty() {
+        mesh.x_labels(categories.len() + 1).disable_x_mesh();
+    } else if integer_x {
+        let span = (x1 - x0).round() as usize;
+        mesh.x_labels(span.clamp(2, 20) + 1).disable_x_mesh();
+    } else {
+        mesh.x_labels(10);
+    }
+    mesh.draw().map_err(de)?;
+
+    let mut legend = false;
+    match &spec.chart {
+        Chart::Histogram { bins, markers, .. } => {
+            chart
+                .draw_series(
+                    bins.iter().filter(|b| b.count > 0).map(|b| {
+                        Rectangle::new([(b.lo, 0.0), (b.hi, b.count as f64)], BLUE.filled())
+                    }),
+                )
+                .map_err(de)?;
+            // Thin white edges keep neighbouring bars apart.
+            chart
+                .draw_series(bins.iter().filter(|b| b.count > 0).map(|b| {
+                    Rectangle::new([(b.lo, 0.0), (b.hi, b.count as f64)], WHITE.stroke_width(1))
+                }))
+                .map_err(de)?;
+            draw_markers(&mut chart, markers, y1)?;
+        }
+        Chart::Lines {
+            series,
+            markers,
+            shade,
+            ..
+        } => {
+            if let Some((a, b, label)) = shade {
+                chart
+                    .draw_series(std::iter::once(Rectangle::new(
+                        [(*a, y0), (b.min(x1), y1)],
+                        SHADE.filled(),
+                    )))
+                    .map_err(de)?;
+                chart
+                    .draw_series(std::iter::once(Text::new(
+                        label.clone(),
+                        (*a, y1 - 0.03 * (y1 - y0)),
+                        font(13).color(&RGBColor(110, 110, 110)),
+                    )))
+                    .map_err(de)?;
+            }
+            for s in series {
+                let color = s.color;
+                chart
+                    .draw_series(LineSeries::new(
+                        s.points.iter().copied(),
+                        color.stroke_width(2),
+                    ))
+                    .map_err(de)?
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+                    });
+            }
+            legend = series.len() > 1;
+            draw_markers(&mut chart, markers, y1)?;
+        }
+        Chart::Bars { series, .. } => {
+            let k = series.len().max(1) as f64;
+            let group = 0.8;
+            let w = group / k;
+            for (i, s) in series.iter().enumerate() {
+                let color = s.color;
+                let off = -group / 2.0 + i as f64 * w;
+                chart
+                    .draw_series(s.points.iter().map(|&(x, y)| {
+                        Rectangle::new([(x + off, 0.0), (x + off + w * 0.92, y)], color.filled())
+                    }))
+                    .map_err(de)?
+                    .label(s.label.as_str())
+                    .legend(move |(x, y)| {
+                        Rectangle::new([(x, y - 6), (x + 14, y + 6)], color.filled())
+                    });
+            }
+            legend = series.len() > 1;
+        }
+    }
+    if legend {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .label_font(font(15))
+            .background_style(WHITE.mix(0.9))
+            .border_style(GRID)
+            .margin(10)
+            .draw()
+            .map_err(de)?;
+    }
+    Ok(())
+}
+
+fn draw_markers<DB: DrawingBackend>(
+    chart: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    markers: &[(f64, String)],
+    y_top: f64,
+) -> anyhow::Result<()> {
+    for (i, (x, label)) in markers.iter().enumerate() {
+        let color = [VERMILLION, INK, GREEN][i % 3];
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(*x, 0.0), (*x, y_top)],
+                color.stroke_width(2),
+            )))
+            .map_err(de)?;
+        // Labels step down so neighbouring markers do not print over each other.
+        let y = y_top * (0.97 - 0.07 * i as f64);
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!(" {label} = {}", fmt_num(*x)),
+                (*x, y),
+                font(15).color(&color),
+            )))
+            .map_err(de)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testdata;
+
+    fn input<'a>(r: &'a crate::metrics::RunRecords, s: &'a serde_json::Value) -> ReportInput<'a> {
+        ReportInput {
+            scenario_name: "t",
+            scenario_toml: "",
+            seed: 1,
+            records: r,
+            summary: s,
+            warmup_s: 30.0,
+            duration_s: 300.0,
+        }
+    }
+
+    #[test]
+    fn team_run_gets_every_plot_and_duel_run_only_its_own() {
+        let s = testdata::summary();
+        let team = testdata::team_run();
+        let names: Vec<_> = plot_specs(&input(&team, &s))
+            .iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "wait_hist",
+                "wait_cdf",
+                "wait_by_decile",
+                "spread_hist",
+                "team_gap_hist",
+                "survivors_hist",
+                "gold_integral_hist",
+                "queue_length",
+                "rank_corr"
+            ]
+        );
+        let duel = testdata::duel_run();
+        let names: Vec<_> = plot_specs(&input(&duel, &s))
+            .iter()
+            .map(|p| p.name)
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "wait_hist",
+                "wait_cdf",
+                "wait_by_decile",
+                "spread_hist",
+                "queue_length"
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_run_has_no_plots() {
+        let s = serde_json::json!({});
+        let r = crate::metrics::RunRecords::default();
+        assert!(run_plots(&input(&r, &s)).unwrap().is_empty());
+    }
+
+    #[test]
+    fn svg_and_png_repeat_byte_for_byte_and_use_the_embedded_font() {
+        let s = testdata::summary();
+        let r = testdata::team_run();
+        let a = run_plots(&input(&r, &s)).unwrap();
+        let b = run_plots(&input(&r, &s)).unwrap();
+        assert_eq!(a, b);
+        for p in &a {
+            assert!(
+                p.svg.contains(&format!("font-family=\"{FONT}\"")),
+                "{}",
+                p.name
+            );
+            assert!(p.svg.contains(&p.title), "{}", p.name);
+            assert_eq!(&p.png[..8], b"\x89PNG\r\n\x1a\n");
+        }
+    }
+
+    #[test]
+    fn bins_cover_every_value_and_cut_only_long_tails() {
+        let v: Vec<f64> = (0..1000).map(|i| i as f64 / 10.0).collect();
+        let (bins, cut) = bin(&v);
+        assert_eq!(cut, 0);
+        assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 1000);
+        assert_eq!(bins[0].lo, 0.0);
+        let mut tail = v.clone();
+        tail.push(10_000.0);
+        let (bins, cut) = bin(&sorted(&tail));
+        // The cut is at the 99.5th percentile (99.5): 99.6 to 99.9 go, and the outlier.
+        assert_eq!(cut, 5);
+        assert_eq!(bins.iter().map(|b| b.count).sum::<u64>() + cut as u64, 1001);
+        assert!(bins.last().unwrap().hi < 200.0);
+        let (bins, _) = bin(&[5.0, 5.0]);
+        assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 2);
+    }
+
+    #[test]
+    fn quantiles_interpolate_and_numbers_print_short() {
+        let s = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile(&s, 0.5), 2.5);
+        assert_eq!(quantile(&s, 1.0), 4.0);
+        assert_eq!(fmt_num(0.1 + 0.2), "0.3");
+        assert_eq!(fmt_num(1500.0), "1500");
+        assert_eq!(fmt_num(25_000.0), "25k");
+        assert_eq!(fmt_num(3_250_000.0), "3.25M");
+        assert_eq!(fmt_num(-0.0001), "0");
+        assert_eq!(nice_step(0.37), 0.5);
+        assert_eq!(nice_step(13.0), 20.0);
+    }
+}

@@ -1,0 +1,390 @@
+//! The run's records as Parquet tables (tickets, matches, queue samples), so
+//! analysts can dig into one run with polars or any Parquet reader. Column
+//! names, types and meanings are listed in `COLUMNS.md`; the column lists
+//! below are the single source the tests check that file and the tables against.
+
+use super::Artifact;
+use crate::metrics::{MatchRecord, QueueSample, RunRecords, TicketEnd, TicketRecord};
+use anyhow::Context;
+use polars::prelude::*;
+
+/// The column reference, shipped beside the tables in every run folder.
+pub const COLUMNS_MD: &str = include_str!("COLUMNS.md");
+
+/// Storage type of a column, kept small so the documented schema stays plain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColType {
+    U32,
+    F64,
+    Bool,
+    Str,
+}
+
+impl ColType {
+    pub fn dtype(self) -> DataType {
+        match self {
+            ColType::U32 => DataType::UInt32,
+            ColType::F64 => DataType::Float64,
+            ColType::Bool => DataType::Boolean,
+            ColType::Str => DataType::String,
+        }
+    }
+}
+
+pub const TICKET_COLUMNS: &[(&str, ColType)] = &[
+    ("ticket_id", ColType::U32),
+    ("lead_player_id", ColType::U32),
+    ("party_size", ColType::U32),
+    ("enqueued_s", ColType::F64),
+    ("left_s", ColType::F64),
+    ("end", ColType::Str),
+    ("match_id", ColType::U32),
+    ("wait_s", ColType::F64),
+    ("rating", ColType::F64),
+    ("true_skill", ColType::F64),
+    ("requeue", ColType::Bool),
+    ("in_warmup", ColType::Bool),
+];
+
+pub const MATCH_COLUMNS: &[(&str, ColType)] = &[
+    ("match_id", ColType::U32),
+    ("formed_s", ColType::F64),
+    ("ended_s", ColType::F64),
+    ("teams", ColType::U32),
+    ("team_size", ColType::U32),
+    ("team0_rating", ColType::F64),
+    ("team1_rating", ColType::F64),
+    ("team0_skill", ColType::F64),
+    ("team1_skill", ColType::F64),
+    ("team0_top_skill", ColType::F64),
+    ("team1_top_skill", ColType::F64),
+    ("team0_parties", ColType::U32),
+    ("team1_parties", ColType::U32),
+    ("team0_win_rate_pct", ColType::F64),
+    ("team1_win_rate_pct", ColType::F64),
+    ("spread_rating", ColType::F64),
+    ("spread_skill", ColType::F64),
+    ("team_rating_gap", ColType::F64),
+    ("top_skill_gap", ColType::F64),
+    ("win_rate_gap_pct", ColType::F64),
+    ("p_team0", ColType::F64),
+    ("p_team0_predicted", ColType::F64),
+    ("win_prob_gap", ColType::F64),
+    ("winner", ColType::U32),
+    ("upset", ColType::Bool),
+    ("duration_s", ColType::F64),
+    ("survivors", ColType::U32),
+    ("gold_integral", ColType::F64),
+    ("rematch", ColType::Bool),
+    ("in_warmup", ColType::Bool),
+];
+
+pub const QUEUE_COLUMNS: &[(&str, ColType)] = &[
+    ("t_s", ColType::F64),
+    ("waiting_tickets", ColType::U32),
+    ("waiting_players", ColType::U32),
+    ("players_in_matches", ColType::U32),
+    ("matches_formed", ColType::U32),
+    ("matches_per_min", ColType::F64),
+    ("rating_skill_rank_corr", ColType::F64),
+];
+
+/// The three tables as Parquet artifacts, in a fixed order.
+pub fn table_artifacts(records: &RunRecords) -> anyhow::Result<Vec<Artifact>> {
+    let tables = [
+        ("tickets.parquet", tickets_frame(&records.tickets)?),
+        ("matches.parquet", matches_frame(&records.matches)?),
+        ("queue.parquet", queue_frame(&records.queue)?),
+    ];
+    tables
+        .into_iter()
+        .map(|(name, mut df)| {
+            let bytes = parquet_bytes(&mut df).with_context(|| format!("encoding {name}"))?;
+            Ok(Artifact {
+                name: name.to_string(),
+                bytes,
+            })
+        })
+        .collect()
+}
+
+/// Encodes a frame with settings fixed here rather than left to library
+/// defaults, so a polars upgrade that changes a default cannot silently change
+/// the bytes: zstd at its default level (3), statistics on, one row group per
+/// 512Ki rows. Polars writes no timestamp, so equal frames give equal bytes.
+pub fn parquet_bytes(df: &mut DataFrame) -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    ParquetWriter::new(&mut buf)
+        .with_compression(ParquetCompression::Zstd(None))
+        .with_statistics(StatisticsOptions::default())
+        .with_row_group_size(Some(512 * 1024))
+        .with_data_page_size(Some(1024 * 1024))
+        .finish(df)?;
+    Ok(buf)
+}
+
+fn col<T, P>(name: &str, values: T) -> Column
+where
+    Series: NamedFrom<T, P>,
+    P: ?Sized,
+{
+    Column::new(name.into(), values)
+}
+
+fn frame(
+    height: usize,
+    columns: Vec<Column>,
+    spec: &[(&str, ColType)],
+) -> anyhow::Result<DataFrame> {
+    debug_assert_eq!(columns.len(), spec.len());
+    // Casting pins every column to its documented type even when it is empty
+    // or all null, where polars would otherwise infer a different one.
+    let columns = columns
+        .into_iter()
+        .zip(spec)
+        .map(|(c, (name, ty))| {
+            debug_assert_eq!(c.name().as_str(), *name);
+            c.cast(&ty.dtype())
+        })
+        .collect::<PolarsResult<Vec<_>>>()?;
+    Ok(DataFrame::new(height, columns)?)
+}
+
+pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
+    let n = tickets.len();
+    let match_id: Vec<Option<u32>> = tickets
+        .iter()
+        .map(|t| match t.end {
+            TicketEnd::Matched(m) => Some(m.0),
+            _ => None,
+        })
+        .collect();
+    let columns = vec![
+        col("ticket_id", map(tickets, |t| t.ticket.0)),
+        col("lead_player_id", map(tickets, |t| t.lead.0)),
+        col("party_size", map(tickets, |t| t.party_size)),
+        col("enqueued_s", map(tickets, |t| t.enqueued.as_secs_f64())),
+        col("left_s", map(tickets, |t| t.left.as_secs_f64())),
+        col("end", map(tickets, |t| t.end.label())),
+        col("match_id", match_id),
+        col("wait_s", map(tickets, |t| t.wait_s())),
+        col("rating", map(tickets, |t| t.rating)),
+        col("true_skill", map(tickets, |t| t.true_skill)),
+        col("requeue", map(tickets, |t| t.requeue)),
+        col("in_warmup", map(tickets, |t| t.in_warmup)),
+    ];
+    frame(n, columns, TICKET_COLUMNS)
+}
+
+pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
+    let n = matches.len();
+    let team_f64 = |f: fn(&MatchRecord) -> &Vec<f64>, i: usize| -> Vec<Option<f64>> {
+        matches.iter().map(|m| f(m).get(i).copied()).collect()
+    };
+    let team_u32 = |f: fn(&MatchRecord) -> &Vec<u32>, i: usize| -> Vec<Option<u32>> {
+        matches.iter().map(|m| f(m).get(i).copied()).collect()
+    };
+    // A gap needs two teams to compare; a shorter vector means the data is absent.
+    let gap = |f: fn(&MatchRecord) -> &Vec<f64>| -> Vec<Option<f64>> {
+        matches
+            .iter()
+            .map(|m| (f(m).len() >= 2).then(|| spread(f(m))))
+            .collect()
+    };
+    let columns = vec![
+        col("match_id", map(matches, |m| m.id.0)),
+        col("formed_s", map(matches, |m| m.formed.as_secs_f64())),
+        col(
+            "ended_s",
+            map(matches, |m| m.ended.map(|t| t.as_secs_f64())),
+        ),
+        col("teams", map(matches, |m| m.teams)),
+        col("team_size", map(matches, |m| m.team_size)),
+        col("team0_rating", team_f64(|m| &m.team_rating, 0)),
+        col("team1_rating", team_f64(|m| &m.team_rating, 1)),
+        col("team0_skill", team_f64(|m| &m.team_skill, 0)),
+        col("team1_skill", team_f64(|m| &m.team_skill, 1)),
+        col("team0_top_skill", team_f64(|m| &m.team_top_skill, 0)),
+        col("team1_top_skill", team_f64(|m| &m.team_top_skill, 1)),
+        col("team0_parties", team_u32(|m| &m.team_parties, 0)),
+        col("team1_parties", team_u32(|m| &m.team_parties, 1)),
+        col("team0_win_rate_pct", team_f64(|m| &m.team_win_rate_pct, 0)),
+        col("team1_win_rate_pct", team_f64(|m| &m.team_win_rate_pct, 1)),
+        col("spread_rating", map(matches, |m| m.spread_rating)),
+        col("spread_skill", map(matches, |m| m.spread_skill)),
+        col("team_rating_gap", gap(|m| &m.team_rating)),
+        col("top_skill_gap", gap(|m| &m.team_top_skill)),
+        col("win_rate_gap_pct", gap(|m| &m.team_win_rate_pct)),
+        col("p_team0", map(matches, |m| m.p_team0)),
+        col("p_team0_predicted", map(matches, |m| m.p_team0_predicted)),
+        col("win_prob_gap", map(matches, |m| m.win_prob_gap())),
+        col("winner", map(matches, |m| m.winner)),
+        col("upset", map(matches, |m| m.upset())),
+        col("duration_s", map(matches, |m| m.duration_s)),
+        col("survivors", map(matches, |m| m.survivors)),
+        col("gold_integral", map(matches, |m| m.gold_integral)),
+        col("rematch", map(matches, |m| m.rematch)),
+        col("in_warmup", map(matches, |m| m.in_warmup)),
+    ];
+    frame(n, columns, MATCH_COLUMNS)
+}
+
+pub fn queue_frame(queue: &[QueueSample]) -> anyhow::Result<DataFrame> {
+    let n = queue.len();
+    // Rate over the interval since the previous sample (or the run's start),
+    // so uneven sampling still gives comparable numbers; null for a zero-length interval.
+    let per_min: Vec<Option<f64>> = queue
+        .iter()
+        .enumerate()
+        .map(|(i, q)| {
+            let prev = if i == 0 {
+                0.0
+            } else {
+                queue[i - 1].t.as_secs_f64()
+            };
+            let dt = q.t.as_secs_f64() - prev;
+            (dt > 0.0).then(|| q.matches_formed as f64 * 60.0 / dt)
+        })
+        .collect();
+    let columns = vec![
+        col("t_s", map(queue, |q| q.t.as_secs_f64())),
+        col("waiting_tickets", map(queue, |q| q.waiting_tickets)),
+        col("waiting_players", map(queue, |q| q.waiting_players)),
+        col("players_in_matches", map(queue, |q| q.players_in_matches)),
+        col("matches_formed", map(queue, |q| q.matches_formed)),
+        col("matches_per_min", per_min),
+        col(
+            "rating_skill_rank_corr",
+            map(queue, |q| q.rating_skill_rank_corr),
+        ),
+    ];
+    frame(n, columns, QUEUE_COLUMNS)
+}
+
+/// Largest minus smallest value; same definition as `MatchRecord::team_rating_gap`.
+fn spread(v: &[f64]) -> f64 {
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    max - min
+}
+
+fn map<R, T>(rows: &[R], f: impl Fn(&R) -> T) -> Vec<T> {
+    rows.iter().map(f).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::testdata;
+    use std::io::Cursor;
+
+    fn read_back(bytes: &[u8]) -> DataFrame {
+        ParquetReader::new(Cursor::new(bytes.to_vec()))
+            .finish()
+            .unwrap()
+    }
+
+    fn check_schema(df: &DataFrame, spec: &[(&str, ColType)]) {
+        let names: Vec<&str> = df.get_column_names().iter().map(|s| s.as_str()).collect();
+        let want: Vec<&str> = spec.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, want);
+        for (name, ty) in spec {
+            assert_eq!(df.column(name).unwrap().dtype(), &ty.dtype(), "{name}");
+        }
+    }
+
+    #[test]
+    fn tables_read_back_with_one_row_per_record_and_the_documented_schema() {
+        let r = testdata::team_run();
+        let arts = table_artifacts(&r).unwrap();
+        let specs = [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS];
+        let rows = [r.tickets.len(), r.matches.len(), r.queue.len()];
+        for ((a, spec), n) in arts.iter().zip(specs).zip(rows) {
+            let df = read_back(&a.bytes);
+            assert_eq!(df.height(), n, "{}", a.name);
+            check_schema(&df, spec);
+        }
+    }
+
+    #[test]
+    fn empty_run_still_gives_typed_tables() {
+        let arts = table_artifacts(&RunRecords::default()).unwrap();
+        for (a, spec) in arts
+            .iter()
+            .zip([TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS])
+        {
+            let df = read_back(&a.bytes);
+            assert_eq!(df.height(), 0);
+            check_schema(&df, spec);
+        }
+    }
+
+    #[test]
+    fn only_matched_tickets_carry_a_match_id() {
+        let r = testdata::team_run();
+        let df = tickets_frame(&r.tickets).unwrap();
+        let ids = df.column("match_id").unwrap().u32().unwrap().clone();
+        let ends = df.column("end").unwrap().str().unwrap().clone();
+        for (i, t) in r.tickets.iter().enumerate() {
+            match t.end {
+                TicketEnd::Matched(m) => assert_eq!(ids.get(i), Some(m.0)),
+                TicketEnd::Waiting | TicketEnd::Abandoned => assert_eq!(ids.get(i), None),
+            }
+            assert_eq!(ends.get(i), Some(t.end.label()));
+        }
+        assert_eq!(ends.get(38), Some("waiting"));
+        assert_eq!(ids.get(38), None);
+    }
+
+    #[test]
+    fn unfinished_matches_and_missing_teams_are_null() {
+        let mut r = testdata::team_run();
+        r.matches[1].teams = 1;
+        r.matches[1].team_rating.truncate(1);
+        let df = matches_frame(&r.matches).unwrap();
+        let winner = df.column("winner").unwrap().u32().unwrap().clone();
+        let ended = df.column("ended_s").unwrap().f64().unwrap().clone();
+        assert_eq!(winner.get(8), None);
+        assert_eq!(ended.get(8), None);
+        assert_eq!(winner.get(1), Some(1));
+        let t1 = df.column("team1_rating").unwrap().f64().unwrap().clone();
+        let gap = df.column("team_rating_gap").unwrap().f64().unwrap().clone();
+        assert_eq!(t1.get(1), None);
+        assert_eq!(gap.get(1), None);
+        assert_eq!(gap.get(2), Some(r.matches[2].team_rating_gap()));
+    }
+
+    #[test]
+    fn matches_per_minute_uses_the_interval_since_the_previous_sample() {
+        let r = testdata::team_run();
+        let df = queue_frame(&r.queue).unwrap();
+        let rate = df.column("matches_per_min").unwrap().f64().unwrap().clone();
+        // Sample 0 sits at t = 0: no interval yet.
+        assert_eq!(rate.get(0), None);
+        // Sample 2 formed 2 matches in 10 s.
+        assert_eq!(rate.get(2), Some(12.0));
+    }
+
+    #[test]
+    fn parquet_bytes_repeat_exactly() {
+        let r = testdata::team_run();
+        assert_eq!(table_artifacts(&r).unwrap(), table_artifacts(&r).unwrap());
+    }
+
+    #[test]
+    fn every_column_is_documented() {
+        let doc = COLUMNS_MD;
+        for spec in [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS] {
+            for (name, ty) in spec {
+                let tyname = match ty {
+                    ColType::U32 => "u32",
+                    ColType::F64 => "f64",
+                    ColType::Bool => "bool",
+                    ColType::Str => "string",
+                };
+                let row = format!("| `{name}` | {tyname} |");
+                assert!(doc.contains(&row), "COLUMNS.md lacks row starting {row}");
+            }
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! The real binary on real scenario files: outputs, determinism, and bad
+//! input (exit 2, a message naming the key and line, no output folder).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn mmsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_mmsim"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+fn scenario(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("scenarios")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn run_to(dir: &Path, extra: &[&str]) -> Output {
+    let smoke = scenario("smoke.toml");
+    let out = dir.to_string_lossy().into_owned();
+    let mut args = vec!["run", smoke.as_str(), "--out", out.as_str(), "--quiet"];
+    args.extend_from_slice(extra);
+    mmsim(&args)
+}
+
+#[test]
+fn run_writes_every_output_and_reruns_byte_identically() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+    );
+    for (dir, extra) in [(&a, vec![]), (&b, vec![]), (&c, vec!["--seed", "99"])] {
+        let o = run_to(dir, &extra);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    for f in [
+        "summary.json",
+        "perf.json",
+        "scenario.toml",
+        "tickets.parquet",
+        "matches.parquet",
+        "queue.parquet",
+        "report.html",
+        "plots/wait_hist.png",
+        "plots/wait_hist.svg",
+    ] {
+        assert!(a.join(f).is_file(), "missing {f}");
+    }
+    for f in [
+        "summary.json",
+        "tickets.parquet",
+        "matches.parquet",
+        "report.html",
+        "plots/wait_cdf.svg",
+    ] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+            "{f} differs between identical runs"
+        );
+    }
+    assert_ne!(
+        std::fs::read(a.join("summary.json")).unwrap(),
+        std::fs::read(c.join("summary.json")).unwrap()
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(a.join("summary.json")).unwrap()).unwrap();
+    for key in [
+        "tickets",
+        "matches",
+        "abandoned",
+        "abandon_rate",
+        "wait_s",
+        "wait_s_by_skill_decile",
+        "spread_rating",
+        "win_prob_gap",
+        "upset_rate",
+        "rating_skill_rank_corr",
+    ] {
+        assert!(summary.get(key).is_some(), "summary.json lacks {key}");
+    }
+    assert_eq!(
+        summary["wait_s_by_skill_decile"].as_array().unwrap().len(),
+        10
+    );
+    for k in ["mean", "p50", "p90", "p99", "max"] {
+        assert!(summary["wait_s"][k].is_number(), "wait_s.{k}");
+    }
+    let perf: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(a.join("perf.json")).unwrap()).unwrap();
+    for k in [
+        "wall_s",
+        "events",
+        "events_per_s",
+        "tickets_per_s",
+        "peak_rss_bytes",
+    ] {
+        assert!(perf.get(k).is_some(), "perf.json lacks {k}");
+    }
+    // Leftover temporaries would mean a file was not written whole.
+    let partial = std::fs::read_dir(&a)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .contains(".partial")
+        })
+        .count();
+    assert_eq!(partial, 0);
+}
+
+#[test]
+fn set_overrides_a_key_and_the_effective_scenario_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run_to(
+        tmp.path(),
+        &["--set", "policy.max=150", "--set", "policy.base=150"],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let effective = std::fs::read_to_string(tmp.path().join("scenario.toml")).unwrap();
+    assert!(effective.contains("max = 150"), "{effective}");
+}
+
+/// Writes a scenario file with one substitution applied to smoke.toml.
+fn broken(tmp: &Path, from: &str, to: &str) -> PathBuf {
+    let text = std::fs::read_to_string(scenario("smoke.toml")).unwrap();
+    assert!(
+        text.contains(from),
+        "smoke.toml no longer contains {from:?}"
+    );
+    let path = tmp.join("broken.toml");
+    std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    path
+}
+
+fn assert_bad_input(args: &[&str], must_contain: &[&str], out_dir: &Path) {
+    let o = mmsim(args);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "exit code for {args:?}: {err}");
+    for s in must_contain {
+        assert!(err.contains(s), "{args:?}: message {err:?} lacks {s:?}");
+    }
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(!out_dir.exists(), "bad input left an output folder");
+}
+
+#[test]
+fn bad_input_exits_2_naming_the_key_and_line_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("out");
+    let o = out.to_string_lossy().into_owned();
+    let missing = tmp.path().join("nope.toml").to_string_lossy().into_owned();
+    assert_bad_input(&["run", &missing, "--out", &o], &["nope.toml"], &out);
+
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("[run]", "[run\n", &["broken.toml:4", "table header"]),
+        (
+            "requeue_prob = 0.5",
+            "requeue_prob = 0.5\nrequeue_chance = 1",
+            &["requeue_chance", "broken.toml:"],
+        ),
+        (
+            "rate_per_s = 1.0",
+            "rate_per_s = -1.0",
+            &["arrivals.rate_per_s", "broken.toml:15", "above 0"],
+        ),
+        (
+            "base = 100",
+            "base = -5",
+            &["policy.base", "broken.toml:", "zero or more"],
+        ),
+        (
+            r#"skill = { dist = "normal", mean = 1500, sd = 350, min = 0, max = 3000 }"#,
+            r#"skill = { dist = "quantiles", table = [[0.1, 1200], [0.5, 1100]] }"#,
+            &["population.skill.table", "increasing", "broken.toml:12"],
+        ),
+        (
+            "duration = \"2h\"",
+            "duration = \"2 fortnights\"",
+            &["unknown unit", "broken.toml:7"],
+        ),
+    ];
+    for (from, to, expect) in cases {
+        let path = broken(tmp.path(), from, to).to_string_lossy().into_owned();
+        assert_bad_input(&["run", &path, "--out", &o], expect, &out);
+        assert_bad_input(&["validate", &path], expect, &out);
+    }
+    let smoke = scenario("smoke.toml");
+    assert_bad_input(
+        &["run", &smoke, "--out", &o, "--set", "policy.nonsense=3"],
+        &["--set policy.nonsense=3", "nonsense"],
+        &out,
+    );
+    assert_bad_input(
+        &[
+            "run",
+            &smoke,
+            "--out",
+            &o,
+            "--set",
+            "arrivals.rate_per_s=-2",
+        ],
+        &["--set arrivals.rate_per_s=-2", "above 0"],
+        &out,
+    );
+    assert_bad_input(
+        &["run", &smoke, "--out", &o, "--set", "justakey"],
+        &["KEY=VALUE"],
+        &out,
+    );
+    assert_bad_input(
+        &["run", &smoke, "--out", &o, "--frobnicate"],
+        &["--frobnicate"],
+        &out,
+    );
+}
+
+#[test]
+fn validate_and_compare_report_what_they_see() {
+    let o = mmsim(&["validate", &scenario("gamedev-1v1.toml")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("fixed-limit") && text.contains("glicko1"),
+        "{text}"
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+        tmp.path().join("c"),
+    );
+    assert!(run_to(&a, &[]).status.success());
+    assert!(run_to(&b, &["--set", "policy.rate_per_s=1"])
+        .status
+        .success());
+    assert!(run_to(&c, &["--seed", "8"]).status.success());
+    let paired = mmsim(&["compare", &a.to_string_lossy(), &b.to_string_lossy()]);
+    let text = String::from_utf8_lossy(&paired.stdout);
+    assert!(paired.status.success());
+    assert!(text.starts_with("paired"), "{text}");
+    assert!(text.contains("wait_s.p90"), "{text}");
+    let unpaired = mmsim(&["compare", &a.to_string_lossy(), &c.to_string_lossy()]);
+    assert!(String::from_utf8_lossy(&unpaired.stdout).starts_with("unpaired"));
+    let missing = mmsim(&["compare", &a.to_string_lossy(), "/nonexistent/run"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn widening_beats_the_fixed_limit_on_p90_wait_in_gamedev_1v1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let read = |name: &str| -> serde_json::Value {
+        let dir = tmp.path().join(name);
+        let o = mmsim(&[
+            "run",
+            &scenario(&format!("{name}.toml")),
+            "--out",
+            &dir.to_string_lossy(),
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap()
+    };
+    let fixed = read("gamedev-1v1");
+    let widening = read("gamedev-1v1-widening");
+    let f = |s: &serde_json::Value, a: &str, b: &str| s[a][b].as_f64().unwrap();
+    assert!(f(&widening, "wait_s", "p90") < 0.9 * f(&fixed, "wait_s", "p90"));
+    // The price: somewhat wider matches, but bounded by the 500 clamp.
+    let (sw, sf) = (
+        f(&widening, "spread_rating", "mean"),
+        f(&fixed, "spread_rating", "mean"),
+    );
+    assert!(sw > sf && sw < 1.5 * sf, "spread {sw} vs {sf}");
+    assert!(
+        f(&fixed, "spread_rating", "p90") <= 150.0,
+        "the fixed limit never exceeds 150"
+    );
+}
