@@ -2,6 +2,7 @@
 //! library does the work. Exit codes: 0 success, 1 a check found a
 //! regression, 2 bad input.
 
+mod rebalance;
 mod tune;
 mod write;
 
@@ -55,6 +56,17 @@ pub enum Command {
     },
     /// List the matchmaking policies and their parameters.
     Policies,
+    /// Split a JSON list of players (party, attributes) into teams and print
+    /// the teams and their distances (the AccelByte examples paste in as-is).
+    Rebalance {
+        file: PathBuf,
+        /// accelbyte (chosen by the ruleset), permutation, combination, greedy, balanced or abba.
+        #[arg(long, default_value = "accelbyte")]
+        method: String,
+        /// Print the result as JSON instead of text.
+        #[arg(long)]
+        json: bool,
+    },
     /// Put the metrics of two runs side by side (folders holding summary.json, or the files).
     Compare {
         run_a: PathBuf,
@@ -151,6 +163,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.rating.name()
             );
             Ok(())
+        }
+        Command::Rebalance { file, method, json } => {
+            rebalance::rebalance_command(&file, &method, json)
         }
         Command::Compare { run_a, run_b, json } => compare_command(&run_a, &run_b, json),
         Command::Tuning(c) => tune::dispatch(c),

@@ -123,6 +123,17 @@ impl Pool {
         }
     }
 
+    /// Builds a pool from tickets, for benchmarks and tools outside the
+    /// crate; the engine itself only inserts and removes one ticket at a time.
+    /// Ticket ids must be distinct.
+    pub fn from_tickets(tickets: impl IntoIterator<Item = WaitingTicket>) -> Pool {
+        let mut pool = Pool::default();
+        for t in tickets {
+            pool.insert(t);
+        }
+        pool
+    }
+
     pub(crate) fn insert(&mut self, t: WaitingTicket) {
         self.players += t.players.len();
         self.by_rating.insert((RatingKey(t.rating), t.id));

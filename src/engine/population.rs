@@ -1,17 +1,128 @@
 //! Drawing the players of a run: hidden true skill from the scenario's
-//! distribution, everyone starting at the rating system's initial rating.
+//! distribution, everyone starting at the rating system's initial rating,
+//! then the attributes team rules read (tier, category, languages, games
+//! played, shown win rate) when the scenario asks for them.
 
 use crate::model::{Player, PlayerId, Rating};
-use crate::scenario::{SkillDist, DOTA_MMR_TABLE};
+use crate::scenario::{GamesDist, PopulationSection, SkillDist, DOTA_MMR_TABLE};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use rand_pcg::Pcg64;
+use statrs::distribution::{ContinuousCDF, Normal as StdNormal};
 
 pub fn generate(size: u32, dist: &SkillDist, initial: Rating, rng: &mut Pcg64) -> Vec<Player> {
     let mut draw = skill_sampler(dist);
     (0..size)
         .map(|i| Player::new(PlayerId(i), draw(rng), initial))
         .collect()
+}
+
+/// Draws the attributes `pop` configures, after every skill has been drawn
+/// (so adding an attribute to a scenario leaves its skills unchanged). Each
+/// attribute is one pass over the players in id order.
+pub fn draw_attributes(players: &mut [Player], pop: &PopulationSection, rng: &mut Pcg64) {
+    if let Some(games) = &pop.games {
+        for p in players.iter_mut() {
+            p.games = draw_games(games, rng);
+        }
+    }
+    if !pop.tiers.is_empty() {
+        let weights: Vec<f64> = pop.tiers.iter().map(|t| t.weight).collect();
+        for p in players.iter_mut() {
+            p.tier = pop.tiers[pick(&weights, rng)].tier;
+        }
+    }
+    if let Some(mix) = &pop.categories {
+        let cats = mix.weights();
+        let weights: Vec<f64> = cats.iter().map(|c| c.1).collect();
+        for p in players.iter_mut() {
+            p.category = Some(cats[pick(&weights, rng)].0);
+        }
+    }
+    if !pop.languages.is_empty() {
+        let weights: Vec<f64> = pop.languages.iter().map(|l| l.weight).collect();
+        for p in players.iter_mut() {
+            let first = pick(&weights, rng);
+            p.languages = 1 << first;
+            // A second language by the same weights, never the first again.
+            let u: f64 = rng.random();
+            if u < pop.extra_language_prob {
+                let mut others = weights.clone();
+                others[first] = 0.0;
+                if others.iter().any(|w| *w > 0.0) {
+                    p.languages |= 1 << pick(&others, rng);
+                }
+            }
+        }
+    }
+    if let Some(wr) = &pop.win_rate {
+        let rates = win_rates(players, wr.mean, wr.sd, wr.skill_correlation, rng);
+        for (p, rate) in players.iter_mut().zip(rates) {
+            // The engine shows (wins + 5) / (games + 10); pick the wins that
+            // come closest to the drawn rate, so the rate is a real record
+            // that moves with results from the first match on.
+            let g = p.games as f64;
+            let wins = (rate * (g + 10.0) - 5.0).round().clamp(0.0, g);
+            p.wins = wins as u32;
+            p.win_rate = (wins + 5.0) / (g + 10.0);
+        }
+    }
+}
+
+/// Win rates Normal(mean, sd), clamped to [0.01, 0.99], whose normal score is
+/// `rho` times the player's skill score plus independent noise: `rho = 1`
+/// orders win rates exactly as true skills. The skill score is the normal
+/// quantile of the player's skill rank, so any skill distribution works.
+fn win_rates(players: &[Player], mean: f64, sd: f64, rho: f64, rng: &mut Pcg64) -> Vec<f64> {
+    let n = players.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        players[a]
+            .true_skill
+            .total_cmp(&players[b].true_skill)
+            .then(a.cmp(&b))
+    });
+    let std = StdNormal::standard();
+    let mut z_skill = vec![0.0; n];
+    for (rank, &i) in order.iter().enumerate() {
+        z_skill[i] = std.inverse_cdf((rank as f64 + 0.5) / n as f64);
+    }
+    let noise = (1.0 - rho * rho).max(0.0).sqrt();
+    z_skill
+        .iter()
+        .map(|&zs| {
+            let zn: f64 = if noise > 0.0 {
+                rand_distr::StandardNormal.sample(rng)
+            } else {
+                0.0
+            };
+            (mean + sd * (rho * zs + noise * zn)).clamp(0.01, 0.99)
+        })
+        .collect()
+}
+
+fn draw_games(dist: &GamesDist, rng: &mut Pcg64) -> u32 {
+    match *dist {
+        GamesDist::LogNormal { median, sigma } => {
+            let z: f64 = rand_distr::StandardNormal.sample(rng);
+            (median * (sigma * z).exp()).round().min(1e7) as u32
+        }
+        GamesDist::Uniform { min, max } => rng.random_range(min..=max),
+        GamesDist::Fixed { games } => games,
+    }
+}
+
+/// Index drawn with probability proportional to its weight (some weight > 0).
+fn pick(weights: &[f64], rng: &mut Pcg64) -> usize {
+    let total: f64 = weights.iter().sum();
+    let mut u = rng.random::<f64>() * total;
+    for (i, w) in weights.iter().enumerate() {
+        if u < *w {
+            return i;
+        }
+        u -= w;
+    }
+    weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
 }
 
 /// A sampler of true skill for a distribution the scenario validated.
@@ -62,6 +173,7 @@ pub fn inverse_cdf(table: &[[f64; 2]], u: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::engine::streams::{stream, Stream};
+    use crate::model::Category;
 
     #[test]
     fn inverse_cdf_hits_the_table_and_interpolates() {
@@ -104,5 +216,72 @@ mod tests {
             .all(|p| (0.0..=3000.0).contains(&p.true_skill)));
         let mean = players.iter().map(|p| p.true_skill).sum::<f64>() / 20_000.0;
         assert!((mean - 1500.0).abs() < 15.0, "{mean}");
+    }
+
+    fn population(extra: &str) -> PopulationSection {
+        let text = format!(
+            "size = 20000\nskill = {{ dist = \"normal\", mean = 1500, sd = 300 }}\n{extra}"
+        );
+        toml::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn attributes_follow_their_weights_and_tie_win_rate_to_skill() {
+        let pop = population(
+            "tiers = [{ tier = 9, weight = 1 }, { tier = 10, weight = 3 }]\n\
+             categories = { main-battle-tank = 0.3, artillery = 0.7 }\n\
+             languages = [{ name = \"en\", weight = 1 }, { name = \"ru\", weight = 1 }]\n\
+             extra_language_prob = 0.5\n\
+             win_rate = { mean = 0.5, sd = 0.055 }\n\
+             games = { dist = \"fixed\", games = 1000 }\n",
+        );
+        let mut rng = stream(2, Stream::Population);
+        let mut players = generate(20_000, &pop.skill, Rating::new(1500.0, 0.0, 0.0), &mut rng);
+        draw_attributes(&mut players, &pop, &mut rng);
+        let share = |f: &dyn Fn(&Player) -> bool| {
+            players.iter().filter(|p| f(p)).count() as f64 / players.len() as f64
+        };
+        assert!((share(&|p| p.tier == 10) - 0.75).abs() < 0.015);
+        assert!((share(&|p| p.category == Some(Category::Artillery)) - 0.7).abs() < 0.015);
+        // Half speak a second language, which is always the other one.
+        assert!((share(&|p| p.languages == 3) - 0.5).abs() < 0.015);
+        assert!(players
+            .iter()
+            .all(|p| p.languages & 3 != 0 && p.languages < 4));
+        // Win rates: mean 0.5, sd 0.055, in the order of true skill.
+        let rates: Vec<f64> = players.iter().map(|p| p.win_rate).collect();
+        let mean = rates.iter().sum::<f64>() / rates.len() as f64;
+        let sd =
+            (rates.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / rates.len() as f64).sqrt();
+        assert!(
+            (mean - 0.5).abs() < 0.002 && (sd - 0.055).abs() < 0.003,
+            "{mean} {sd}"
+        );
+        let best = players
+            .iter()
+            .max_by(|a, b| a.true_skill.total_cmp(&b.true_skill))
+            .unwrap();
+        let worst = players
+            .iter()
+            .min_by(|a, b| a.true_skill.total_cmp(&b.true_skill))
+            .unwrap();
+        assert!(best.win_rate > 0.68 && worst.win_rate < 0.32);
+        // The rate is a record the engine can extend: (wins + 5) / (games + 10).
+        assert!(players
+            .iter()
+            .all(|p| p.games == 1000 && p.win_rate == (p.wins as f64 + 5.0) / 1010.0));
+    }
+
+    #[test]
+    fn a_population_without_attributes_keeps_the_neutral_defaults() {
+        let pop = population("");
+        let mut rng = stream(2, Stream::Population);
+        let mut players = generate(100, &pop.skill, Rating::new(1500.0, 0.0, 0.0), &mut rng);
+        let before = players.clone();
+        draw_attributes(&mut players, &pop, &mut rng);
+        assert_eq!(players, before);
+        assert!(players
+            .iter()
+            .all(|p| p.tier == 0 && p.languages == 1 && p.win_rate == 0.5));
     }
 }

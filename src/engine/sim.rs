@@ -117,12 +117,25 @@ impl<'a> Simulation<'a> {
             initial.value = r;
         }
         let mut rng_pop = stream(seed, Stream::Population);
-        let players = population::generate(
+        let mut players = population::generate(
             scenario.population.size,
             &scenario.population.skill,
             initial,
             &mut rng_pop,
         );
+        population::draw_attributes(&mut players, &scenario.population, &mut rng_pop);
+        // A win-rate rating is the same record the population drew: start it
+        // there, with the games behind it, rather than at 50% for everyone.
+        if let (crate::rating::RatingConfig::WinRate(_), Some(_)) =
+            (&scenario.rating, &scenario.population.win_rate)
+        {
+            for p in &mut players {
+                for r in [&mut p.rating, &mut p.party_rating] {
+                    r.value = p.win_rate * 100.0;
+                    r.games = p.games;
+                }
+            }
+        }
         let n = players.len();
         let a = &scenario.arrivals;
         let peak = a
@@ -403,6 +416,25 @@ impl<'a> Simulation<'a> {
             self.stats.proposals_rejected += 1;
             return;
         };
+        // Whoever split it, a match must hold every proposed ticket exactly
+        // once and fill every team exactly: a party is never split, dropped
+        // or counted twice.
+        let placed: usize = team_tickets.iter().map(Vec::len).sum();
+        let whole = placed == proposal.tickets.len()
+            && proposal
+                .tickets
+                .iter()
+                .all(|id| team_tickets.iter().flatten().filter(|t| *t == id).count() == 1)
+            && team_tickets.iter().all(|team| {
+                team.iter()
+                    .map(|id| self.pool.get(*id).map_or(0, |t| t.size()))
+                    .sum::<usize>()
+                    == self.format.team_size
+            });
+        if !whole {
+            self.stats.proposals_rejected += 1;
+            return;
+        }
         let id = MatchId(self.records.matches.len() as u32);
         let mut removed: Vec<WaitingTicket> = Vec::with_capacity(proposal.tickets.len());
         let mut teams: Vec<Vec<Box<[PlayerId]>>> = Vec::with_capacity(team_tickets.len());

@@ -160,6 +160,9 @@ pub fn summarize(
         json!(ratio(rematches, matches.len())),
     );
     out.insert("brier_score".into(), json!(mean(&brier)));
+    if records.matches.iter().any(|m| m.team_size > 1) {
+        team_metrics(&matches, &mut out);
+    }
     out.insert("rating_skill_rank_corr".into(), json!(final_corr));
     out.insert(
         "games_to_within_one_deviation".into(),
@@ -208,6 +211,61 @@ pub fn summarize(
         .collect();
     out.insert("rating_skill_rank_corr_series".into(), Value::Array(series));
     Value::Object(out)
+}
+
+/// Win-rate gaps at or below an edge count as inside it: team win rates are
+/// means of quantised rates, so a gap meant to be exactly 1.0 may come out
+/// a rounding error above it.
+const EDGE_TOLERANCE_PP: f64 = 1e-9;
+
+/// Team-format metrics (team_size > 1). Units: `team_rating_gap` in rating
+/// points (highest minus lowest team mean rating), `top_player_gap_skill` in
+/// true-skill points (highest minus lowest of the teams' best players),
+/// `party_count_gap` in parties. `win_rate_gap_pp` is the Armored Warfare
+/// table over the gap between the teams' mean shown win rates, in percentage
+/// points: `within_1` = gap <= 1, `within_2` = 1 < gap <= 2, `3_or_more` =
+/// gap > 2 (the post's "+/- 3 or more" bucket takes everything above 2).
+fn team_metrics(matches: &[&super::MatchRecord], out: &mut Map<String, Value>) {
+    let sorted = |f: &dyn Fn(&super::MatchRecord) -> f64| {
+        let mut v: Vec<f64> = matches.iter().map(|m| f(m)).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let gap = sorted(&|m| m.team_rating_gap());
+    out.insert(
+        "team_rating_gap".into(),
+        json!({"mean": mean(&gap), "p50": percentile(&gap, 0.5), "p90": percentile(&gap, 0.9)}),
+    );
+    let top = sorted(&|m| super::records::range(&m.team_top_skill));
+    out.insert(
+        "top_player_gap_skill".into(),
+        json!({"mean": mean(&top), "p50": percentile(&top, 0.5), "p90": percentile(&top, 0.9)}),
+    );
+    let parties = sorted(&|m| {
+        let most = m.team_parties.iter().max().copied().unwrap_or(0);
+        let fewest = m.team_parties.iter().min().copied().unwrap_or(0);
+        f64::from(most - fewest)
+    });
+    out.insert(
+        "party_count_gap".into(),
+        json!({
+            "mean": mean(&parties),
+            "equal_share": ratio(parties.iter().filter(|g| **g == 0.0).count(), parties.len()),
+        }),
+    );
+    let wr = sorted(&|m| super::records::range(&m.team_win_rate_pct));
+    let within = |hi: f64| wr.iter().filter(|g| **g <= hi + EDGE_TOLERANCE_PP).count();
+    let (w1, w2) = (within(1.0), within(2.0));
+    out.insert(
+        "win_rate_gap_pp".into(),
+        json!({
+            "n": wr.len(),
+            "within_1": ratio(w1, wr.len()),
+            "within_2": ratio(w2 - w1, wr.len()),
+            "3_or_more": ratio(wr.len() - w2, wr.len()),
+            "mean": mean(&wr),
+        }),
+    );
 }
 
 fn ratio(num: usize, den: usize) -> Option<f64> {

@@ -83,8 +83,30 @@ impl Player {
         }
     }
 
-    /// Experience as the Dota post measures it: grows with the log of games played.
+    /// Experience as the Dota post measures it: "approximately logarithmic"
+    /// in games played, with 40 -> 120 games the same step as 120 -> 280.
+    /// `ln(games + 40)` meets that exactly (both steps double games + 40);
+    /// `ln(1 + games)` would make the first step 28% larger than the second.
     pub fn experience(&self) -> f64 {
-        (1.0 + self.games as f64).ln()
+        (self.games as f64 + 40.0).ln()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn experience_steps_match_the_dota_post() {
+        let at = |games| {
+            let mut p = Player::new(PlayerId(0), 0.0, Rating::new(0.0, 0.0, 0.0));
+            p.games = games;
+            p.experience()
+        };
+        let first = at(120) - at(40);
+        let second = at(280) - at(120);
+        assert!((first - second).abs() < 1e-12, "{first} vs {second}");
+        assert!((first - 2f64.ln()).abs() < 1e-12);
+        assert!(at(0) < at(1));
     }
 }

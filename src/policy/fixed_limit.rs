@@ -7,8 +7,8 @@
 //! partner inside the limit.
 
 use super::{
-    check_non_negative, check_tick, fill_from_nearest, Mode, Policy, PoolView, Proposal, Schedule,
-    Trigger,
+    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
+    Proposal, Schedule, Trigger,
 };
 use crate::model::{HumanDuration, ParamError};
 use rand_pcg::Pcg64;
@@ -85,19 +85,12 @@ impl Policy for FixedLimit {
                     out.push(Proposal::new(tickets));
                 }
             }
-            Trigger::Tick => {
-                let mut taken = std::collections::BTreeSet::new();
-                for seed in view.pool.oldest_first() {
-                    if taken.contains(&seed.id) {
-                        continue;
-                    }
-                    let found = fill_from_nearest(view, seed, limit, |_, t| !taken.contains(&t.id));
-                    if let Some(tickets) = found {
-                        taken.extend(tickets.iter().copied());
-                        out.push(Proposal::new(tickets));
-                    }
-                }
-            }
+            Trigger::Tick => greedy_pass(
+                view,
+                |_| limit,
+                |_, _, _| true,
+                |tickets| out.push(Proposal::new(tickets)),
+            ),
         }
     }
 }

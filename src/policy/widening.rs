@@ -8,14 +8,13 @@
 //! tickets choose first; each takes the nearest-rated ticket that accepts it.
 
 use super::{
-    check_non_negative, check_tick, fill_from_nearest, Mode, Policy, PoolView, Proposal, Schedule,
-    Trigger,
+    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
+    Proposal, Schedule, Trigger,
 };
 use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -101,30 +100,24 @@ impl Policy for Widening {
     ) {
         let p = &self.params;
         let now = view.now;
-        let mut taken = BTreeSet::new();
-        let mut try_seed = |seed: &WaitingTicket, taken: &mut BTreeSet<_>| {
-            let w_seed = p.window(seed, now);
-            let found = fill_from_nearest(view, seed, w_seed, |d, t| {
-                d <= p.window(t, now) && !taken.contains(&t.id)
-            });
-            if let Some(tickets) = found {
-                taken.extend(tickets.iter().copied());
-                out.push(Proposal::new(tickets));
-            }
-        };
         match trigger {
             Trigger::Join(id) => {
-                if let Some(seed) = view.pool.get(id) {
-                    try_seed(seed, &mut taken);
+                let Some(seed) = view.pool.get(id) else {
+                    return;
+                };
+                let found = fill_from_nearest(view, seed, p.window(seed, now), |d, t| {
+                    d <= p.window(t, now)
+                });
+                if let Some(tickets) = found {
+                    out.push(Proposal::new(tickets));
                 }
             }
-            Trigger::Tick => {
-                for seed in view.pool.oldest_first() {
-                    if !taken.contains(&seed.id) {
-                        try_seed(seed, &mut taken);
-                    }
-                }
-            }
+            Trigger::Tick => greedy_pass(
+                view,
+                |seed| p.window(seed, now),
+                |_, d, t| d <= p.window(t, now),
+                |tickets| out.push(Proposal::new(tickets)),
+            ),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The scenario file's schema: one struct per section, unknown keys refused,
 //! defaults for what a designer may leave out.
 
+pub use super::attributes::{CategoryMix, GamesDist, LanguageWeight, TierWeight, WinRateDist};
 use crate::model::{HumanDuration, ParamError};
 use crate::outcome::OutcomeConfig;
 use crate::policy::PolicyConfig;
@@ -65,6 +66,24 @@ pub struct PopulationSection {
     /// Rating a new player starts with; the rating system's own default if absent.
     #[serde(default)]
     pub initial_rating: Option<f64>,
+    /// Vehicle tiers and their shares (Armored Warfare); absent: everyone tier 0.
+    #[serde(default)]
+    pub tiers: Vec<TierWeight>,
+    /// Vehicle category shares (Armored Warfare); absent: no category.
+    #[serde(default)]
+    pub categories: Option<CategoryMix>,
+    /// Languages and the share speaking each first; absent: one common language.
+    #[serde(default)]
+    pub languages: Vec<LanguageWeight>,
+    /// Probability a player also speaks a second language, drawn by the same weights.
+    #[serde(default)]
+    pub extra_language_prob: f64,
+    /// The shown win rate (Armored Warfare's skill); absent: 50% for everyone.
+    #[serde(default)]
+    pub win_rate: Option<WinRateDist>,
+    /// Games played before the run (experience, win-rate history); absent: 0.
+    #[serde(default)]
+    pub games: Option<GamesDist>,
 }
 
 /// Where true skill comes from.
@@ -248,6 +267,16 @@ impl Scenario {
             .skill
             .validate()
             .map_err(|e| prefixed("population.skill", e))?;
+        let pop = &self.population;
+        super::attributes::validate(
+            &pop.tiers,
+            pop.categories.as_ref(),
+            &pop.languages,
+            pop.extra_language_prob,
+            pop.win_rate.as_ref(),
+            pop.games.as_ref(),
+        )
+        .map_err(|e| prefixed("population", e))?;
         if let Some(r) = self.population.initial_rating {
             if !r.is_finite() {
                 return Err(ParamError::new(

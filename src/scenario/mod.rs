@@ -1,5 +1,6 @@
 //! Scenario files: the schema a designer writes and the loader that checks it.
 
+mod attributes;
 mod config;
 mod load;
 

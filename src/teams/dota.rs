@@ -213,7 +213,8 @@ mod tests {
         assert_eq!(agg.size, 2);
         assert!((agg.skill - 2500.0).abs() < 1e-9);
         assert!((agg.spread - 600.0).abs() < 1e-9);
-        let exp = ((41f64).ln() + (281f64).ln()) / 2.0;
+        // Experience is ln(games + 40): 40 and 280 games.
+        let exp = ((80f64).ln() + (320f64).ln()) / 2.0;
         assert!((agg.experience - exp).abs() < 1e-12);
         assert!((agg.adjusted_skill - (2500.0 + 0.25 + 9.0e-5 * 90_000.0)).abs() < 1e-9);
         let solo = aggregate(&[&a], &PartyAdjust::default());
