@@ -104,17 +104,8 @@ impl Pool {
         let key = RatingKey(rating);
         Nearest {
             pool: self,
-            below: Box::new(
-                self.by_rating
-                    .range(..(key, TicketId(0)))
-                    .rev()
-                    .map(|&(k, id)| (k.0, id)),
-            ),
-            above: Box::new(
-                self.by_rating
-                    .range((key, TicketId(0))..)
-                    .map(|&(k, id)| (k.0, id)),
-            ),
+            below: self.by_rating.range(..(key, TicketId(0))).rev(),
+            above: self.by_rating.range((key, TicketId(0))..),
             next_below: None,
             next_above: None,
             rating,
@@ -148,13 +139,14 @@ impl Pool {
     }
 }
 
-type KeyIter<'a> = Box<dyn Iterator<Item = (f64, TicketId)> + 'a>;
+type Keys<'a> = std::collections::btree_set::Range<'a, (RatingKey, TicketId)>;
 
 /// Iterator of `Pool::nearest`: yields (distance, ticket).
 pub struct Nearest<'a> {
     pool: &'a Pool,
-    below: KeyIter<'a>,
-    above: KeyIter<'a>,
+    // Concrete iterator types: this runs on every join, so no boxing.
+    below: std::iter::Rev<Keys<'a>>,
+    above: Keys<'a>,
     next_below: Option<(f64, TicketId)>,
     next_above: Option<(f64, TicketId)>,
     rating: f64,
@@ -168,8 +160,8 @@ impl<'a> Iterator for Nearest<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         if !self.started {
             self.started = true;
-            self.next_below = self.below.next();
-            self.next_above = self.above.next();
+            self.next_below = self.below.next().map(|&(k, id)| (k.0, id));
+            self.next_above = self.above.next().map(|&(k, id)| (k.0, id));
         }
         loop {
             let take_below = match (self.next_below, self.next_above) {
@@ -180,11 +172,11 @@ impl<'a> Iterator for Nearest<'a> {
             };
             let (r, id) = if take_below {
                 let item = self.next_below.take();
-                self.next_below = self.below.next();
+                self.next_below = self.below.next().map(|&(k, id)| (k.0, id));
                 item
             } else {
                 let item = self.next_above.take();
-                self.next_above = self.above.next();
+                self.next_above = self.above.next().map(|&(k, id)| (k.0, id));
                 item
             }?;
             if id == self.exclude {
