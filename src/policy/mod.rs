@@ -72,6 +72,24 @@ pub struct Schedule {
     pub tick: Option<SimDuration>,
 }
 
+impl Schedule {
+    /// The usual schedule of a window policy: in `event` mode react to every
+    /// join and re-check every `recheck` (windows widen with time); in `tick`
+    /// mode only tick.
+    pub fn for_mode(mode: Mode, recheck: SimDuration, tick: SimDuration) -> Schedule {
+        match mode {
+            Mode::Event => Schedule {
+                on_join: true,
+                tick: Some(recheck),
+            },
+            Mode::Tick => Schedule {
+                on_join: false,
+                tick: Some(tick),
+            },
+        }
+    }
+}
+
 /// A match a policy wants formed.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Proposal {

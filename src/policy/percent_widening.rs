@@ -94,16 +94,7 @@ impl PercentWidening {
 
 impl Policy for PercentWidening {
     fn schedule(&self) -> Schedule {
-        match self.params.mode {
-            Mode::Event => Schedule {
-                on_join: true,
-                tick: Some(self.params.recheck.0),
-            },
-            Mode::Tick => Schedule {
-                on_join: false,
-                tick: Some(self.params.tick.0),
-            },
-        }
+        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
     }
 
     fn propose(

@@ -79,16 +79,7 @@ impl Widening {
 
 impl Policy for Widening {
     fn schedule(&self) -> Schedule {
-        match self.params.mode {
-            Mode::Event => Schedule {
-                on_join: true,
-                tick: Some(self.params.recheck.0),
-            },
-            Mode::Tick => Schedule {
-                on_join: false,
-                tick: Some(self.params.tick.0),
-            },
-        }
+        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
     }
 
     fn propose(
