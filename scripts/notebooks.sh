@@ -42,7 +42,11 @@ else
 fi
 
 # --- fresh runs --------------------------------------------------------------
-cargo build --quiet --locked
+# `cargo test --no-run` builds the binary with the same dependency features
+# as the test run, so after `cargo test` (as in CI) nothing is recompiled;
+# a plain `cargo build` resolves features without dev-dependencies and would
+# rebuild polars.
+cargo test --no-run --quiet --locked
 MMSIM=$ROOT/target/debug/mmsim
 RUNS=$OUT/runs
 EXECUTED=$OUT/executed
