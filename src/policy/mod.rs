@@ -517,6 +517,36 @@ pub fn greedy_pass(
     }
 }
 
+/// The whole `propose` of a mutual-window policy: two tickets may meet only
+/// when each lies inside the other's `window`. On a join the newcomer seeds a
+/// match; on a tick `greedy_pass` seeds one from every ticket, longest-waiting
+/// first.
+pub fn propose_mutual_windows(
+    view: &PoolView<'_>,
+    trigger: Trigger,
+    window: impl Fn(&WaitingTicket) -> f64,
+    out: &mut Vec<Proposal>,
+) {
+    match trigger {
+        Trigger::Join(id) => {
+            let Some(seed) = view.pool.get(id) else {
+                return;
+            };
+            if let Some(tickets) =
+                fill_from_nearest(view, seed, window(seed), |d, t| d <= window(t))
+            {
+                out.push(Proposal::new(tickets));
+            }
+        }
+        Trigger::Tick => greedy_pass(
+            view,
+            &window,
+            |_, d, t| d <= window(t),
+            |tickets| out.push(Proposal::new(tickets)),
+        ),
+    }
+}
+
 /// Whether the parties of `sizes` plus one of `size` can still go into the
 /// format's teams once the remaining `room - size` places are filled. Solo
 /// players fit any gap, so padding with solos asks exactly "can these parties

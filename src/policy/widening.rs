@@ -8,8 +8,8 @@
 //! tickets choose first; each takes the nearest-rated ticket that accepts it.
 
 use super::{
-    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
-    Proposal, Schedule, Trigger,
+    check_non_negative, check_tick, propose_mutual_windows, Mode, Policy, PoolView, Proposal,
+    Schedule, Trigger,
 };
 use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
@@ -89,26 +89,7 @@ impl Policy for Widening {
         _rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     ) {
-        let p = &self.params;
-        let now = view.now;
-        match trigger {
-            Trigger::Join(id) => {
-                let Some(seed) = view.pool.get(id) else {
-                    return;
-                };
-                let found = fill_from_nearest(view, seed, p.window(seed, now), |d, t| {
-                    d <= p.window(t, now)
-                });
-                if let Some(tickets) = found {
-                    out.push(Proposal::new(tickets));
-                }
-            }
-            Trigger::Tick => greedy_pass(
-                view,
-                |seed| p.window(seed, now),
-                |_, d, t| d <= p.window(t, now),
-                |tickets| out.push(Proposal::new(tickets)),
-            ),
-        }
+        let (p, now) = (&self.params, view.now);
+        propose_mutual_windows(view, trigger, |t| p.window(t, now), out);
     }
 }
