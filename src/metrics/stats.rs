@@ -31,6 +31,17 @@ pub fn describe(values: &mut [f64]) -> Value {
     })
 }
 
+/// `{mean, p50, p90}` of the values (sorted in place): the short form for
+/// match-quality distributions.
+pub fn mean_p50_p90(values: &mut [f64]) -> Value {
+    values.sort_by(f64::total_cmp);
+    json!({
+        "mean": mean(values),
+        "p50": percentile(values, 0.5),
+        "p90": percentile(values, 0.9),
+    })
+}
+
 /// Ranks from 1, ties sharing the mean of their ranks.
 pub fn ranks(values: &[f64]) -> Vec<f64> {
     let mut order: Vec<usize> = (0..values.len()).collect();

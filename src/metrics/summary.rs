@@ -1,7 +1,7 @@
 //! `summary.json`: every metric of one run, computed from its records. No
 //! wall-clock figure goes in, so the same scenario and seed give the same bytes.
 
-use super::stats::{describe, mean, percentile};
+use super::stats::{describe, mean, mean_p50_p90, percentile};
 use super::{RunRecords, TicketEnd};
 use crate::model::Player;
 use serde_json::{json, Map, Value};
@@ -137,16 +137,8 @@ pub fn summarize(
     out.insert("wait_s".into(), describe(&mut waits));
     out.insert("queue_time_s".into(), describe(&mut queue_times));
     out.insert("wait_s_by_skill_decile".into(), Value::Array(deciles));
-    spread.sort_by(f64::total_cmp);
-    out.insert(
-        "spread_rating".into(),
-        json!({"mean": mean(&spread), "p50": percentile(&spread, 0.5), "p90": percentile(&spread, 0.9)}),
-    );
-    spread_skill.sort_by(f64::total_cmp);
-    out.insert(
-        "spread_skill".into(),
-        json!({"mean": mean(&spread_skill), "p50": percentile(&spread_skill, 0.5), "p90": percentile(&spread_skill, 0.9)}),
-    );
+    out.insert("spread_rating".into(), mean_p50_p90(&mut spread));
+    out.insert("spread_skill".into(), mean_p50_p90(&mut spread_skill));
     out.insert(
         "win_prob_gap".into(),
         json!({"mean": mean(&gap), "p90": percentile(&gap, 0.9)}),
@@ -231,16 +223,10 @@ fn team_metrics(matches: &[&super::MatchRecord], out: &mut Map<String, Value>) {
         v.sort_by(f64::total_cmp);
         v
     };
-    let gap = sorted(&|m| m.team_rating_gap());
-    out.insert(
-        "team_rating_gap".into(),
-        json!({"mean": mean(&gap), "p50": percentile(&gap, 0.5), "p90": percentile(&gap, 0.9)}),
-    );
-    let top = sorted(&|m| super::records::range(&m.team_top_skill));
-    out.insert(
-        "top_player_gap_skill".into(),
-        json!({"mean": mean(&top), "p50": percentile(&top, 0.5), "p90": percentile(&top, 0.9)}),
-    );
+    let mut gap = sorted(&|m| m.team_rating_gap());
+    out.insert("team_rating_gap".into(), mean_p50_p90(&mut gap));
+    let mut top = sorted(&|m| super::records::range(&m.team_top_skill));
+    out.insert("top_player_gap_skill".into(), mean_p50_p90(&mut top));
     let parties = sorted(&|m| {
         let most = m.team_parties.iter().max().copied().unwrap_or(0);
         let fewest = m.team_parties.iter().min().copied().unwrap_or(0);

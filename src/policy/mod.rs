@@ -277,6 +277,32 @@ pub(crate) fn check_tick(key: &str, d: SimDuration) -> Result<(), ParamError> {
     }
 }
 
+/// Checks a window that starts at `base`, grows `rate_per_s` a second and
+/// stops at `max` (widening, sweep-and-prune).
+pub(crate) fn check_growing_window(base: f64, rate_per_s: f64, max: f64) -> Result<(), ParamError> {
+    check_non_negative("base", base)?;
+    check_non_negative("rate_per_s", rate_per_s)?;
+    check_non_negative("max", max)?;
+    if max < base {
+        return Err(ParamError::new(
+            "max",
+            format!("must be at least `base` ({base}), got {max}"),
+        ));
+    }
+    Ok(())
+}
+
+/// `min(base + rate_per_s * waited_s, max)` for ticket `t` at `now`.
+pub(crate) fn growing_window(
+    base: f64,
+    rate_per_s: f64,
+    max: f64,
+    t: &WaitingTicket,
+    now: SimTime,
+) -> f64 {
+    (base + rate_per_s * t.age_s(now)).min(max)
+}
+
 pub(crate) fn check_non_negative(key: &str, v: f64) -> Result<(), ParamError> {
     if v.is_finite() && v >= 0.0 {
         Ok(())

@@ -16,7 +16,10 @@
 //! sweep costs O(n log n). Matches are pairs of tickets.
 
 use super::batch::fits_pair;
-use super::{check_non_negative, check_tick, Mode, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{
+    check_growing_window, check_tick, growing_window, Mode, Policy, PoolView, Proposal, Schedule,
+    Trigger,
+};
 use crate::engine::{RatingKey, WaitingTicket};
 use crate::model::{HumanDuration, ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
@@ -57,22 +60,14 @@ impl Default for SweepPruneParams {
 
 impl SweepPruneParams {
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_non_negative("base", self.base)?;
-        check_non_negative("rate_per_s", self.rate_per_s)?;
-        check_non_negative("max", self.max)?;
-        if self.max < self.base {
-            return Err(ParamError::new(
-                "max",
-                format!("must be at least `base` ({}), got {}", self.base, self.max),
-            ));
-        }
+        check_growing_window(self.base, self.rate_per_s, self.max)?;
         check_tick("recheck", self.recheck.0)?;
         check_tick("tick", self.tick.0)
     }
 
     /// Half-width of a ticket's interval at `now`.
     pub fn half_width(&self, t: &WaitingTicket, now: SimTime) -> f64 {
-        (self.base + self.rate_per_s * t.age_s(now)).min(self.max)
+        growing_window(self.base, self.rate_per_s, self.max, t, now)
     }
 }
 

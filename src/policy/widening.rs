@@ -8,8 +8,8 @@
 //! tickets choose first; each takes the nearest-rated ticket that accepts it.
 
 use super::{
-    check_non_negative, check_tick, propose_mutual_windows, Mode, Policy, PoolView, Proposal,
-    Schedule, Trigger,
+    check_growing_window, check_tick, growing_window, propose_mutual_windows, Mode, Policy,
+    PoolView, Proposal, Schedule, Trigger,
 };
 use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
@@ -48,22 +48,14 @@ impl Default for WideningParams {
 
 impl WideningParams {
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_non_negative("base", self.base)?;
-        check_non_negative("rate_per_s", self.rate_per_s)?;
-        check_non_negative("max", self.max)?;
-        if self.max < self.base {
-            return Err(ParamError::new(
-                "max",
-                format!("must be at least `base` ({}), got {}", self.base, self.max),
-            ));
-        }
+        check_growing_window(self.base, self.rate_per_s, self.max)?;
         check_tick("recheck", self.recheck.0)?;
         check_tick("tick", self.tick.0)
     }
 
     /// The window of a ticket at `now`.
     pub fn window(&self, t: &WaitingTicket, now: SimTime) -> f64 {
-        (self.base + self.rate_per_s * t.age_s(now)).min(self.max)
+        growing_window(self.base, self.rate_per_s, self.max, t, now)
     }
 }
 
