@@ -25,7 +25,8 @@ pub fn rebalance_command(file: &Path, method: &str, json: bool) -> Result<(), Cl
     if json {
         print!("{}", String::from_utf8_lossy(&super::json_bytes(&result)));
     } else {
-        print!("{}", result.to_text());
+        // The text may not end in a newline; a terminal prompt must not follow on its line.
+        println!("{}", result.to_text().trim_end());
     }
     Ok(())
 }
