@@ -8,13 +8,13 @@
 //! runs `propose(Trigger::Tick)` once.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
-use mmsim::engine::{Pool, WaitingTicket};
 use mmsim::model::{Player, PlayerId, Rating, SimTime, TicketId};
 use mmsim::policy::{
     BatchParams, BracketParams, DecayParams, FixedLimitParams, MatchFormat, Mode,
     PercentWideningParams, PercentileParams, PolicyConfig, PoolView, SweepPruneParams, Trigger,
     WeightedScoreParams, WideningParams,
 };
+use mmsim::pool::{Pool, WaitingTicket};
 use rand::{Rng, SeedableRng};
 use rand_distr::{Distribution, Normal};
 use rand_pcg::Pcg64;
@@ -33,7 +33,7 @@ fn pool(n: u32) -> (Pool, Vec<Player>) {
         players.push(Player::new(PlayerId(i), r, Rating::new(r, 50.0, 0.06)));
         tickets.push(WaitingTicket {
             id: TicketId(i),
-            players: vec![PlayerId(i)],
+            players: vec![PlayerId(i)].into(),
             rating: r,
             enqueued: SimTime::from_ms(rng.random_range(0..NOW_MS)),
         });

@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod model;
 pub mod outcome;
 pub mod policy;
+pub mod pool;
 pub mod rating;
 pub mod report;
 pub mod run;

@@ -26,6 +26,22 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// `--tables`: whether a run writes its per-row tables.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TablesArg {
+    All,
+    None,
+}
+
+impl From<TablesArg> for crate::report::Tables {
+    fn from(t: TablesArg) -> Self {
+        match t {
+            TablesArg::All => crate::report::Tables::All,
+            TablesArg::None => crate::report::Tables::None,
+        }
+    }
+}
+
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Run a scenario and write summary.json, perf.json, tables, plots and report.html.
@@ -47,6 +63,10 @@ pub enum Command {
         /// (default: the scenario's run.replications).
         #[arg(long)]
         replications: Option<u32>,
+        /// `none` skips the per-row Parquet tables (tickets, matches, queue):
+        /// summary, plots and report only.
+        #[arg(long, value_enum, default_value = "all")]
+        tables: TablesArg,
     },
     /// Check a scenario file and print what it would run.
     Validate {
@@ -130,6 +150,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             sets,
             quiet,
             replications,
+            tables,
         } => {
             let loaded = scenario::load(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
@@ -143,7 +164,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 let first = seed.unwrap_or(loaded.scenario.run.seed);
                 return tune::run_replicated(&loaded, first, reps, &dir, quiet);
             }
-            run_command(&loaded, seed, &dir, quiet)
+            run_command(&loaded, seed, &dir, quiet, tables.into())
         }
         Command::Validate { scenario, sets } => {
             let loaded = scenario::load(&scenario, &sets)?;
@@ -216,6 +237,7 @@ fn run_command(
     seed: Option<u64>,
     dir: &Path,
     quiet: bool,
+    tables: crate::report::Tables,
 ) -> Result<(), CliError> {
     let s = &loaded.scenario;
     let seed = seed.unwrap_or(s.run.seed);
@@ -226,15 +248,18 @@ fn run_command(
     };
     let out = crate::run::run(s, seed, &mut progress);
     bar.finish_and_clear();
-    let artifacts = crate::report::run_artifacts(&crate::report::ReportInput {
-        scenario_name: &s.run.name,
-        scenario_toml: &loaded.text,
-        seed,
-        records: &out.records,
-        summary: &out.summary,
-        warmup_s: s.run.warmup.secs(),
-        duration_s: s.run.duration.secs(),
-    })?;
+    let artifacts = crate::report::run_artifacts_with(
+        &crate::report::ReportInput {
+            scenario_name: &s.run.name,
+            scenario_toml: &loaded.text,
+            seed,
+            records: &out.records,
+            summary: &out.summary,
+            warmup_s: s.run.warmup.secs(),
+            duration_s: s.run.duration.secs(),
+        },
+        tables,
+    )?;
     write_whole(dir, "summary.json", &json_bytes(&out.summary))?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
     write_artifacts(dir, &artifacts)?;

@@ -1,13 +1,11 @@
 //! The discrete-event engine: one queue of events keyed by (time, sequence),
 //! one pool of waiting tickets, one seed split into streams.
 
-mod pool;
 pub mod population;
 mod queue;
 mod sim;
 pub mod streams;
 
-pub use pool::{Nearest, Pool, RatingKey, WaitingTicket};
 pub use queue::EventQueue;
 pub use sim::{EngineStats, Parts, SimOutput, Simulation};
 

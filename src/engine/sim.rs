@@ -5,38 +5,84 @@
 use super::population;
 use super::queue::EventQueue;
 use super::streams::{stream, Stream};
-use super::{Pool, WaitingTicket};
 use crate::metrics::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
-use crate::model::{MatchId, Player, PlayerId, Rating, SimDuration, SimTime, TicketId};
+use crate::model::{
+    MatchId, Party, PerTeam, Player, PlayerId, Rating, SimDuration, SimTime, TicketId,
+};
 use crate::outcome::{OutcomeModel, TeamSkills};
 use crate::policy::{FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, Trigger};
+use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
 use crate::scenario::{Patience, Scenario};
 use crate::teams::TeamFormer;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64;
-use std::collections::BTreeMap;
 
 /// Rating moves are recorded for a player's first this-many games of a rating.
 const LEARNING_GAMES: usize = 40;
 
 enum Event {
     Arrival,
-    Requeue(Box<[PlayerId]>),
+    /// A party back from a match, by its slot in `Simulation::returning`
+    /// (kept out of the event so heap entries stay small).
+    Requeue(u32),
     Abandon(TicketId),
     Tick,
-    MatchStart(MatchId),
-    MatchEnd(MatchId),
+    /// A running match, by its slot in `Simulation::active`.
+    MatchStart(Slot),
+    MatchEnd(Slot),
     Sample,
 }
 
-/// A match between forming and ending.
+// Every event passes through the heap, sifted up and down by value: keep it
+// two words at most (a party or a match lives in a slot, not in the event).
+const _: () = assert!(std::mem::size_of::<Event>() <= 16);
+
+/// Where a running match lives in `Simulation::active`.
+#[derive(Clone, Copy, Debug)]
+struct Slot(u32);
+
+/// A match between forming and ending. Slots are reused with their buffers,
+/// so forming a match allocates nothing once the run has warmed up.
+#[derive(Default)]
 struct Active {
-    /// Per team, its parties (each a list of players).
-    teams: Vec<Vec<Box<[PlayerId]>>>,
+    id: Option<MatchId>,
+    /// Every member, team by team and party by party.
+    members: Vec<PlayerId>,
+    /// Per party: where it ends in `members`, and its team.
+    parties: Vec<(u32, u32)>,
     rating_weight: f64,
     winner: Option<usize>,
+}
+
+impl Active {
+    /// The parties as (team, members), in team order.
+    fn parties(&self) -> impl Iterator<Item = (usize, &[PlayerId])> + '_ {
+        let mut start = 0;
+        self.parties.iter().map(move |&(end, team)| {
+            let party = &self.members[start as usize..end as usize];
+            start = end;
+            (team as usize, party)
+        })
+    }
+}
+
+/// Buffers the engine refills on every match instead of allocating anew.
+#[derive(Default)]
+struct Scratch {
+    removed: Vec<WaitingTicket>,
+    ratings: Vec<Vec<Rating>>,
+    before: Vec<Vec<Rating>>,
+    skills: Vec<TeamSkills>,
+    seen: Vec<(MatchId, usize)>,
+    team_tickets: Vec<Vec<TicketId>>,
+}
+
+/// `v` resized to `n` inner vectors, each emptied but keeping its capacity.
+fn reset<T>(v: &mut Vec<Vec<T>>, n: usize) {
+    v.resize_with(n, Vec::new);
+    v.iter_mut().for_each(Vec::clear);
 }
 
 /// Counters the engine keeps about itself, for `perf.json` and checks.
@@ -90,7 +136,16 @@ pub struct Simulation<'a> {
     busy: Vec<bool>,
     /// Each player's previous match, for the rematch measure.
     last_match: Vec<Option<MatchId>>,
-    active: BTreeMap<MatchId, Active>,
+    /// Running matches; `free` lists the slots to reuse.
+    active: Vec<Active>,
+    free: Vec<u32>,
+    /// Players in running matches, for the queue samples.
+    in_matches: usize,
+    scratch: Scratch,
+    /// Parties thinking before they queue again; `returning_free` lists the
+    /// slots to reuse.
+    returning: Vec<Party>,
+    returning_free: Vec<u32>,
     records: RunRecords,
     parts: Parts,
     schedule: Schedule,
@@ -167,7 +222,12 @@ impl<'a> Simulation<'a> {
             busy: vec![false; n],
             last_match: vec![None; n],
             players,
-            active: BTreeMap::new(),
+            active: Vec::new(),
+            free: Vec::new(),
+            in_matches: 0,
+            scratch: Scratch::default(),
+            returning: Vec::new(),
+            returning_free: Vec::new(),
             records: RunRecords::default(),
             parts,
             schedule,
@@ -209,10 +269,12 @@ impl<'a> Simulation<'a> {
             }
             match event {
                 Event::Arrival => self.on_arrival(),
-                Event::Requeue(members) => {
+                Event::Requeue(slot) => {
+                    let members = std::mem::take(&mut self.returning[slot as usize]);
+                    self.returning_free.push(slot);
                     let patience =
                         draw_patience(&self.scenario.arrivals.patience, &mut self.rng_behaviour);
-                    self.enqueue(members.into_vec(), patience, true);
+                    self.enqueue(members, patience, true);
                 }
                 Event::Abandon(id) => self.on_abandon(id),
                 Event::Tick => {
@@ -264,7 +326,7 @@ impl<'a> Simulation<'a> {
             .min(self.party_cdf.len() - 1)
             + 1;
         let n = self.players.len() as u32;
-        let members: Vec<PlayerId> = (0..size)
+        let members: Party = (0..size)
             .map(|_| PlayerId(self.rng_arrivals.random_range(0..n)))
             .collect();
         let patience = draw_patience(&self.scenario.arrivals.patience, &mut self.rng_arrivals);
@@ -283,7 +345,7 @@ impl<'a> Simulation<'a> {
         self.enqueue(members, patience, false);
     }
 
-    fn enqueue(&mut self, members: Vec<PlayerId>, patience: Option<SimDuration>, requeue: bool) {
+    fn enqueue(&mut self, members: Party, patience: Option<SimDuration>, requeue: bool) {
         let id = TicketId(self.records.tickets.len() as u32);
         let solo = members.len() == 1;
         let mut rating_sum = 0.0;
@@ -356,9 +418,17 @@ impl<'a> Simulation<'a> {
         self.proposals = proposals;
     }
 
-    /// Splits a proposal's tickets into teams: the policy's split if it gave
-    /// one, one ticket per team for solo formats, else the team former.
-    fn split(&mut self, proposal: &Proposal) -> Option<Vec<Vec<TicketId>>> {
+    /// Splits a proposal's tickets into teams, into `scratch.team_tickets`:
+    /// the policy's split if it gave one, one ticket per team for solo
+    /// formats, else the team former. False when no split fits.
+    fn split(&mut self, proposal: &Proposal) -> bool {
+        let mut out = std::mem::take(&mut self.scratch.team_tickets);
+        let ok = self.split_into(proposal, &mut out);
+        self.scratch.team_tickets = out;
+        ok
+    }
+
+    fn split_into(&mut self, proposal: &Proposal, out: &mut Vec<Vec<TicketId>>) -> bool {
         if let Some(teams) = &proposal.teams {
             let ok = teams.len() == self.format.teams
                 && teams.iter().all(|team| {
@@ -367,12 +437,24 @@ impl<'a> Simulation<'a> {
                         .sum::<usize>()
                         == self.format.team_size
                 });
-            return ok.then(|| teams.clone());
+            if ok {
+                reset(out, teams.len());
+                for (o, team) in out.iter_mut().zip(teams) {
+                    o.extend_from_slice(team);
+                }
+            }
+            return ok;
         }
         if self.format.team_size == 1 {
-            return Some(proposal.tickets.iter().map(|&id| vec![id]).collect());
+            reset(out, proposal.tickets.len());
+            for (o, &id) in out.iter_mut().zip(&proposal.tickets) {
+                o.push(id);
+            }
+            return true;
         }
-        let former = self.parts.former.as_ref()?;
+        let Some(former) = self.parts.former.as_ref() else {
+            return false;
+        };
         let parties: Vec<Vec<&Player>> = proposal
             .tickets
             .iter()
@@ -386,18 +468,19 @@ impl<'a> Simulation<'a> {
                     .collect()
             })
             .collect();
-        let split = former.split(
+        let Some(split) = former.split(
             &parties,
             self.format.teams,
             self.format.team_size,
             &mut self.rng_teams,
-        )?;
-        Some(
-            split
-                .into_iter()
-                .map(|team| team.into_iter().map(|i| proposal.tickets[i]).collect())
-                .collect(),
-        )
+        ) else {
+            return false;
+        };
+        reset(out, split.len());
+        for (o, team) in out.iter_mut().zip(split) {
+            o.extend(team.into_iter().map(|i| proposal.tickets[i]));
+        }
+        true
     }
 
     fn form(&mut self, proposal: Proposal) {
@@ -408,14 +491,11 @@ impl<'a> Simulation<'a> {
             .sum();
         let distinct = (1..proposal.tickets.len())
             .all(|i| !proposal.tickets[..i].contains(&proposal.tickets[i]));
-        if players != self.format.players() || !distinct {
+        if players != self.format.players() || !distinct || !self.split(&proposal) {
             self.stats.proposals_rejected += 1;
             return;
         }
-        let Some(team_tickets) = self.split(&proposal) else {
-            self.stats.proposals_rejected += 1;
-            return;
-        };
+        let team_tickets = std::mem::take(&mut self.scratch.team_tickets);
         // Whoever split it, a match must hold every proposed ticket exactly
         // once and fill every team exactly: a party is never split, dropped
         // or counted twice.
@@ -432,19 +512,32 @@ impl<'a> Simulation<'a> {
                     == self.format.team_size
             });
         if !whole {
+            self.scratch.team_tickets = team_tickets;
             self.stats.proposals_rejected += 1;
             return;
         }
         let id = MatchId(self.records.matches.len() as u32);
-        let mut removed: Vec<WaitingTicket> = Vec::with_capacity(proposal.tickets.len());
-        let mut teams: Vec<Vec<Box<[PlayerId]>>> = Vec::with_capacity(team_tickets.len());
+        let slot = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.active.push(Active::default());
+                self.active.len() as u32 - 1
+            }
+        };
+        let mut active = std::mem::take(&mut self.active[slot as usize]);
+        active.members.clear();
+        active.parties.clear();
+        let mut removed = std::mem::take(&mut self.scratch.removed);
+        removed.clear();
+        let mut member_ratings = std::mem::take(&mut self.scratch.ratings);
         let k = team_tickets.len();
+        reset(&mut member_ratings, k);
         let (mut team_rating, mut team_skill, mut team_top, mut team_parties, mut team_wr) = (
-            Vec::with_capacity(k),
-            Vec::with_capacity(k),
-            Vec::with_capacity(k),
-            Vec::with_capacity(k),
-            Vec::with_capacity(k),
+            PerTeam::with_capacity(k),
+            PerTeam::with_capacity(k),
+            PerTeam::with_capacity(k),
+            PerTeam::with_capacity(k),
+            PerTeam::with_capacity(k),
         );
         let (mut r_min, mut r_max, mut s_min, mut s_max) = (
             f64::INFINITY,
@@ -452,11 +545,9 @@ impl<'a> Simulation<'a> {
             f64::INFINITY,
             f64::NEG_INFINITY,
         );
-        let mut member_ratings: Vec<Vec<Rating>> = Vec::with_capacity(k);
-        for team in &team_tickets {
-            let mut parties = Vec::with_capacity(team.len());
+        for (ti, team) in team_tickets.iter().enumerate() {
             let (mut rs, mut ss, mut top, mut wr, mut n) = (0.0, 0.0, f64::NEG_INFINITY, 0.0, 0.0);
-            let mut ratings = Vec::with_capacity(self.format.team_size);
+            let ratings = &mut member_ratings[ti];
             for tid in team {
                 let t = self
                     .pool
@@ -483,33 +574,33 @@ impl<'a> Simulation<'a> {
                     wr += pl.win_rate * 100.0;
                     n += 1.0;
                 }
-                parties.push(t.players.clone().into_boxed_slice());
+                active.members.extend_from_slice(&t.players);
+                active
+                    .parties
+                    .push((active.members.len() as u32, ti as u32));
                 removed.push(t);
             }
             team_rating.push(rs / n);
             team_skill.push(ss / n);
             team_top.push(top);
-            team_parties.push(parties.len() as u32);
+            team_parties.push(team.len() as u32);
             team_wr.push(wr / n);
-            member_ratings.push(ratings);
-            teams.push(parties);
         }
         let predicted =
             self.parts
                 .rating
                 .win_probability(&member_ratings[0], &member_ratings[1], self.now);
         // A rematch: two players on different teams whose previous match was the same one.
-        let mut seen: Vec<(MatchId, usize)> = Vec::new();
+        let seen = &mut self.scratch.seen;
+        seen.clear();
         let mut rematch = false;
-        for (ti, team) in teams.iter().enumerate() {
-            for party in team {
-                for p in party.iter() {
-                    if let Some(m) = self.last_match[p.index()] {
-                        if seen.iter().any(|&(m2, t2)| m2 == m && t2 != ti) {
-                            rematch = true;
-                        }
-                        seen.push((m, ti));
+        for (ti, party) in active.parties() {
+            for p in party {
+                if let Some(m) = self.last_match[p.index()] {
+                    if seen.iter().any(|&(m2, t2)| m2 == m && t2 != ti) {
+                        rematch = true;
                     }
+                    seen.push((m, ti));
                 }
             }
         }
@@ -540,38 +631,41 @@ impl<'a> Simulation<'a> {
             now: self.now,
             tickets: &removed,
         });
-        self.active.insert(
-            id,
-            Active {
-                teams,
-                rating_weight: proposal.rating_weight,
-                winner: None,
-            },
-        );
+        self.in_matches += active.members.len();
+        active.id = Some(id);
+        active.rating_weight = proposal.rating_weight;
+        active.winner = None;
+        self.active[slot as usize] = active;
+        self.scratch.removed = removed;
+        self.scratch.ratings = member_ratings;
+        self.scratch.team_tickets = team_tickets;
         self.matches_since_sample += 1;
         self.queue.schedule(
             self.now + self.scenario.format.lobby.0,
-            Event::MatchStart(id),
+            Event::MatchStart(Slot(slot)),
         );
     }
 
-    fn on_match_start(&mut self, id: MatchId) {
-        let active = self
-            .active
-            .get_mut(&id)
-            .expect("started matches are active");
-        let skills: Vec<TeamSkills> = active
-            .teams
-            .iter()
-            .map(|parties| TeamSkills {
-                skills: parties
-                    .iter()
-                    .flat_map(|p| p.iter().map(|m| self.players[m.index()].true_skill))
-                    .collect(),
-                parties: parties.iter().map(|p| p.len()).collect(),
-            })
-            .collect();
-        let result = self.parts.outcome.play(&skills, &mut self.rng_outcomes);
+    fn on_match_start(&mut self, slot: Slot) {
+        let active = &mut self.active[slot.0 as usize];
+        let id = active.id.expect("started matches are active");
+        let skills = &mut self.scratch.skills;
+        skills.resize_with(self.format.teams, || TeamSkills {
+            skills: Vec::new(),
+            parties: Vec::new(),
+        });
+        skills.truncate(self.format.teams);
+        for team in skills.iter_mut() {
+            team.skills.clear();
+            team.parties.clear();
+        }
+        for (ti, party) in active.parties() {
+            let team = &mut skills[ti];
+            team.skills
+                .extend(party.iter().map(|m| self.players[m.index()].true_skill));
+            team.parties.push(party.len());
+        }
+        let result = self.parts.outcome.play(skills, &mut self.rng_outcomes);
         active.winner = Some(result.winner);
         let rec = &mut self.records.matches[id.index()];
         rec.p_team0 = result.p_team0;
@@ -579,98 +673,113 @@ impl<'a> Simulation<'a> {
         rec.survivors = result.survivors;
         rec.gold_integral = result.gold_integral;
         self.queue
-            .schedule(self.now + result.duration, Event::MatchEnd(id));
+            .schedule(self.now + result.duration, Event::MatchEnd(slot));
     }
 
-    fn on_match_end(&mut self, id: MatchId) {
-        let active = self.active.remove(&id).expect("ended matches are active");
+    fn on_match_end(&mut self, slot: Slot) {
+        let active = std::mem::take(&mut self.active[slot.0 as usize]);
+        let id = active.id.expect("ended matches are active");
         let winner = active.winner.expect("a started match has a winner");
         let now = self.now;
         // Ratings: gather each member's current rating (solo or party), let the
         // system rewrite them, and store them back.
-        let mut ratings: Vec<Vec<Rating>> = active
-            .teams
-            .iter()
-            .map(|parties| {
-                parties
-                    .iter()
-                    .flat_map(|party| {
-                        let solo = party.len() == 1;
-                        party.iter().map(move |p| (p, solo))
-                    })
-                    .map(|(p, solo)| {
-                        let pl = &self.players[p.index()];
-                        self.parts
-                            .rating
-                            .current(if solo { &pl.rating } else { &pl.party_rating }, now)
-                    })
-                    .collect()
-            })
-            .collect();
-        let before = ratings.clone();
+        let mut ratings = std::mem::take(&mut self.scratch.ratings);
+        reset(&mut ratings, self.format.teams);
+        for (ti, party) in active.parties() {
+            let solo = party.len() == 1;
+            for p in party {
+                let pl = &self.players[p.index()];
+                ratings[ti].push(
+                    self.parts
+                        .rating
+                        .current(if solo { &pl.rating } else { &pl.party_rating }, now),
+                );
+            }
+        }
+        let mut before = std::mem::take(&mut self.scratch.before);
+        reset(&mut before, ratings.len());
+        for (b, r) in before.iter_mut().zip(&ratings) {
+            b.extend_from_slice(r);
+        }
         self.parts
             .rating
             .update(&mut ratings, winner, active.rating_weight, now);
-        for (ti, parties) in active.teams.iter().enumerate() {
-            let mut i = 0;
-            for party in parties {
-                let solo = party.len() == 1;
-                for p in party.iter() {
-                    let pl = &mut self.players[p.index()];
-                    let new = ratings[ti][i];
-                    let game = new.games.saturating_sub(1) as usize;
-                    if game < LEARNING_GAMES {
-                        if self.records.rating_moves.len() <= game {
-                            self.records
-                                .rating_moves
-                                .resize(game + 1, RatingMoves::default());
-                        }
-                        let m = &mut self.records.rating_moves[game];
-                        m.sum_abs_change += (new.value - before[ti][i].value).abs();
-                        m.updates += 1;
+        let mut index_in_team: PerTeam<usize> = smallvec::smallvec![0; ratings.len()];
+        for (ti, party) in active.parties() {
+            let solo = party.len() == 1;
+            for p in party {
+                let i = index_in_team[ti];
+                index_in_team[ti] += 1;
+                let pl = &mut self.players[p.index()];
+                let new = ratings[ti][i];
+                let game = new.games.saturating_sub(1) as usize;
+                if game < LEARNING_GAMES {
+                    if self.records.rating_moves.len() <= game {
+                        self.records
+                            .rating_moves
+                            .resize(game + 1, RatingMoves::default());
                     }
-                    if solo {
-                        pl.rating = new;
-                        if pl.games_to_within_deviation.is_none()
-                            && new.deviation > 0.0
-                            && (new.value - pl.true_skill).abs() <= new.deviation
-                        {
-                            pl.games_to_within_deviation = Some(new.games);
-                        }
-                    } else {
-                        pl.party_rating = new;
-                    }
-                    i += 1;
-                    pl.games += 1;
-                    if ti == winner {
-                        pl.wins += 1;
-                    }
-                    // Smoothed toward 50% by ten phantom games, as a shown win rate is.
-                    pl.win_rate = (pl.wins as f64 + 5.0) / (pl.games as f64 + 10.0);
-                    self.last_match[p.index()] = Some(id);
+                    let m = &mut self.records.rating_moves[game];
+                    m.sum_abs_change += (new.value - before[ti][i].value).abs();
+                    m.updates += 1;
                 }
+                if solo {
+                    pl.rating = new;
+                    if pl.games_to_within_deviation.is_none()
+                        && new.deviation > 0.0
+                        && (new.value - pl.true_skill).abs() <= new.deviation
+                    {
+                        pl.games_to_within_deviation = Some(new.games);
+                    }
+                } else {
+                    pl.party_rating = new;
+                }
+                pl.games += 1;
+                if ti == winner {
+                    pl.wins += 1;
+                }
+                // Smoothed toward 50% by ten phantom games, as a shown win rate is.
+                pl.win_rate = (pl.wins as f64 + 5.0) / (pl.games as f64 + 10.0);
+                self.last_match[p.index()] = Some(id);
             }
         }
+        self.scratch.ratings = ratings;
+        self.scratch.before = before;
         let rec = &mut self.records.matches[id.index()];
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
         // Each party decides on its own whether to queue again.
         let requeue_prob = self.scenario.arrivals.requeue_prob;
         let think = self.scenario.arrivals.think_time.secs();
-        for party in active.teams.into_iter().flatten() {
+        for (_, party) in active.parties() {
             let u: f64 = self.rng_behaviour.random();
             let pause: f64 = Exp1.sample(&mut self.rng_behaviour);
             let back = now + SimDuration::from_secs_f64(pause * think);
             if u < requeue_prob && back <= self.end {
-                self.queue.schedule(back, Event::Requeue(party));
+                let members = Party::from_slice(party);
+                let slot = match self.returning_free.pop() {
+                    Some(slot) => {
+                        self.returning[slot as usize] = members;
+                        slot
+                    }
+                    None => {
+                        self.returning.push(members);
+                        self.returning.len() as u32 - 1
+                    }
+                };
+                self.queue.schedule(back, Event::Requeue(slot));
             } else {
-                for p in party.iter() {
+                for p in party {
                     self.busy[p.index()] = false;
                 }
             }
         }
+        self.in_matches -= active.members.len();
+        let mut active = active;
+        active.id = None;
+        self.active[slot.0 as usize] = active;
+        self.free.push(slot.0);
     }
-
     fn on_sample(&mut self) {
         let corr = if self.samples_taken.is_multiple_of(self.corr_every) {
             crate::metrics::rating_skill_rank_corr(&self.players, |p| {
@@ -679,11 +788,7 @@ impl<'a> Simulation<'a> {
         } else {
             None
         };
-        let in_matches = self
-            .active
-            .values()
-            .map(|a| a.teams.iter().flatten().map(|p| p.len()).sum::<usize>())
-            .sum::<usize>();
+        let in_matches = self.in_matches;
         self.records.queue.push(QueueSample {
             t: self.now,
             waiting_tickets: self.pool.len() as u32,

@@ -2,7 +2,7 @@
 //! one per queue sample. Every metric and every table is computed from these,
 //! so the summary and the tables can never disagree.
 
-use crate::model::{MatchId, PlayerId, SimTime, TicketId};
+use crate::model::{MatchId, PerTeam, PlayerId, SimTime, TicketId};
 use serde::{Deserialize, Serialize};
 
 /// How a ticket's stay in the queue ended.
@@ -60,15 +60,15 @@ pub struct MatchRecord {
     pub teams: u32,
     pub team_size: u32,
     /// Mean matchmaking rating of each team when the match formed.
-    pub team_rating: Vec<f64>,
+    pub team_rating: PerTeam<f64>,
     /// Mean true skill of each team.
-    pub team_skill: Vec<f64>,
+    pub team_skill: PerTeam<f64>,
     /// Highest true skill on each team (top-player parity).
-    pub team_top_skill: Vec<f64>,
+    pub team_top_skill: PerTeam<f64>,
     /// Number of parties on each team.
-    pub team_parties: Vec<u32>,
+    pub team_parties: PerTeam<u32>,
     /// Mean win rate of each team's players, in percent, when the match formed.
-    pub team_win_rate_pct: Vec<f64>,
+    pub team_win_rate_pct: PerTeam<f64>,
     /// Highest minus lowest rating of any player in the match.
     pub spread_rating: f64,
     /// Highest minus lowest true skill of any player in the match.

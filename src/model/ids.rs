@@ -36,3 +36,11 @@ id_type!(
     /// A formed match, numbered in the order matches form.
     MatchId
 );
+
+/// The members of one party. Five fit inline (Dota's largest party), so a
+/// waiting ticket, a requeue event or a running match holds no heap block of
+/// its own: the engine's steady state does not allocate per party.
+pub type Party = smallvec::SmallVec<[PlayerId; 5]>;
+
+/// One value per team of a match; two fit inline.
+pub type PerTeam<T> = smallvec::SmallVec<[T; 2]>;

@@ -7,7 +7,7 @@ mod param;
 mod player;
 mod time;
 
-pub use ids::{MatchId, PlayerId, TicketId};
+pub use ids::{MatchId, Party, PerTeam, PlayerId, TicketId};
 pub use param::{parse_duration, HumanDuration, ParamError};
 pub use player::{Category, Player, Rating};
 pub use time::{SimDuration, SimTime};

@@ -17,8 +17,8 @@
 use super::{
     check_non_negative, check_tick, FreePass, Mode, Policy, PoolView, Proposal, Schedule, Trigger,
 };
-use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError};
+use crate::pool::WaitingTicket;
 use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -190,7 +190,7 @@ mod tests {
         for round in 0..3000u32 {
             let at = 120.0 * (round + 1) as f64;
             let base = round * 10;
-            h.pool = crate::engine::Pool::default();
+            h.pool = crate::pool::Pool::default();
             h.join(base, 1500.0, at - 60.0);
             for (i, r) in opponents.iter().enumerate() {
                 h.join(base + 1 + i as u32, *r, at - 30.0);

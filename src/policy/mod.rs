@@ -28,8 +28,8 @@ pub use sweep_prune::{SweepPrune, SweepPruneParams};
 pub use weighted_score::{WeightedScore, WeightedScoreParams};
 pub use widening::{Widening, WideningParams};
 
-use crate::engine::{Pool, WaitingTicket};
 use crate::model::{MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
+use crate::pool::{Pool, WaitingTicket};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 

@@ -15,8 +15,8 @@ use super::{
     check_non_negative, check_tick, propose_mutual_windows, Mode, Policy, PoolView, Proposal,
     Schedule, Trigger,
 };
-use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
+use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -172,7 +172,7 @@ mod tests {
         };
         let t = WaitingTicket {
             id: crate::model::TicketId(0),
-            players: vec![crate::model::PlayerId(0)],
+            players: smallvec::smallvec![crate::model::PlayerId(0)],
             rating: 2000.0,
             enqueued: SimTime::ZERO,
         };

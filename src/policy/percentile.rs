@@ -13,8 +13,8 @@ use super::{
     check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
     Proposal, Schedule, Trigger,
 };
-use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
+use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 

@@ -26,8 +26,8 @@
 //! 7. wait: the candidate's mean ticket wait over `wait_scale`, capped at 1.
 
 use super::{check_non_negative, check_tick, Policy, PoolView, Proposal, Schedule, Trigger};
-use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, TicketId};
+use crate::pool::WaitingTicket;
 use crate::teams::balanced_split;
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;

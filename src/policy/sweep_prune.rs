@@ -20,8 +20,8 @@ use super::{
     check_growing_window, check_tick, growing_window, Mode, Policy, PoolView, Proposal, Schedule,
     Trigger,
 };
-use crate::engine::{RatingKey, WaitingTicket};
 use crate::model::{HumanDuration, ParamError, SimTime, TicketId};
+use crate::pool::{RatingKey, WaitingTicket};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;

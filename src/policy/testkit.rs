@@ -3,8 +3,8 @@
 //! instead of hoping random arrivals produce them.
 
 use super::{FormedMatch, MatchFormat, Policy, PoolView, Trigger};
-use crate::engine::{Pool, WaitingTicket};
 use crate::model::{MatchId, Player, PlayerId, Rating, SimTime, TicketId};
+use crate::pool::{Pool, WaitingTicket};
 use rand::SeedableRng;
 use rand_pcg::Pcg64;
 
@@ -56,7 +56,7 @@ impl Harness {
     ) -> Vec<Vec<u32>> {
         self.pool.insert(WaitingTicket {
             id: TicketId(ticket),
-            players: vec![PlayerId(player)],
+            players: smallvec::smallvec![PlayerId(player)],
             rating,
             enqueued: SimTime::from_secs_f64(at_s),
         });

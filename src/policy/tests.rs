@@ -251,12 +251,12 @@ fn every_policy_runs_in_each_mode_and_repeats_itself() {
 #[test]
 fn a_free_pass_walks_outward_and_skips_taken_tickets() {
     use super::FreePass;
-    use crate::engine::{Pool, WaitingTicket};
     use crate::model::{PlayerId, SimTime, TicketId};
+    use crate::pool::{Pool, WaitingTicket};
     let ratings = [1000.0, 1100.0, 1200.0, 1300.0, 1400.0, 1450.0];
     let pool = Pool::from_tickets(ratings.iter().enumerate().map(|(i, &r)| WaitingTicket {
         id: TicketId(i as u32),
-        players: vec![PlayerId(i as u32)],
+        players: smallvec::smallvec![PlayerId(i as u32)],
         rating: r,
         enqueued: SimTime::from_ms(i as u64),
     }));

@@ -21,8 +21,8 @@ use super::{
     check_non_negative, check_tick, FormedMatch, FreePass, Mode, Policy, PoolView, Proposal,
     Schedule, Trigger,
 };
-use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, PlayerId, SimTime};
+use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};

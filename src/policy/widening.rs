@@ -11,8 +11,8 @@ use super::{
     check_growing_window, check_tick, growing_window, propose_mutual_windows, Mode, Policy,
     PoolView, Proposal, Schedule, Trigger,
 };
-use crate::engine::WaitingTicket;
 use crate::model::{HumanDuration, ParamError, SimTime};
+use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 

@@ -38,12 +38,29 @@ pub struct ReportInput<'a> {
 /// order: the tables and their column reference, then each plot as PNG and
 /// SVG, then `report.html`.
 pub fn run_artifacts(input: &ReportInput) -> anyhow::Result<Vec<Artifact>> {
-    let mut out = tables::table_artifacts(input.records)?;
-    // The column reference travels with the tables, so a copied run folder explains itself.
-    out.push(Artifact {
-        name: "COLUMNS.md".to_string(),
-        bytes: tables::COLUMNS_MD.as_bytes().to_vec(),
-    });
+    run_artifacts_with(input, Tables::All)
+}
+
+/// Whether a run writes its per-row Parquet tables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tables {
+    All,
+    /// Plots, report and summary only: for sweeps and tuning, which read
+    /// summaries, and for runs too large to want a row per ticket.
+    None,
+}
+
+/// `run_artifacts`, choosing whether the per-row tables are written.
+pub fn run_artifacts_with(input: &ReportInput, tables: Tables) -> anyhow::Result<Vec<Artifact>> {
+    let mut out = Vec::new();
+    if tables == Tables::All {
+        out = tables::table_artifacts(input.records)?;
+        // The column reference travels with the tables, so a copied run folder explains itself.
+        out.push(Artifact {
+            name: "COLUMNS.md".to_string(),
+            bytes: tables::COLUMNS_MD.as_bytes().to_vec(),
+        });
+    }
     let plots = plots::run_plots(input)?;
     for p in &plots {
         out.push(Artifact {
@@ -108,11 +125,11 @@ pub(crate) mod testdata {
                 ended: finished.then(|| SimTime::from_ms(formed + 600_000)),
                 teams: 2,
                 team_size: 5,
-                team_rating: vec![1500.0 + m as f64 * 3.0, 1490.0 - m as f64 * 2.0],
-                team_skill: vec![1480.0, 1510.0 + m as f64],
-                team_top_skill: vec![1800.0, 1790.0],
-                team_parties: vec![3, 4],
-                team_win_rate_pct: vec![50.5, 49.0 + m as f64 * 0.3],
+                team_rating: smallvec::smallvec![1500.0 + m as f64 * 3.0, 1490.0 - m as f64 * 2.0],
+                team_skill: smallvec::smallvec![1480.0, 1510.0 + m as f64],
+                team_top_skill: smallvec::smallvec![1800.0, 1790.0],
+                team_parties: smallvec::smallvec![3, 4],
+                team_win_rate_pct: smallvec::smallvec![50.5, 49.0 + m as f64 * 0.3],
                 spread_rating: 100.0 + 25.0 * m as f64,
                 spread_skill: 150.0 + 10.0 * m as f64,
                 p_team0: 0.45 + 0.01 * m as f64,

@@ -178,14 +178,14 @@ pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
 
 pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
     let n = matches.len();
-    let team_f64 = |f: fn(&MatchRecord) -> &Vec<f64>, i: usize| -> Vec<Option<f64>> {
+    let team_f64 = |f: fn(&MatchRecord) -> &[f64], i: usize| -> Vec<Option<f64>> {
         matches.iter().map(|m| f(m).get(i).copied()).collect()
     };
-    let team_u32 = |f: fn(&MatchRecord) -> &Vec<u32>, i: usize| -> Vec<Option<u32>> {
+    let team_u32 = |f: fn(&MatchRecord) -> &[u32], i: usize| -> Vec<Option<u32>> {
         matches.iter().map(|m| f(m).get(i).copied()).collect()
     };
     // A gap needs two teams to compare; a shorter vector means the data is absent.
-    let gap = |f: fn(&MatchRecord) -> &Vec<f64>| -> Vec<Option<f64>> {
+    let gap = |f: fn(&MatchRecord) -> &[f64]| -> Vec<Option<f64>> {
         matches
             .iter()
             .map(|m| (f(m).len() >= 2).then(|| spread(f(m))))
@@ -200,21 +200,27 @@ pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
         ),
         col("teams", map(matches, |m| m.teams)),
         col("team_size", map(matches, |m| m.team_size)),
-        col("team0_rating", team_f64(|m| &m.team_rating, 0)),
-        col("team1_rating", team_f64(|m| &m.team_rating, 1)),
-        col("team0_skill", team_f64(|m| &m.team_skill, 0)),
-        col("team1_skill", team_f64(|m| &m.team_skill, 1)),
-        col("team0_top_skill", team_f64(|m| &m.team_top_skill, 0)),
-        col("team1_top_skill", team_f64(|m| &m.team_top_skill, 1)),
-        col("team0_parties", team_u32(|m| &m.team_parties, 0)),
-        col("team1_parties", team_u32(|m| &m.team_parties, 1)),
-        col("team0_win_rate_pct", team_f64(|m| &m.team_win_rate_pct, 0)),
-        col("team1_win_rate_pct", team_f64(|m| &m.team_win_rate_pct, 1)),
+        col("team0_rating", team_f64(|m| &m.team_rating[..], 0)),
+        col("team1_rating", team_f64(|m| &m.team_rating[..], 1)),
+        col("team0_skill", team_f64(|m| &m.team_skill[..], 0)),
+        col("team1_skill", team_f64(|m| &m.team_skill[..], 1)),
+        col("team0_top_skill", team_f64(|m| &m.team_top_skill[..], 0)),
+        col("team1_top_skill", team_f64(|m| &m.team_top_skill[..], 1)),
+        col("team0_parties", team_u32(|m| &m.team_parties[..], 0)),
+        col("team1_parties", team_u32(|m| &m.team_parties[..], 1)),
+        col(
+            "team0_win_rate_pct",
+            team_f64(|m| &m.team_win_rate_pct[..], 0),
+        ),
+        col(
+            "team1_win_rate_pct",
+            team_f64(|m| &m.team_win_rate_pct[..], 1),
+        ),
         col("spread_rating", map(matches, |m| m.spread_rating)),
         col("spread_skill", map(matches, |m| m.spread_skill)),
-        col("team_rating_gap", gap(|m| &m.team_rating)),
-        col("top_skill_gap", gap(|m| &m.team_top_skill)),
-        col("win_rate_gap_pct", gap(|m| &m.team_win_rate_pct)),
+        col("team_rating_gap", gap(|m| &m.team_rating[..])),
+        col("top_skill_gap", gap(|m| &m.team_top_skill[..])),
+        col("win_rate_gap_pct", gap(|m| &m.team_win_rate_pct[..])),
         col("p_team0", map(matches, |m| m.p_team0)),
         col("p_team0_predicted", map(matches, |m| m.p_team0_predicted)),
         col("win_prob_gap", map(matches, |m| m.win_prob_gap())),

@@ -1,8 +1,9 @@
 //! The waiting pool: tickets indexed both by age (oldest first) and by
 //! rating (sorted), so a policy finds neighbours in O(log n) instead of
-//! comparing every pair.
+//! comparing every pair. Its own module because the engine (which inserts
+//! and removes) and the policies (which read) both depend on it.
 
-use crate::model::{PlayerId, SimTime, TicketId};
+use crate::model::{Party, SimTime, TicketId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
 
@@ -25,7 +26,7 @@ impl Ord for RatingKey {
 #[derive(Clone, Debug, PartialEq)]
 pub struct WaitingTicket {
     pub id: TicketId,
-    pub players: Vec<PlayerId>,
+    pub players: Party,
     /// Matchmaking rating of the party (mean of its members' current ratings).
     pub rating: f64,
     pub enqueued: SimTime,
@@ -190,11 +191,12 @@ impl<'a> Iterator for Nearest<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::PlayerId;
 
     fn ticket(id: u32, rating: f64) -> WaitingTicket {
         WaitingTicket {
             id: TicketId(id),
-            players: vec![PlayerId(id)],
+            players: smallvec::smallvec![PlayerId(id)],
             rating,
             enqueued: SimTime::from_ms(id as u64),
         }
