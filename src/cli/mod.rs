@@ -131,7 +131,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             quiet,
             replications,
         } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = load_scenario(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
             let reps = replications.unwrap_or(loaded.scenario.run.replications);
             if reps == 0 {
@@ -146,7 +146,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             run_command(&loaded, seed, &dir, quiet)
         }
         Command::Validate { scenario, sets } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = load_scenario(&scenario, &sets)?;
             let s = &loaded.scenario;
             println!(
                 "{}: ok — {} over {} ({} warm-up), {} players, {} arrivals/s, {}v{} ({} teams), policy {}, rating {}",
@@ -176,6 +176,15 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// Loads a scenario for any command. The schema leaves `[sweep]` to
+/// `tune`, so it is checked here too: a mistake in it fails every command,
+/// not just `sweep`.
+pub(crate) fn load_scenario(path: &Path, sets: &[String]) -> Result<LoadedScenario, CliError> {
+    let loaded = scenario::load(path, sets)?;
+    crate::tune::SweepSection::read(&loaded)?;
+    Ok(loaded)
 }
 
 pub fn default_out_dir(loaded: &LoadedScenario) -> PathBuf {

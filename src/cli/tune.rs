@@ -3,7 +3,7 @@
 //! here; the work is in `crate::tune`, the files in `crate::report`.
 
 use super::{json_bytes, progress_bar_runs, write_artifacts, write_whole, CliError};
-use crate::scenario::{self, LoadedScenario};
+use crate::scenario::LoadedScenario;
 use crate::tune::check::{self, Baseline};
 use crate::tune::replicate::{aggregate, par_map, seeds};
 use crate::tune::search::{self, Constraint, Param, TuneOptions};
@@ -126,7 +126,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             sets,
             quiet,
         } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = super::load_scenario(&scenario, &sets)?;
             let plot = match metrics.as_slice() {
                 [] => None,
                 [x, y] => Some([x.trim().to_string(), y.trim().to_string()]),
@@ -143,7 +143,6 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let bar = progress_bar_runs(quiet);
             let table = sweep::run_sweep(
                 &loaded,
-                &sets,
                 &SweepOptions {
                     jobs: jobs_ok(jobs)?,
                     shard,
@@ -201,7 +200,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             sets,
             quiet,
         } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = super::load_scenario(&scenario, &sets)?;
             let mut params =
                 vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
             if let (Some(p), Some(r)) = (param2, range2) {
@@ -220,7 +219,6 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let bar = progress_bar_runs(quiet);
             let result = search::tune(
                 &loaded,
-                &sets,
                 params,
                 minimise,
                 constraints,
@@ -380,7 +378,7 @@ fn check_command(
     }
     let mut loaded = Vec::new();
     for (path, b) in &targets {
-        let l = scenario::load(Path::new(path), sets)?;
+        let l = super::load_scenario(Path::new(path), sets)?;
         let seeds: Vec<u64> = match (b, n_seeds) {
             (Some(b), None) => b.seeds.clone(),
             (Some(b), Some(n)) => seeds(b.seeds.first().copied().unwrap_or(l.scenario.run.seed), n),
