@@ -155,7 +155,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.run.duration.0,
                 s.run.warmup.0,
                 s.population.size,
-                s.arrivals.rate_per_s,
+                crate::report::text::num(s.arrivals.rate_per_s),
                 s.format.team_size,
                 s.format.team_size,
                 s.format.teams,
@@ -249,17 +249,9 @@ fn run_command(
     write_artifacts(dir, &artifacts)?;
     // Last, so a folder with perf.json holds a finished run.
     write_whole(dir, "perf.json", &json_bytes(&out.perf))?;
-    let sum = &out.summary;
     println!(
-        "{}: {} tickets, {} matches, wait p50 {:.1}s p90 {:.1}s, abandon {:.1}%, spread mean {:.0} → {}",
-        s.run.name,
-        sum["tickets"],
-        sum["matches"],
-        sum["wait_s"]["p50"].as_f64().unwrap_or(f64::NAN),
-        sum["wait_s"]["p90"].as_f64().unwrap_or(f64::NAN),
-        sum["abandon_rate"].as_f64().unwrap_or(f64::NAN) * 100.0,
-        sum["spread_rating"]["mean"].as_f64().unwrap_or(f64::NAN),
-        dir.display()
+        "{}",
+        crate::report::text::run_line(&s.run.name, &out.summary, dir)
     );
     Ok(())
 }
