@@ -241,6 +241,31 @@ mod tests {
     }
 
     #[test]
+    fn the_check_table_marks_moved_metrics_with_signed_changes() {
+        let line = |now: Option<f64>| CheckLine {
+            scenario: "s".into(),
+            metric: "matches".into(),
+            baseline: 110.0,
+            now,
+            tolerance: 34.759_863,
+        };
+        let table = check_table(&[line(Some(150.0)), line(Some(110.0)), line(None)]);
+        let rows: Vec<&str> = table.lines().collect();
+        assert!(
+            rows[1].contains("+40") && rows[1].contains("+36.3636%"),
+            "{table}"
+        );
+        assert!(
+            rows[1].ends_with("MOVED") && rows[2].ends_with("ok"),
+            "{table}"
+        );
+        assert!(
+            rows[3].contains("missing") && rows[3].ends_with("MOVED"),
+            "{table}"
+        );
+    }
+
+    #[test]
     fn intervals_show_the_mean_alone_without_one() {
         let two = crate::tune::ci95(&[1.0, 3.0]);
         assert!(ci(&two).starts_with("2 ["), "{}", ci(&two));
