@@ -152,7 +152,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             replications,
             tables,
         } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = load_scenario(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
             let reps = replications.unwrap_or(loaded.scenario.run.replications);
             if reps == 0 {
@@ -167,7 +167,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             run_command(&loaded, seed, &dir, quiet, tables.into())
         }
         Command::Validate { scenario, sets } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = load_scenario(&scenario, &sets)?;
             let s = &loaded.scenario;
             println!(
                 "{}: ok — {} over {} ({} warm-up), {} players, {} arrivals/s, {}v{} ({} teams), policy {}, rating {}",
@@ -176,7 +176,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.run.duration.0,
                 s.run.warmup.0,
                 s.population.size,
-                s.arrivals.rate_per_s,
+                crate::report::text::num(s.arrivals.rate_per_s),
                 s.format.team_size,
                 s.format.team_size,
                 s.format.teams,
@@ -197,6 +197,15 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// Loads a scenario for any command. The schema leaves `[sweep]` to
+/// `tune`, so it is checked here too: a mistake in it fails every command,
+/// not just `sweep`.
+pub(crate) fn load_scenario(path: &Path, sets: &[String]) -> Result<LoadedScenario, CliError> {
+    let loaded = scenario::load(path, sets)?;
+    crate::tune::SweepSection::read(&loaded)?;
+    Ok(loaded)
 }
 
 pub fn default_out_dir(loaded: &LoadedScenario) -> PathBuf {
@@ -265,17 +274,9 @@ fn run_command(
     write_artifacts(dir, &artifacts)?;
     // Last, so a folder with perf.json holds a finished run.
     write_whole(dir, "perf.json", &json_bytes(&out.perf))?;
-    let sum = &out.summary;
     println!(
-        "{}: {} tickets, {} matches, wait p50 {:.1}s p90 {:.1}s, abandon {:.1}%, spread mean {:.0} → {}",
-        s.run.name,
-        sum["tickets"],
-        sum["matches"],
-        sum["wait_s"]["p50"].as_f64().unwrap_or(f64::NAN),
-        sum["wait_s"]["p90"].as_f64().unwrap_or(f64::NAN),
-        sum["abandon_rate"].as_f64().unwrap_or(f64::NAN) * 100.0,
-        sum["spread_rating"]["mean"].as_f64().unwrap_or(f64::NAN),
-        dir.display()
+        "{}",
+        crate::report::text::run_line(&s.run.name, &out.summary, dir)
     );
     Ok(())
 }

@@ -3,7 +3,8 @@
 //! here; the work is in `crate::tune`, the files in `crate::report`.
 
 use super::{json_bytes, progress_bar_runs, write_artifacts, write_whole, CliError};
-use crate::scenario::{self, LoadedScenario};
+use crate::report::text;
+use crate::scenario::LoadedScenario;
 use crate::tune::check::{self, Baseline};
 use crate::tune::replicate::{aggregate, par_map, seeds};
 use crate::tune::search::{self, Constraint, Param, TuneOptions};
@@ -126,7 +127,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             sets,
             quiet,
         } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = super::load_scenario(&scenario, &sets)?;
             let plot = match metrics.as_slice() {
                 [] => None,
                 [x, y] => Some([x.trim().to_string(), y.trim().to_string()]),
@@ -143,7 +144,6 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let bar = progress_bar_runs(quiet);
             let table = sweep::run_sweep(
                 &loaded,
-                &sets,
                 &SweepOptions {
                     jobs: jobs_ok(jobs)?,
                     shard,
@@ -201,7 +201,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             sets,
             quiet,
         } => {
-            let loaded = scenario::load(&scenario, &sets)?;
+            let loaded = super::load_scenario(&scenario, &sets)?;
             let mut params =
                 vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
             if let (Some(p), Some(r)) = (param2, range2) {
@@ -220,7 +220,6 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let bar = progress_bar_runs(quiet);
             let result = search::tune(
                 &loaded,
-                &sets,
                 params,
                 minimise,
                 constraints,
@@ -237,7 +236,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             )
             .map_err(CliError::BadInput)?;
             bar.finish_and_clear();
-            print!("{}", render_tune(&result));
+            print!("{}", text::tune_table(&result));
             if result.best.is_none() {
                 return Err(CliError::BadInput(
                     "no setting in the range meets the constraints; widen --range or relax --subject-to"
@@ -294,33 +293,9 @@ pub fn run_replicated(
         .collect();
     write_whole(dir, "perf.json", &json_bytes(&perf))?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
-    let ci = |path: &str, scale: f64| {
-        let node = crate::tune::stats::lookup(&agg, path);
-        let get = |k: &str| {
-            node.and_then(|n| n.get(k))
-                .and_then(|v| v.as_f64())
-                .map(|v| v * scale)
-                .unwrap_or(f64::NAN)
-        };
-        format!(
-            "{:.1} [{:.1}, {:.1}]",
-            get("mean"),
-            get("ci95_low"),
-            get("ci95_high")
-        )
-    };
     println!(
-        "{} over {} seeds ({}..{}), mean [95% CI]: wait p50 {}s, p90 {}s, abandon {}%, spread mean {}, matches {} → {}",
-        s.run.name,
-        seeds.len(),
-        seeds[0],
-        seeds[seeds.len() - 1],
-        ci("wait_s.p50", 1.0),
-        ci("wait_s.p90", 1.0),
-        ci("abandon_rate", 100.0),
-        ci("spread_rating.mean", 1.0),
-        ci("matches", 1.0),
-        dir.display()
+        "{}",
+        text::replications_line(&s.run.name, &seeds, &agg, dir)
     );
     Ok(())
 }
@@ -380,7 +355,7 @@ fn check_command(
     }
     let mut loaded = Vec::new();
     for (path, b) in &targets {
-        let l = scenario::load(Path::new(path), sets)?;
+        let l = super::load_scenario(Path::new(path), sets)?;
         let seeds: Vec<u64> = match (b, n_seeds) {
             (Some(b), None) => b.seeds.clone(),
             (Some(b), Some(n)) => seeds(b.seeds.first().copied().unwrap_or(l.scenario.run.seed), n),
@@ -411,7 +386,7 @@ fn check_command(
         let b = b.as_ref().expect("check without --update reads baselines");
         lines.extend(check::compare(&l.scenario.run.name, b, summaries));
     }
-    let table = check::render(&lines);
+    let table = text::check_table(&lines);
     let moved: Vec<_> = lines.iter().filter(|l| l.moved()).collect();
     if moved.is_empty() {
         print!("{table}");
@@ -428,95 +403,7 @@ fn check_command(
             moved.len(),
             lines.len(),
             check::TOLERANCE_RULE,
-            check::render(&moved.into_iter().cloned().collect::<Vec<_>>())
+            text::check_table(&moved.into_iter().cloned().collect::<Vec<_>>())
         )))
     }
-}
-
-fn render_tune(r: &search::TuneResult) -> String {
-    let names: Vec<String> = std::iter::once(r.objective.clone())
-        .chain(r.constraints.iter().map(|c| c.metric.clone()))
-        .collect();
-    let mut out = String::new();
-    let mut header: Vec<String> = r.params.iter().map(|p| p.key.clone()).collect();
-    header.extend(names.iter().cloned());
-    header.push("ok".into());
-    out.push_str(
-        &header
-            .iter()
-            .map(|h| format!("{h:>20}"))
-            .collect::<String>(),
-    );
-    out.push('\n');
-    let mut order: Vec<usize> = (0..r.points.len()).collect();
-    order.sort_by(|&a, &b| {
-        r.points[a]
-            .values
-            .iter()
-            .zip(&r.points[b].values)
-            .map(|(x, y)| x.total_cmp(y))
-            .find(|o| o.is_ne())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    for i in order {
-        let p = &r.points[i];
-        let mut row: Vec<String> = p.values.iter().map(|v| format!("{v:>20.4}")).collect();
-        row.extend(p.stats.iter().map(|s| {
-            format!(
-                "{:>20}",
-                s.mean.map(|m| format!("{m:.3}")).unwrap_or("-".into())
-            )
-        }));
-        let mark = match (Some(i) == r.best, p.feasible) {
-            (true, _) => "BEST",
-            (false, true) => "yes",
-            (false, false) => "no",
-        };
-        row.push(format!("{mark:>20}"));
-        out.push_str(&row.concat());
-        out.push('\n');
-    }
-    let seeds = format!(
-        "{} seeds ({}..{})",
-        r.seeds.len(),
-        r.seeds[0],
-        r.seeds[r.seeds.len() - 1]
-    );
-    match r.best {
-        Some(b) => {
-            let p = &r.points[b];
-            let setting: Vec<String> = r
-                .params
-                .iter()
-                .zip(&p.values)
-                .map(|(k, v)| format!("{}={v}", k.key))
-                .collect();
-            out.push_str(&format!(
-                "chosen: {} ({} points evaluated, {seeds} each)\n",
-                setting.join(" "),
-                r.points.len()
-            ));
-            let show = |name: &str, c: &crate::tune::Ci, bound: String| {
-                format!(
-                    "  {name} {} [95% CI {}, {}]{bound}\n",
-                    c.mean.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
-                    c.ci95_low.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
-                    c.ci95_high.map(|v| format!("{v:.3}")).unwrap_or("-".into()),
-                )
-            };
-            out.push_str(&show(&r.objective, &p.stats[0], " (minimised)".into()));
-            for (c, s) in r.constraints.iter().zip(&p.stats[1..]) {
-                out.push_str(&show(
-                    &c.metric,
-                    s,
-                    format!(" (subject to {} {})", c.op_text(), c.value),
-                ));
-            }
-        }
-        None => out.push_str(&format!(
-            "no point of {} meets the constraints over {seeds}\n",
-            r.points.len()
-        )),
-    }
-    out
 }

@@ -3,6 +3,7 @@
 //! is added; and it says whether the runs shared a seed, because only then do
 //! the differences come from the setting rather than from seed noise.
 
+use super::text;
 use serde_json::{json, Map, Value};
 
 /// One numeric metric of the two runs. `None` where a run lacks the key.
@@ -120,10 +121,11 @@ pub fn compare(a: &Value, b: &Value, names: (&str, &str), paired: bool) -> Strin
         .map(|r| {
             [
                 r.key.clone(),
-                opt(r.a, num),
-                opt(r.b, num),
-                opt(r.diff(), signed),
-                opt(r.rel_pct(), |p| format!("{}%", signed(p))),
+                text::opt(r.a),
+                text::opt(r.b),
+                r.diff().map_or_else(|| "-".into(), text::signed),
+                r.rel_pct()
+                    .map_or_else(|| "-".into(), |p| format!("{}%", text::signed(p))),
             ]
         })
         .collect();
@@ -174,42 +176,6 @@ pub fn compare_json(a: &Value, b: &Value, names: (&str, &str), paired: bool) -> 
         "b": names.1,
         "metrics": metrics,
     })
-}
-
-fn opt(v: Option<f64>, f: impl Fn(f64) -> String) -> String {
-    v.map_or_else(|| "-".to_string(), f)
-}
-
-/// Up to six significant digits, trailing zeros dropped, so 0.1 + 0.2 prints as 0.3.
-fn num(x: f64) -> String {
-    if x == 0.0 {
-        return "0".into();
-    }
-    if !x.is_finite() {
-        return x.to_string();
-    }
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        return format!("{x:.0}");
-    }
-    let digits = 6 - 1 - x.abs().log10().floor() as i32;
-    let decimals = digits.clamp(0, 12) as usize;
-    let mut s = format!("{x:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    if s == "-0" {
-        s = "0".into();
-    }
-    s
-}
-
-fn signed(x: f64) -> String {
-    let s = num(x);
-    if x > 0.0 && s != "0" {
-        format!("+{s}")
-    } else {
-        s
-    }
 }
 
 #[cfg(test)]
@@ -299,14 +265,5 @@ mod tests {
             .find(|x| x["key"] == "wait_s_by_skill_decile[1].p50")
             .unwrap();
         assert_eq!(zero["rel_diff_pct"], Value::Null);
-    }
-
-    #[test]
-    fn numbers_print_with_six_significant_digits() {
-        assert_eq!(num(0.1 + 0.2), "0.3");
-        assert_eq!(num(1234.5678), "1234.57");
-        assert_eq!(num(0.000123456789), "0.000123457");
-        assert_eq!(signed(-3.0), "-3");
-        assert_eq!(signed(2.5), "+2.5");
     }
 }

@@ -8,6 +8,7 @@ pub mod html;
 pub mod plots;
 pub mod sweep;
 pub mod tables;
+pub mod text;
 
 use crate::metrics::RunRecords;
 

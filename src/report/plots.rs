@@ -584,18 +584,10 @@ fn sorted(v: &[f64]) -> Vec<f64> {
     s
 }
 
-/// Linear interpolation between closest ranks (the common "type 7" quantile).
+/// The one percentile rule (type 7, as summary.json uses), so a plot's
+/// p50/p90 markers match the summary's; NaN for no data rather than a marker.
 fn quantile(sorted: &[f64], q: f64) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        1 => sorted[0],
-        n => {
-            let h = q.clamp(0.0, 1.0) * (n - 1) as f64;
-            let lo = h.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-        }
-    }
+    crate::metrics::stats::percentile(sorted, q).unwrap_or(f64::NAN)
 }
 
 /// Short, stable number text for ticks and captions: no float noise, k/M for large values.

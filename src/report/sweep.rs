@@ -262,14 +262,7 @@ pub fn render_text(table: &SweepTable) -> String {
     let idx = |m: &str| table.metrics.iter().position(|x| x == m);
     let (ix, iy) = (idx(&table.plot[0]), idx(&table.plot[1]));
     let show = |i: Option<usize>, r: &crate::tune::sweep::SweepRow| -> String {
-        let Some(c) = i.map(|i| &r.stats[i]) else {
-            return "-".into();
-        };
-        match (c.mean, c.ci95_low, c.ci95_high) {
-            (Some(m), Some(lo), Some(hi)) => format!("{m:.2} [{lo:.2}, {hi:.2}]"),
-            (Some(m), _, _) => format!("{m:.2}"),
-            _ => "-".into(),
-        }
+        i.map_or_else(|| "-".into(), |i| super::text::ci(&r.stats[i]))
     };
     let mut out = format!(
         "{:<28} {:>28} {:>28}  front\n",

@@ -27,9 +27,10 @@ pub struct Scenario {
     pub outcome: OutcomeConfig,
     #[serde(default)]
     pub metrics: MetricsSection,
-    /// What `mmsim sweep` varies; ignored by a plain run.
+    /// What `mmsim sweep` varies: accepted here as it stands and read by
+    /// `tune::SweepSection::read`, so the schema does not depend on tuning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub sweep: Option<crate::tune::SweepSection>,
+    pub sweep: Option<toml::Value>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

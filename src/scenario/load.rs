@@ -36,6 +36,14 @@ pub struct LoadedScenario {
     /// The effective scenario as TOML, for the report and reproduction.
     pub text: String,
     pub path: PathBuf,
+    /// The file as read: errors on keys no override touched cite its lines.
+    source: String,
+    /// The parsed file with every override applied, so more overrides
+    /// (a sweep's settings) start from memory rather than the file.
+    table: toml::Table,
+    /// The overrides applied so far, in order: an error on one of their
+    /// keys blames the override rather than the file.
+    sets: Vec<String>,
 }
 
 pub fn load(path: &Path, sets: &[String]) -> Result<LoadedScenario, ScenarioError> {
@@ -58,47 +66,92 @@ pub fn from_text(
     };
     // Schema errors in the file itself come with the file's lines.
     let scenario: Scenario = toml::from_str(text).map_err(parse_err)?;
-    let (scenario, effective) = if sets.is_empty() {
-        (scenario, text.to_owned())
-    } else {
-        let mut table: toml::Table = toml::from_str(text).map_err(parse_err)?;
+    let table: toml::Table = toml::from_str(text).map_err(parse_err)?;
+    // Not yet validated: an override may repair a value the file gets wrong.
+    let parsed = LoadedScenario {
+        scenario,
+        text: text.to_owned(),
+        path: path.to_owned(),
+        source: text.to_owned(),
+        table,
+        sets: Vec::new(),
+    };
+    parsed.with_sets(sets)
+}
+
+impl LoadedScenario {
+    /// This scenario with more `--set` overrides applied, validated. The
+    /// one path for `--set` on the command line and for each setting of a
+    /// sweep or a tuning grid: an unknown or invalid key fails the same way
+    /// in both, and neither reads the file again.
+    pub fn with_sets(&self, sets: &[String]) -> Result<LoadedScenario, ScenarioError> {
+        let mut table = self.table.clone();
+        let mut scenario = None;
         for arg in sets {
             apply_set(&mut table, arg)?;
             // Checked one by one, so the error blames the override that broke it.
-            Scenario::deserialize_table(&table).map_err(|e| ScenarioError::Set {
-                arg: arg.clone(),
-                message: tidy(e.message()),
-            })?;
+            scenario =
+                Some(
+                    Scenario::deserialize_table(&table).map_err(|e| ScenarioError::Set {
+                        arg: arg.clone(),
+                        message: tidy(e.message()),
+                    })?,
+                );
         }
-        let scenario = Scenario::deserialize_table(&table).map_err(|e| ScenarioError::Set {
-            arg: sets.join(" "),
+        let scenario = scenario.unwrap_or_else(|| self.scenario.clone());
+        let mut all_sets = self.sets.clone();
+        all_sets.extend(sets.iter().cloned());
+        scenario.validate().map_err(|e: ParamError| {
+            let overridden = all_sets
+                .iter()
+                .find(|s| s.split('=').next().map(str::trim) == Some(e.key.as_str()));
+            match overridden {
+                Some(arg) => ScenarioError::Set {
+                    arg: arg.clone(),
+                    message: format!("`{}` {}", e.key, e.message),
+                },
+                None => ScenarioError::Invalid {
+                    path: self.path.clone(),
+                    line: line_of_key(&self.source, &e.key),
+                    key: e.key,
+                    message: e.message,
+                },
+            }
+        })?;
+        let text = if all_sets.is_empty() {
+            self.source.clone()
+        } else {
+            toml::to_string(&table).unwrap_or_else(|_| self.source.clone())
+        };
+        Ok(LoadedScenario {
+            scenario,
+            text,
+            path: self.path.clone(),
+            source: self.source.clone(),
+            table,
+            sets: all_sets,
+        })
+    }
+
+    /// A section the scenario schema leaves to another layer (`[sweep]`,
+    /// read by `tune`), read as `T` from the whole file with the loader's
+    /// errors: the file's line for a mistake in the file, the overrides for
+    /// one they introduced. `T` should ignore the sections it does not own.
+    pub fn section<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
+        let from_file: T = toml::from_str(&self.source).map_err(|e| ScenarioError::Parse {
+            path: self.path.clone(),
+            line: e.span().map(|s| line_at(&self.source, s.start)),
             message: tidy(e.message()),
         })?;
-        let effective = toml::to_string(&table).unwrap_or_else(|_| text.to_owned());
-        (scenario, effective)
-    };
-    scenario.validate().map_err(|e: ParamError| {
-        let overridden = sets
-            .iter()
-            .find(|s| s.split('=').next().map(str::trim) == Some(e.key.as_str()));
-        match overridden {
-            Some(arg) => ScenarioError::Set {
-                arg: arg.clone(),
-                message: format!("`{}` {}", e.key, e.message),
-            },
-            None => ScenarioError::Invalid {
-                path: path.to_owned(),
-                line: line_of_key(text, &e.key),
-                key: e.key,
-                message: e.message,
-            },
+        if self.sets.is_empty() {
+            return Ok(from_file);
         }
-    })?;
-    Ok(LoadedScenario {
-        scenario,
-        text: effective,
-        path: path.to_owned(),
-    })
+        let text = toml::to_string(&self.table).expect("a parsed table serializes");
+        toml::from_str(&text).map_err(|e| ScenarioError::Set {
+            arg: self.sets.join(" "),
+            message: tidy(e.message()),
+        })
+    }
 }
 
 impl Scenario {
@@ -266,6 +319,59 @@ limit = 150
         );
         let err = load_str(BASE, &["nonsense"]).unwrap_err().to_string();
         assert!(err.contains("KEY=VALUE"), "{err}");
+    }
+
+    #[test]
+    fn overrides_in_memory_match_overrides_read_with_the_file() {
+        let base = load_str(BASE, &["run.seed=9"]).unwrap();
+        let sets = ["policy.limit=200".to_string(), "run.name=\"u\"".to_string()];
+        let in_memory = base.with_sets(&sets).unwrap();
+        let from_file =
+            load_str(BASE, &["run.seed=9", "policy.limit=200", "run.name=\"u\""]).unwrap();
+        assert_eq!(in_memory.scenario, from_file.scenario);
+        assert_eq!(in_memory.text, from_file.text);
+        assert_eq!(base.with_sets(&[]).unwrap().text, base.text);
+        // The base's own overrides are still blamed by name.
+        let err = base.with_sets(&["policy.limit=-5".into()]).unwrap_err();
+        assert!(
+            err.to_string().starts_with("--set policy.limit=-5"),
+            "{err}"
+        );
+        // A key no override touched is cited at its line in the file.
+        let err = base
+            .with_sets(&["population.size=1".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--set population.size=1"), "{err}");
+        let bad = load_str(
+            &BASE.replace("limit = 150", "limit = -1"),
+            &["policy.limit=5"],
+        )
+        .unwrap();
+        let err = bad
+            .with_sets(&["policy.limit=-2".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--set policy.limit=") && err.contains("-2"),
+            "{err}"
+        );
+    }
+
+    /// `tune` may read the schema; the schema may not read `tune` (the
+    /// sweep section's types live there).
+    #[test]
+    fn the_scenario_module_does_not_import_tune() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/scenario");
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                !text.contains(concat!("crate::", "tune")),
+                "{} imports tune",
+                path.display()
+            );
+        }
     }
 
     #[test]

@@ -184,42 +184,6 @@ pub fn compare(name: &str, base: &Baseline, summaries: &[serde_json::Value]) -> 
         .collect()
 }
 
-/// The printed table: every comparison, the moved ones marked.
-pub fn render(lines: &[CheckLine]) -> String {
-    let mut out = format!(
-        "{:<22} {:<20} {:>12} {:>12} {:>12} {:>8} {:>12}  {}\n",
-        "scenario", "metric", "baseline", "now", "change", "change%", "tolerance", "status"
-    );
-    for l in lines {
-        let now = l.now.map(fmt).unwrap_or_else(|| "missing".into());
-        let change = l.change().map(fmt).unwrap_or_else(|| "-".into());
-        let pct = match l.change() {
-            Some(d) if l.baseline != 0.0 => format!("{:+.1}%", 100.0 * d / l.baseline.abs()),
-            _ => "-".into(),
-        };
-        out.push_str(&format!(
-            "{:<22} {:<20} {:>12} {:>12} {:>12} {:>8} {:>12}  {}\n",
-            l.scenario,
-            l.metric,
-            fmt(l.baseline),
-            now,
-            change,
-            pct,
-            fmt(l.tolerance),
-            if l.moved() { "MOVED" } else { "ok" }
-        ));
-    }
-    out
-}
-
-fn fmt(v: f64) -> String {
-    if v == 0.0 || (v.abs() >= 0.01 && v.abs() < 1e6) {
-        format!("{v:.4}")
-    } else {
-        format!("{v:.3e}")
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -262,11 +226,6 @@ mod tests {
         assert!(!shifted[0].moved(), "a +30 shift is within 34.76");
         let worse = compare("s", &base, &runs([140.0, 150.0, 160.0]));
         assert!(worse[0].moved() && worse[1].moved());
-        let table = render(&worse);
-        assert!(
-            table.contains("MOVED") && table.contains("+36.4%"),
-            "{table}"
-        );
         let gone = compare("s", &base, &[json!({"matches": 1.0})]);
         assert!(gone[1].moved() && gone[1].now.is_none());
     }

@@ -4,7 +4,7 @@
 
 use super::replicate::{par_map, summary_for};
 use super::stats::{ci95, Ci};
-use crate::scenario::{self, LoadedScenario};
+use crate::scenario::LoadedScenario;
 
 /// A parameter to search: `--param policy.rate_per_s --range 0.5:12:9`.
 #[derive(Clone, Debug, PartialEq)]
@@ -167,12 +167,9 @@ pub struct TuneOptions<'a> {
 /// say), found by offering the scenario a fractional value: serde's
 /// "invalid type: floating point" says so, whatever the file happens to write.
 pub fn mark_integers(base: &LoadedScenario, params: &mut [Param]) {
-    let Ok(raw) = std::fs::read_to_string(&base.path) else {
-        return;
-    };
     for p in params {
         let probe = format!("{}={}", p.key, p.lo.floor() + 0.5);
-        p.integer = match scenario::from_text(&raw, &base.path, &[probe]) {
+        p.integer = match base.with_sets(&[probe]) {
             Err(e) => e.to_string().contains("floating point"),
             Ok(_) => false,
         };
@@ -181,14 +178,11 @@ pub fn mark_integers(base: &LoadedScenario, params: &mut [Param]) {
 
 pub fn tune(
     base: &LoadedScenario,
-    base_sets: &[String],
     params: Vec<Param>,
     objective: String,
     constraints: Vec<Constraint>,
     opts: &TuneOptions<'_>,
 ) -> Result<TuneResult, String> {
-    let raw = std::fs::read_to_string(&base.path)
-        .map_err(|e| format!("cannot read scenario {}: {e}", base.path.display()))?;
     let metrics: Vec<String> = std::iter::once(objective.clone())
         .chain(constraints.iter().map(|c| c.metric.clone()))
         .collect();
@@ -220,11 +214,12 @@ pub fn tune(
         let loaded: Vec<LoadedScenario> = grid
             .iter()
             .map(|g| {
-                let mut sets = base_sets.to_vec();
-                for (p, &v) in params.iter().zip(g) {
-                    sets.push(format!("{}={}", p.key, p.format(v)));
-                }
-                scenario::from_text(&raw, &base.path, &sets).map_err(|e| {
+                let sets: Vec<String> = params
+                    .iter()
+                    .zip(g)
+                    .map(|(p, &v)| format!("{}={}", p.key, p.format(v)))
+                    .collect();
+                base.with_sets(&sets).map_err(|e| {
                     let flag = if params.len() > 1 {
                         "--param/--param2"
                     } else {

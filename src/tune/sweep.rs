@@ -4,7 +4,7 @@
 
 use super::replicate::{par_map, seeds, summary_for};
 use super::stats::{ci95, lookup, metric, Ci};
-use crate::scenario::{self, LoadedScenario, ScenarioError};
+use crate::scenario::{LoadedScenario, ScenarioError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
@@ -22,6 +22,22 @@ pub struct SweepSection {
     /// The plot's x and y metrics, both minimised (default wait_s.p90 and spread_rating.mean).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plot: Option<[String; 2]>,
+}
+
+/// The one section of a scenario file that `tune` owns; every other
+/// section is the scenario schema's business.
+#[derive(Deserialize)]
+struct SweepPart {
+    #[serde(default)]
+    sweep: Option<SweepSection>,
+}
+
+impl SweepSection {
+    /// The scenario's `[sweep]` (empty when absent), with the loader's
+    /// errors: file and line, or the `--set` that broke it.
+    pub fn read(loaded: &LoadedScenario) -> Result<SweepSection, ScenarioError> {
+        Ok(loaded.section::<SweepPart>()?.sweep.unwrap_or_default())
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -228,23 +244,17 @@ pub enum SweepError {
     Other(#[from] anyhow::Error),
 }
 
-/// Loads each setting through the same override path as `--set`, so an
-/// unknown or invalid sweep key fails exactly as it would on the command
-/// line, with the key named.
+/// Applies each setting to the loaded scenario through the same override
+/// path as `--set`, so an unknown or invalid sweep key fails exactly as it
+/// would on the command line, with the key named.
 pub fn load_settings(
     base: &LoadedScenario,
-    base_sets: &[String],
     settings: &[Setting],
 ) -> Result<Vec<LoadedScenario>, SweepError> {
-    let raw = std::fs::read_to_string(&base.path).map_err(|e| {
-        SweepError::Bad(format!("cannot read scenario {}: {e}", base.path.display()))
-    })?;
     settings
         .iter()
         .map(|s| {
-            let mut sets = base_sets.to_vec();
-            sets.extend(s.set_args());
-            scenario::from_text(&raw, &base.path, &sets).map_err(|e| {
+            base.with_sets(&s.set_args()).map_err(|e| {
                 let which = match &e {
                     ScenarioError::Set { arg, .. } => arg
                         .split('=')
@@ -263,14 +273,10 @@ pub fn load_settings(
 }
 
 /// Runs the sweep (or one shard of it) and returns its table.
-pub fn run_sweep(
-    base: &LoadedScenario,
-    base_sets: &[String],
-    opts: &SweepOptions<'_>,
-) -> Result<SweepTable, SweepError> {
-    let section = base.scenario.sweep.clone().unwrap_or_default();
+pub fn run_sweep(base: &LoadedScenario, opts: &SweepOptions<'_>) -> Result<SweepTable, SweepError> {
+    let section = SweepSection::read(base).map_err(|e| SweepError::Bad(e.to_string()))?;
     let all = settings(&section).map_err(SweepError::Bad)?;
-    let loaded = load_settings(base, base_sets, &all)?;
+    let loaded = load_settings(base, &all)?;
     let plot = opts
         .plot
         .clone()
