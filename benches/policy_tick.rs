@@ -10,7 +10,7 @@
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use mmsim::model::{Player, PlayerId, Rating, SimTime, TicketId};
 use mmsim::policy::{
-    BatchParams, BracketParams, DecayParams, FixedLimitParams, MatchFormat, Mode,
+    BatchParams, BracketParams, Cadence, DecayParams, FixedLimitParams, MatchFormat, Mode,
     PercentWideningParams, PercentileParams, PolicyConfig, PoolView, SweepPruneParams, Trigger,
     WeightedScoreParams, WideningParams,
 };
@@ -48,15 +48,15 @@ fn policies() -> Vec<PolicyConfig> {
             ..Default::default()
         }),
         PolicyConfig::Widening(WideningParams {
-            mode: Mode::Tick,
+            cadence: Cadence::in_mode(Mode::Tick),
             ..Default::default()
         }),
         PolicyConfig::PercentWidening(PercentWideningParams {
-            mode: Mode::Tick,
+            cadence: Cadence::in_mode(Mode::Tick),
             ..Default::default()
         }),
         PolicyConfig::PercentileWindow(PercentileParams {
-            mode: Mode::Tick,
+            cadence: Cadence::in_mode(Mode::Tick),
             widen_pct_per_s: 0.1,
             max_half_width_pct: 25.0,
             ..Default::default()
@@ -67,15 +67,15 @@ fn policies() -> Vec<PolicyConfig> {
         }),
         PolicyConfig::BatchWeighted(BatchParams::default()),
         PolicyConfig::WeightedScore(WeightedScoreParams {
-            mode: Mode::Tick,
+            cadence: Cadence::in_mode(Mode::Tick),
             ..Default::default()
         }),
         PolicyConfig::SweepPrune(SweepPruneParams {
-            mode: Mode::Tick,
+            cadence: Cadence::in_mode(Mode::Tick),
             ..Default::default()
         }),
         PolicyConfig::VirtualDecay(DecayParams {
-            mode: Mode::Tick,
+            cadence: Cadence::in_mode(Mode::Tick),
             ..Default::default()
         }),
     ]

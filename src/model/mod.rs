@@ -5,9 +5,10 @@
 mod ids;
 mod param;
 mod player;
+pub(crate) mod registry;
 mod time;
 
 pub use ids::{MatchId, Party, PerTeam, PlayerId, TicketId};
-pub use param::{parse_duration, HumanDuration, ParamError};
+pub use param::{check, parse_duration, HumanDuration, ParamError};
 pub use player::{Category, Player, Rating};
 pub use time::{SimDuration, SimTime};

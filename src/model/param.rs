@@ -31,6 +31,69 @@ impl fmt::Display for ParamError {
 
 impl std::error::Error for ParamError {}
 
+/// The range checks every plug-in's `validate` shares, in one wording each.
+/// Each returns an error naming `key` and the value it got.
+pub mod check {
+    use super::{ParamError, SimDuration};
+
+    /// A finite number above 0.
+    pub fn positive(key: &str, v: f64) -> Result<(), ParamError> {
+        if v.is_finite() && v > 0.0 {
+            Ok(())
+        } else {
+            Err(ParamError::new(
+                key,
+                format!("must be a number above 0, got {v}"),
+            ))
+        }
+    }
+
+    /// A finite number of 0 or more.
+    pub fn non_negative(key: &str, v: f64) -> Result<(), ParamError> {
+        if v.is_finite() && v >= 0.0 {
+            Ok(())
+        } else {
+            Err(ParamError::new(
+                key,
+                format!("must be zero or more, got {v}"),
+            ))
+        }
+    }
+
+    /// Any finite number.
+    pub fn finite(key: &str, v: f64) -> Result<(), ParamError> {
+        if v.is_finite() {
+            Ok(())
+        } else {
+            Err(ParamError::new(
+                key,
+                format!("must be a finite number, got {v}"),
+            ))
+        }
+    }
+
+    /// A share or a probability: from 0 to 1.
+    pub fn unit(key: &str, v: f64) -> Result<(), ParamError> {
+        if (0.0..=1.0).contains(&v) {
+            Ok(())
+        } else {
+            Err(ParamError::new(
+                key,
+                format!("must be between 0 and 1, got {v}"),
+            ))
+        }
+    }
+
+    /// A timer interval: a zero one would fire forever at the same instant.
+    pub fn interval(key: &str, d: SimDuration) -> Result<(), ParamError> {
+        if d.is_zero() {
+            Err(ParamError::new(key, "must be longer than 0s, e.g. \"1s\""))
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// A duration in a scenario file: a string with a unit (`"250ms"`, `"90s"`,
 /// `"30m"`, `"24h"`, `"7d"`, combinations like `"1h30m"`) or a bare number of
 /// seconds.

@@ -2,18 +2,13 @@
 
 mod battle;
 mod gold;
-mod logistic;
 
 pub use battle::{Battle, BattleDistribution, BattleParams};
 pub use gold::{gold_integral, GoldParams, GoldProcess, GoldTimeline};
-pub use logistic::{
-    logistic_win_probability, team_strength, team_win_probabilities, LogisticOutcome,
-    LogisticParams,
-};
+pub use logistic::{logistic_win_probability, team_strength, team_win_probabilities};
 
 use crate::model::{ParamError, SimDuration};
 use rand_pcg::Pcg64;
-use serde::{Deserialize, Serialize};
 
 /// One team as the outcome model sees it: hidden skills and party sizes.
 #[derive(Clone, Debug)]
@@ -46,12 +41,12 @@ pub trait OutcomeModel: Send + Sync {
     fn play(&self, teams: &[TeamSkills], rng: &mut Pcg64) -> MatchResult;
 }
 
-/// The `[outcome]` section of a scenario.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "model", rename_all = "kebab-case")]
-pub enum OutcomeConfig {
-    /// Winner by the logistic (Elo) model on true skill.
-    Logistic(LogisticParams),
+crate::model::registry::plugins! {
+    /// The `[outcome]` section of a scenario.
+    pub enum OutcomeConfig tagged "model" builds OutcomeModel {
+        /// Winner by the logistic (Elo) model on true skill.
+        "logistic" => Logistic(logistic::LogisticParams) builds LogisticOutcome,
+    }
 }
 
 impl Default for OutcomeConfig {
@@ -61,16 +56,9 @@ impl Default for OutcomeConfig {
 }
 
 impl OutcomeConfig {
+    /// Checks every parameter; the error's key is relative to `[outcome]`.
     pub fn validate(&self) -> Result<(), ParamError> {
-        match self {
-            OutcomeConfig::Logistic(p) => p.validate(),
-        }
-    }
-
-    pub fn build(&self) -> Box<dyn OutcomeModel> {
-        match self {
-            OutcomeConfig::Logistic(p) => Box::new(LogisticOutcome::new(p.clone())),
-        }
+        self.validate_params()
     }
 }
 
@@ -113,7 +101,7 @@ mod tests {
 
     #[test]
     fn the_outcome_section_reads_as_a_scenario_writes_it() {
-        #[derive(Deserialize)]
+        #[derive(serde::Deserialize)]
         struct Scenario {
             outcome: OutcomeConfig,
         }

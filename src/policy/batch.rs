@@ -14,11 +14,9 @@
 //!
 //! Batching is the point of this policy, so it has no event mode.
 
-use super::{
-    check_non_negative, check_tick, FreePass, Mode, Policy, PoolView, Proposal, Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError};
+use super::{FreePass, Mode, Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::WaitingTicket;
+use crate::model::{check, HumanDuration, ParamError};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -48,9 +46,16 @@ impl Default for BatchParams {
 }
 
 impl BatchParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, the poster's suggestion 2: every 2 min each ticket draws an opponent, probability falling linearly with rating-difference rank, within a limit";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "tick, limit, candidates, mode (tick only)";
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_tick("tick", self.tick.0)?;
-        check_non_negative("limit", self.limit)?;
+        check::interval("tick", self.tick.0)?;
+        check::non_negative("limit", self.limit)?;
         if self.candidates == 0 {
             return Err(ParamError::new("candidates", "must be 1 or more, got 0"));
         }

@@ -12,12 +12,9 @@
 //! The controller is its own type so a test can drive it interval by
 //! interval.
 
-use super::{
-    check_non_negative, check_tick, fill_from_nearest, greedy_pass, FormedMatch, Mode, Policy,
-    PoolView, Proposal, Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError, SimTime};
+use super::{FormedMatch, Mode, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
 use crate::pool::WaitingTicket;
+use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -67,6 +64,13 @@ impl Default for BracketParams {
 }
 
 impl BracketParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, the poster's suggestion 3: brackets split at 6 games an interval, merge after 2 intervals under 3; same or nearest bracket only";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "min, brackets, width, min_width, split_at, merge_below, merge_after, interval, mode, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         if !self.min.is_finite() {
             return Err(ParamError::new(
@@ -77,14 +81,14 @@ impl BracketParams {
         if self.brackets == 0 {
             return Err(ParamError::new("brackets", "must be 1 or more, got 0"));
         }
-        check_non_negative("width", self.width)?;
+        check::non_negative("width", self.width)?;
         if self.width == 0.0 {
             return Err(ParamError::new(
                 "width",
                 "must be more than 0 rating points, got 0",
             ));
         }
-        check_non_negative("min_width", self.min_width)?;
+        check::non_negative("min_width", self.min_width)?;
         if self.min_width == 0.0 || self.min_width > self.width {
             return Err(ParamError::new(
                 "min_width",
@@ -106,8 +110,8 @@ impl BracketParams {
                 "must be 1 or more intervals, got 0",
             ));
         }
-        check_tick("interval", self.interval.0)?;
-        check_tick("tick", self.tick.0)
+        check::interval("interval", self.interval.0)?;
+        check::interval("tick", self.tick.0)
     }
 }
 

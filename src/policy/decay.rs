@@ -16,12 +16,9 @@
 //! to both sides; the reply's asymmetric version (the top player keeps the
 //! full loss on a defeat) would need a weight per side.
 
-use super::{
-    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
-    Proposal, Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError, SimTime, TicketId};
+use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
 use crate::pool::WaitingTicket;
+use crate::model::{check, ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -37,12 +34,9 @@ pub struct DecayParams {
     /// Rating-change weight of a match that used all of `max_decay` (a match
     /// that used none has weight 1).
     pub min_weight: f64,
-    /// `event`: match on joins and re-check every `recheck`; `tick`: only every `tick`.
-    pub mode: Mode,
-    /// How often virtual ratings are re-checked in `event` mode.
-    pub recheck: HumanDuration,
-    /// Interval between matchmaking passes in `tick` mode.
-    pub tick: HumanDuration,
+    /// When the policy runs (`mode`, `recheck`, `tick`).
+    #[serde(flatten)]
+    pub cadence: Cadence,
 }
 
 impl Default for DecayParams {
@@ -52,18 +46,23 @@ impl Default for DecayParams {
             rate_per_s: 3.0,
             max_decay: 1000.0,
             min_weight: 0.1,
-            mode: Mode::Event,
-            recheck: HumanDuration::from_secs(1),
-            tick: HumanDuration::from_secs(1),
+            cadence: Cadence::default(),
         }
     }
 }
 
 impl DecayParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, the first reply: a waiting ticket's virtual rating decays toward the players below; the rating change is scaled by the decay used";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "limit, rate_per_s, max_decay, min_weight, mode, recheck, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_non_negative("limit", self.limit)?;
-        check_non_negative("rate_per_s", self.rate_per_s)?;
-        check_non_negative("max_decay", self.max_decay)?;
+        check::non_negative("limit", self.limit)?;
+        check::non_negative("rate_per_s", self.rate_per_s)?;
+        check::non_negative("max_decay", self.max_decay)?;
         if self.max_decay == 0.0 {
             return Err(ParamError::new(
                 "max_decay",
@@ -76,8 +75,7 @@ impl DecayParams {
                 format!("must be more than 0 and at most 1, got {}", self.min_weight),
             ));
         }
-        check_tick("recheck", self.recheck.0)?;
-        check_tick("tick", self.tick.0)
+        self.cadence.validate()
     }
 
     /// How far a ticket's virtual rating has fallen at `now`.
@@ -111,7 +109,7 @@ impl VirtualDecay {
 
 impl Policy for VirtualDecay {
     fn schedule(&self) -> Schedule {
-        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
+        self.params.cadence.schedule()
     }
 
     fn propose(

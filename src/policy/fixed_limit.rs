@@ -6,11 +6,8 @@
 //! walked longest-waiting first, and each ticket takes the nearest-rated
 //! partner inside the limit.
 
-use super::{
-    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
-    Proposal, Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError};
+use super::{Mode, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
+use crate::model::{check, HumanDuration, ParamError};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -36,9 +33,16 @@ impl Default for FixedLimitParams {
 }
 
 impl FixedLimitParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, first post: pair tickets whose ratings differ by at most `limit` (150)";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "limit, mode, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_non_negative("limit", self.limit)?;
-        check_tick("tick", self.tick.0)
+        check::non_negative("limit", self.limit)?;
+        check::interval("tick", self.tick.0)
     }
 }
 

@@ -1,34 +1,20 @@
 //! Matchmaking policies: which waiting tickets form a match. A policy reads
 //! the pool and proposes; the engine checks and forms. Adding a policy means
-//! one file here and one arm in `PolicyConfig`.
+//! one file here and one line in `plugins!` below.
 
-mod batch;
-mod brackets;
-mod decay;
-mod fixed_limit;
-mod percent_widening;
-mod percentile;
-mod quality;
-mod sweep_prune;
+mod cadence;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]
 mod tests;
-mod weighted_score;
-mod widening;
 
-pub use batch::{draw_linear_rank, BatchParams, BatchWeighted};
-pub use brackets::{AdaptiveBrackets, BracketController, BracketParams};
-pub use decay::{DecayParams, VirtualDecay};
-pub use fixed_limit::{FixedLimit, FixedLimitParams};
-pub use percent_widening::{PercentWidening, PercentWideningParams};
-pub use percentile::{PercentileParams, PercentileWindow, Percentiles};
-pub use quality::{Quality, QualityParams, QualityWeights};
-pub use sweep_prune::{SweepPrune, SweepPruneParams};
-pub use weighted_score::{WeightedScore, WeightedScoreParams};
-pub use widening::{Widening, WideningParams};
+pub use batch::draw_linear_rank;
+pub use brackets::BracketController;
+pub use cadence::{Cadence, DefaultMode, EventFirst, TickFirst};
+pub use percentile::Percentiles;
+pub use quality::QualityWeights;
 
-use crate::model::{MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
+use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -152,137 +138,35 @@ pub enum Mode {
     Tick,
 }
 
-/// The `[policy]` section of a scenario, tagged by `kind`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum PolicyConfig {
-    FixedLimit(FixedLimitParams),
-    Widening(WideningParams),
-    PercentWidening(PercentWideningParams),
-    PercentileWindow(PercentileParams),
-    AdaptiveBrackets(BracketParams),
-    BatchWeighted(BatchParams),
-    WeightedScore(WeightedScoreParams),
-    SweepPrune(SweepPruneParams),
-    VirtualDecay(DecayParams),
-    Quality(QualityParams),
+crate::model::registry::plugins! {
+    /// The `[policy]` section of a scenario, tagged by `kind`.
+    pub enum PolicyConfig tagged "kind" builds Policy, catalogue CATALOGUE {
+        "fixed-limit" => FixedLimit(fixed_limit::FixedLimitParams) builds FixedLimit,
+        "widening" => Widening(widening::WideningParams) builds Widening,
+        "percent-widening" => PercentWidening(percent_widening::PercentWideningParams) builds PercentWidening,
+        "percentile-window" => PercentileWindow(percentile::PercentileParams) builds PercentileWindow,
+        "adaptive-brackets" => AdaptiveBrackets(brackets::BracketParams) builds AdaptiveBrackets,
+        "batch-weighted" => BatchWeighted(batch::BatchParams) builds BatchWeighted,
+        "weighted-score" => WeightedScore(weighted_score::WeightedScoreParams) builds WeightedScore,
+        "sweep-prune" => SweepPrune(sweep_prune::SweepPruneParams) builds SweepPrune,
+        "virtual-decay" => VirtualDecay(decay::DecayParams) builds VirtualDecay,
+        "quality" => Quality(quality::QualityParams) builds Quality,
+    }
 }
 
 impl PolicyConfig {
+    /// Checks every parameter; the error's key is relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
-        match self {
-            PolicyConfig::FixedLimit(p) => p.validate(),
-            PolicyConfig::Widening(p) => p.validate(),
-            PolicyConfig::PercentWidening(p) => p.validate(),
-            PolicyConfig::PercentileWindow(p) => p.validate(),
-            PolicyConfig::AdaptiveBrackets(p) => p.validate(),
-            PolicyConfig::BatchWeighted(p) => p.validate(),
-            PolicyConfig::WeightedScore(p) => p.validate(),
-            PolicyConfig::SweepPrune(p) => p.validate(),
-            PolicyConfig::VirtualDecay(p) => p.validate(),
-            PolicyConfig::Quality(p) => p.validate(),
-        }
-    }
-
-    pub fn build(&self) -> Box<dyn Policy> {
-        match self {
-            PolicyConfig::FixedLimit(p) => Box::new(FixedLimit::new(p.clone())),
-            PolicyConfig::Widening(p) => Box::new(Widening::new(p.clone())),
-            PolicyConfig::PercentWidening(p) => Box::new(PercentWidening::new(p.clone())),
-            PolicyConfig::PercentileWindow(p) => Box::new(PercentileWindow::new(p.clone())),
-            PolicyConfig::AdaptiveBrackets(p) => Box::new(AdaptiveBrackets::new(p.clone())),
-            PolicyConfig::BatchWeighted(p) => Box::new(BatchWeighted::new(p.clone())),
-            PolicyConfig::WeightedScore(p) => Box::new(WeightedScore::new(p.clone())),
-            PolicyConfig::SweepPrune(p) => Box::new(SweepPrune::new(p.clone())),
-            PolicyConfig::VirtualDecay(p) => Box::new(VirtualDecay::new(p.clone())),
-            PolicyConfig::Quality(p) => Box::new(Quality::new(p.clone())),
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            PolicyConfig::FixedLimit(_) => "fixed-limit",
-            PolicyConfig::Widening(_) => "widening",
-            PolicyConfig::PercentWidening(_) => "percent-widening",
-            PolicyConfig::PercentileWindow(_) => "percentile-window",
-            PolicyConfig::AdaptiveBrackets(_) => "adaptive-brackets",
-            PolicyConfig::BatchWeighted(_) => "batch-weighted",
-            PolicyConfig::WeightedScore(_) => "weighted-score",
-            PolicyConfig::SweepPrune(_) => "sweep-prune",
-            PolicyConfig::VirtualDecay(_) => "virtual-decay",
-            PolicyConfig::Quality(_) => "quality",
-        }
-    }
-}
-
-/// One line per policy for `mmsim policies`: name, source, parameters.
-pub const CATALOGUE: &[(&str, &str, &str)] = &[
-    (
-        "fixed-limit",
-        "gamedev thread, first post: pair tickets whose ratings differ by at most `limit` (150)",
-        "limit, mode, tick",
-    ),
-    (
-        "widening",
-        "gamedev thread, first replies: the limit grows with time in queue, clamped; both must accept",
-        "base, rate_per_s, max, mode, recheck, tick",
-    ),
-    (
-        "percent-widening",
-        "gamedev thread, hplus0603's last reply: +/-5% of rating at entry, +5% every 10 s, no bound unless set; both must include each other",
-        "step_pct, step, max_pct, mode, recheck, tick",
-    ),
-    (
-        "percentile-window",
-        "gamedev thread, Hazerider: the top 10% plays 5% to 15%; a window in population percentiles, re-sorted every `refresh`",
-        "half_width_pct, widen_pct_per_s, max_half_width_pct, refresh, mode, recheck, tick",
-    ),
-    (
-        "adaptive-brackets",
-        "gamedev thread, the poster's suggestion 3: brackets split at 6 games an interval, merge after 2 intervals under 3; same or nearest bracket only",
-        "min, brackets, width, min_width, split_at, merge_below, merge_after, interval, mode, tick",
-    ),
-    (
-        "batch-weighted",
-        "gamedev thread, the poster's suggestion 2: every 2 min each ticket draws an opponent, probability falling linearly with rating-difference rank, within a limit",
-        "tick, limit, candidates, mode (tick only)",
-    ),
-    (
-        "weighted-score",
-        "gamedev thread, BTownTKD's weights (rating gap, both waits, fading recency of a pairing) and Hazerider's no repeat of the last X opponents",
-        "rating_weight, wait_weight, recent_weight, fade_matches, avoid_last, threshold, candidates, mode, recheck, tick",
-    ),
-    (
-        "sweep-prune",
-        "gamedev thread, hplus0603: intervals on the rating axis growing with age, one sorted sweep per tick, each takes its best partner as it leaves",
-        "base, rate_per_s, max, mode, recheck, tick",
-    ),
-    (
-        "virtual-decay",
-        "gamedev thread, the first reply: a waiting ticket's virtual rating decays toward the players below; the rating change is scaled by the decay used",
-        "limit, rate_per_s, max_decay, min_weight, mode, recheck, tick",
-    ),
-    (
-        "quality",
-        "Dota 2 post: weighted score of the seven criteria; form when it passes a threshold that falls with wait",
-        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, party_adjust.*",
-    ),
-];
-
-pub(crate) fn check_tick(key: &str, d: SimDuration) -> Result<(), ParamError> {
-    if d.is_zero() {
-        Err(ParamError::new(key, "must be longer than 0s, e.g. \"1s\""))
-    } else {
-        Ok(())
+        self.validate_params()
     }
 }
 
 /// Checks a window that starts at `base`, grows `rate_per_s` a second and
 /// stops at `max` (widening, sweep-and-prune).
 pub(crate) fn check_growing_window(base: f64, rate_per_s: f64, max: f64) -> Result<(), ParamError> {
-    check_non_negative("base", base)?;
-    check_non_negative("rate_per_s", rate_per_s)?;
-    check_non_negative("max", max)?;
+    check::non_negative("base", base)?;
+    check::non_negative("rate_per_s", rate_per_s)?;
+    check::non_negative("max", max)?;
     if max < base {
         return Err(ParamError::new(
             "max",
@@ -301,17 +185,6 @@ pub(crate) fn growing_window(
     now: SimTime,
 ) -> f64 {
     (base + rate_per_s * t.age_s(now)).min(max)
-}
-
-pub(crate) fn check_non_negative(key: &str, v: f64) -> Result<(), ParamError> {
-    if v.is_finite() && v >= 0.0 {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            key,
-            format!("must be zero or more, got {v}"),
-        ))
-    }
 }
 
 /// Fills a match seeded by `seed`: takes the nearest-rated tickets within

@@ -11,12 +11,9 @@
 //! the reply's "re-check the queue at regular intervals" rather than a timer
 //! per ticket.
 
-use super::{
-    check_non_negative, check_tick, propose_mutual_windows, Mode, Policy, PoolView, Proposal,
-    Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError, SimTime};
+use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, propose_mutual_windows};
 use crate::pool::WaitingTicket;
+use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -31,12 +28,9 @@ pub struct PercentWideningParams {
     /// Largest window in percent of rating; absent means no bound, as in the
     /// thread.
     pub max_pct: Option<f64>,
-    /// `event`: match on joins and re-check every `recheck`; `tick`: only every `tick`.
-    pub mode: Mode,
-    /// How often windows are re-checked in `event` mode as they widen.
-    pub recheck: HumanDuration,
-    /// Interval between matchmaking passes in `tick` mode.
-    pub tick: HumanDuration,
+    /// When the policy runs (`mode`, `recheck`, `tick`).
+    #[serde(flatten)]
+    pub cadence: Cadence,
 }
 
 impl Default for PercentWideningParams {
@@ -45,19 +39,24 @@ impl Default for PercentWideningParams {
             step_pct: 5.0,
             step: HumanDuration::from_secs(10),
             max_pct: None,
-            mode: Mode::Event,
-            recheck: HumanDuration::from_secs(1),
-            tick: HumanDuration::from_secs(1),
+            cadence: Cadence::default(),
         }
     }
 }
 
 impl PercentWideningParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, hplus0603's last reply: +/-5% of rating at entry, +5% every 10 s, no bound unless set; both must include each other";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "step_pct, step, max_pct, mode, recheck, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_non_negative("step_pct", self.step_pct)?;
-        check_tick("step", self.step.0)?;
+        check::non_negative("step_pct", self.step_pct)?;
+        check::interval("step", self.step.0)?;
         if let Some(m) = self.max_pct {
-            check_non_negative("max_pct", m)?;
+            check::non_negative("max_pct", m)?;
             if m < self.step_pct {
                 return Err(ParamError::new(
                     "max_pct",
@@ -65,8 +64,7 @@ impl PercentWideningParams {
                 ));
             }
         }
-        check_tick("recheck", self.recheck.0)?;
-        check_tick("tick", self.tick.0)
+        self.cadence.validate()
     }
 
     /// The window of a ticket at `now`, in rating points on each side.
@@ -94,7 +92,7 @@ impl PercentWidening {
 
 impl Policy for PercentWidening {
     fn schedule(&self) -> Schedule {
-        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
+        self.params.cadence.schedule()
     }
 
     fn propose(

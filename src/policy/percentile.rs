@@ -9,12 +9,9 @@
 //! as ratings move (O(N log N) per refresh, whatever the traffic); a
 //! ticket's percentile is then a binary search, O(log N) per ticket.
 
-use super::{
-    check_non_negative, check_tick, fill_from_nearest, greedy_pass, Mode, Policy, PoolView,
-    Proposal, Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError, SimTime};
+use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
 use crate::pool::WaitingTicket;
+use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -30,13 +27,9 @@ pub struct PercentileParams {
     pub max_half_width_pct: f64,
     /// How often the sorted population ratings are rebuilt as ratings move.
     pub refresh: HumanDuration,
-    /// `event`: match on joins and re-check every `recheck`; `tick`: only every `tick`.
-    pub mode: Mode,
-    /// How often windows are re-checked in `event` mode (they widen, and
-    /// percentiles move).
-    pub recheck: HumanDuration,
-    /// Interval between matchmaking passes in `tick` mode.
-    pub tick: HumanDuration,
+    /// When the policy runs (`mode`, `recheck`, `tick`).
+    #[serde(flatten)]
+    pub cadence: Cadence,
 }
 
 impl Default for PercentileParams {
@@ -46,16 +39,21 @@ impl Default for PercentileParams {
             widen_pct_per_s: 0.0,
             max_half_width_pct: 50.0,
             refresh: HumanDuration::from_secs(60),
-            mode: Mode::Event,
-            recheck: HumanDuration::from_secs(1),
-            tick: HumanDuration::from_secs(1),
+            cadence: Cadence::default(),
         }
     }
 }
 
 impl PercentileParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, Hazerider: the top 10% plays 5% to 15%; a window in population percentiles, re-sorted every `refresh`";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "half_width_pct, widen_pct_per_s, max_half_width_pct, refresh, mode, recheck, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_non_negative("half_width_pct", self.half_width_pct)?;
+        check::non_negative("half_width_pct", self.half_width_pct)?;
         if self.half_width_pct > 100.0 {
             return Err(ParamError::new(
                 "half_width_pct",
@@ -65,8 +63,8 @@ impl PercentileParams {
                 ),
             ));
         }
-        check_non_negative("widen_pct_per_s", self.widen_pct_per_s)?;
-        check_non_negative("max_half_width_pct", self.max_half_width_pct)?;
+        check::non_negative("widen_pct_per_s", self.widen_pct_per_s)?;
+        check::non_negative("max_half_width_pct", self.max_half_width_pct)?;
         if self.max_half_width_pct < self.half_width_pct {
             return Err(ParamError::new(
                 "max_half_width_pct",
@@ -76,9 +74,8 @@ impl PercentileParams {
                 ),
             ));
         }
-        check_tick("refresh", self.refresh.0)?;
-        check_tick("recheck", self.recheck.0)?;
-        check_tick("tick", self.tick.0)
+        check::interval("refresh", self.refresh.0)?;
+        self.cadence.validate()
     }
 
     /// Half-width of a ticket's window at `now`, in percentiles.
@@ -151,7 +148,7 @@ impl PercentileWindow {
 
 impl Policy for PercentileWindow {
     fn schedule(&self) -> Schedule {
-        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
+        self.params.cadence.schedule()
     }
 
     fn propose(

@@ -25,9 +25,9 @@
 //!    whether the whole match does ("avoided, but less strongly");
 //! 7. wait: the candidate's mean ticket wait over `wait_scale`, capped at 1.
 
-use super::{check_non_negative, check_tick, Policy, PoolView, Proposal, Schedule, Trigger};
-use crate::model::{HumanDuration, ParamError, TicketId};
+use super::{Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::WaitingTicket;
+use crate::model::{check, HumanDuration, ParamError, TicketId};
 use crate::teams::balanced_split;
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;
@@ -126,29 +126,17 @@ impl Default for QualityParams {
     }
 }
 
-fn unit(key: &str, v: f64) -> Result<(), ParamError> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            key,
-            format!("must be between 0 and 1, got {v}"),
-        ))
-    }
-}
-
-fn above_zero(key: &str, v: f64) -> Result<(), ParamError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ParamError::new(key, format!("must be above 0, got {v}")))
-    }
-}
-
 impl QualityParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "Dota 2 post: weighted score of the seven criteria; form when it passes a threshold that falls with wait";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, party_adjust.*";
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        unit("threshold", self.threshold)?;
-        unit("threshold_floor", self.threshold_floor)?;
+        check::unit("threshold", self.threshold)?;
+        check::unit("threshold_floor", self.threshold_floor)?;
         if self.threshold_floor > self.threshold {
             return Err(ParamError::new(
                 "threshold_floor",
@@ -158,9 +146,9 @@ impl QualityParams {
                 ),
             ));
         }
-        check_non_negative("threshold_fall_per_s", self.threshold_fall_per_s)?;
+        check::non_negative("threshold_fall_per_s", self.threshold_fall_per_s)?;
         for (name, w) in self.weights.as_array() {
-            check_non_negative(&format!("weights.{name}"), w)?;
+            check::non_negative(&format!("weights.{name}"), w)?;
         }
         if self.weights.as_array().iter().all(|(_, w)| *w == 0.0) {
             return Err(ParamError::new(
@@ -168,15 +156,15 @@ impl QualityParams {
                 "at least one weight must be above 0",
             ));
         }
-        above_zero("balance_tolerance", self.balance_tolerance)?;
-        above_zero("skill_range", self.skill_range)?;
-        above_zero("experience_range", self.experience_range)?;
-        above_zero("top_range", self.top_range)?;
-        check_tick("wait_scale", self.wait_scale.0)?;
+        check::positive("balance_tolerance", self.balance_tolerance)?;
+        check::positive("skill_range", self.skill_range)?;
+        check::positive("experience_range", self.experience_range)?;
+        check::positive("top_range", self.top_range)?;
+        check::interval("wait_scale", self.wait_scale.0)?;
         if self.neighbours == 0 {
             return Err(ParamError::new("neighbours", "must be 1 or more"));
         }
-        check_tick("tick", self.tick.0)?;
+        check::interval("tick", self.tick.0)?;
         self.party_adjust.validate("party_adjust")
     }
 

@@ -16,12 +16,9 @@
 //! sweep costs O(n log n). Matches are pairs of tickets.
 
 use super::batch::fits_pair;
-use super::{
-    check_growing_window, check_tick, growing_window, Mode, Policy, PoolView, Proposal, Schedule,
-    Trigger,
-};
-use crate::model::{HumanDuration, ParamError, SimTime, TicketId};
+use super::{Cadence, TickFirst, Policy, PoolView, Proposal, Schedule, Trigger, check_growing_window, growing_window};
 use crate::pool::{RatingKey, WaitingTicket};
+use crate::model::{ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -36,13 +33,10 @@ pub struct SweepPruneParams {
     pub rate_per_s: f64,
     /// The half-width never grows past this.
     pub max: f64,
-    /// `event`: a newcomer takes the nearest overlapping ticket at once, and a
-    /// sweep runs every `recheck`; `tick`: only the sweep, every `tick`.
-    pub mode: Mode,
-    /// Time between sweeps in `event` mode.
-    pub recheck: HumanDuration,
-    /// Time between sweeps in `tick` mode (the thread: once a second).
-    pub tick: HumanDuration,
+    /// When the policy runs (`mode`, `recheck`, `tick`); `tick` mode by
+    /// default, the thread's once-a-second sweep.
+    #[serde(flatten)]
+    pub cadence: Cadence<TickFirst>,
 }
 
 impl Default for SweepPruneParams {
@@ -51,18 +45,22 @@ impl Default for SweepPruneParams {
             base: 75.0,
             rate_per_s: 1.5,
             max: 250.0,
-            mode: Mode::Tick,
-            recheck: HumanDuration::from_secs(1),
-            tick: HumanDuration::from_secs(1),
+            cadence: Cadence::default(),
         }
     }
 }
 
 impl SweepPruneParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, hplus0603: intervals on the rating axis growing with age, one sorted sweep per tick, each takes its best partner as it leaves";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "base, rate_per_s, max, mode, recheck, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         check_growing_window(self.base, self.rate_per_s, self.max)?;
-        check_tick("recheck", self.recheck.0)?;
-        check_tick("tick", self.tick.0)
+        self.cadence.validate()
     }
 
     /// Half-width of a ticket's interval at `now`.
@@ -161,7 +159,7 @@ fn nearest_fitting<'a>(
 
 impl Policy for SweepPrune {
     fn schedule(&self) -> Schedule {
-        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
+        self.params.cadence.schedule()
     }
 
     fn propose(

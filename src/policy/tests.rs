@@ -176,20 +176,9 @@ fn unknown_keys_of_a_new_policy_are_refused() {
 
 #[test]
 fn the_catalogue_lists_every_policy_with_its_parameters() {
-    let kinds = [
-        "fixed-limit",
-        "widening",
-        "percent-widening",
-        "percentile-window",
-        "adaptive-brackets",
-        "batch-weighted",
-        "weighted-score",
-        "sweep-prune",
-        "virtual-decay",
-        "quality",
-    ];
+    let kinds = super::PolicyConfig::NAMES;
     assert_eq!(CATALOGUE.len(), kinds.len());
-    for kind in kinds {
+    for &kind in kinds {
         let loaded = from_text(
             &base(&format!("kind = \"{kind}\"")),
             Path::new("t.toml"),
@@ -219,15 +208,11 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
 
 #[test]
 fn every_policy_runs_in_each_mode_and_repeats_itself() {
-    let kinds = [
-        "percent-widening",
-        "percentile-window",
-        "adaptive-brackets",
-        "batch-weighted",
-        "weighted-score",
-        "sweep-prune",
-        "virtual-decay",
-    ];
+    // Every policy but quality, which has no `mode`: it only ticks.
+    let kinds = super::PolicyConfig::NAMES
+        .iter()
+        .copied()
+        .filter(|k| *k != "quality");
     for kind in kinds {
         for mode in ["event", "tick"] {
             let text = base(&format!("kind = \"{kind}\"\nmode = \"{mode}\""));
@@ -280,4 +265,56 @@ fn a_free_pass_walks_outward_and_skips_taken_tickets() {
     assert_eq!(walk(&mut pass, 2, 1000.0), vec![(0, 200.0), (5, 250.0)]);
     assert_eq!(pass.seed(1), None, "taken tickets are no longer seeds");
     assert_eq!(pass.seed(5).map(|(pos, t)| (pos, t.id.0)), Some((5, 5)));
+}
+
+#[test]
+fn an_unknown_key_beside_the_shared_cadence_lists_every_key_in_order() {
+    // The cadence is flattened in; the message must still list the keys
+    // as serde does for a plain struct.
+    let err = error("kind = \"sweep-prune\"\nbse = 100");
+    assert!(
+        err.contains(
+            "unknown field `bse`, expected one of `base`, `rate_per_s`, `max`, `mode`, `recheck`, `tick`"
+        ),
+        "{err}"
+    );
+    let err = error("kind = \"fixed-limit\"\nrecheck = \"1s\"");
+    assert!(
+        err.contains("unknown field `recheck`, expected one of `limit`, `mode`, `tick`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_cadence_keeps_each_policy_default_mode() {
+    use super::{Mode, PolicyConfig};
+    for config in PolicyConfig::defaults() {
+        let json = serde_json::to_value(&config).unwrap();
+        let Some(mode) = json.get("mode") else {
+            continue;
+        };
+        let tick_first = matches!(config.name(), "sweep-prune" | "batch-weighted");
+        let want = if tick_first { Mode::Tick } else { Mode::Event };
+        assert_eq!(
+            mode,
+            &serde_json::to_value(want).unwrap(),
+            "{}",
+            config.name()
+        );
+    }
+}
+
+#[test]
+fn every_declared_name_is_its_serde_tag_and_round_trips() {
+    use super::PolicyConfig;
+    assert_eq!(PolicyConfig::defaults().len(), PolicyConfig::NAMES.len());
+    for (config, name) in PolicyConfig::defaults().iter().zip(PolicyConfig::NAMES) {
+        assert_eq!(config.name(), *name);
+        let json = serde_json::to_value(config).unwrap();
+        assert_eq!(json["kind"], *name);
+        let text = toml::to_string(config).unwrap();
+        assert_eq!(&toml::from_str::<PolicyConfig>(&text).unwrap(), config);
+        config.validate().unwrap();
+        config.build();
+    }
 }

@@ -17,12 +17,9 @@
 //! waiting buys width. Matches are pairs of tickets.
 
 use super::batch::fits_pair;
-use super::{
-    check_non_negative, check_tick, FormedMatch, FreePass, Mode, Policy, PoolView, Proposal,
-    Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError, PlayerId, SimTime};
+use super::{Cadence, FormedMatch, FreePass, Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::WaitingTicket;
+use crate::model::{check, ParamError, PlayerId, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -44,12 +41,9 @@ pub struct WeightedScoreParams {
     pub threshold: f64,
     /// Nearest free tickets each seed weighs.
     pub candidates: u32,
-    /// `event`: match on joins and re-check every `recheck`; `tick`: only every `tick`.
-    pub mode: Mode,
-    /// How often costs are re-checked in `event` mode (waiting lowers them).
-    pub recheck: HumanDuration,
-    /// Interval between matchmaking passes in `tick` mode.
-    pub tick: HumanDuration,
+    /// When the policy runs (`mode`, `recheck`, `tick`).
+    #[serde(flatten)]
+    pub cadence: Cadence,
 }
 
 impl Default for WeightedScoreParams {
@@ -62,36 +56,40 @@ impl Default for WeightedScoreParams {
             avoid_last: 1,
             threshold: 150.0,
             candidates: 8,
-            mode: Mode::Event,
-            recheck: HumanDuration::from_secs(1),
-            tick: HumanDuration::from_secs(1),
+            cadence: Cadence::default(),
         }
     }
 }
 
 impl WeightedScoreParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, BTownTKD's weights (rating gap, both waits, fading recency of a pairing) and Hazerider's no repeat of the last X opponents";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "rating_weight, wait_weight, recent_weight, fade_matches, avoid_last, threshold, candidates, mode, recheck, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
-        check_non_negative("rating_weight", self.rating_weight)?;
+        check::non_negative("rating_weight", self.rating_weight)?;
         if self.rating_weight == 0.0 {
             return Err(ParamError::new(
                 "rating_weight",
                 "must be more than 0: the rating difference is the main term, got 0",
             ));
         }
-        check_non_negative("wait_weight", self.wait_weight)?;
-        check_non_negative("recent_weight", self.recent_weight)?;
+        check::non_negative("wait_weight", self.wait_weight)?;
+        check::non_negative("recent_weight", self.recent_weight)?;
         if self.fade_matches == 0 {
             return Err(ParamError::new(
                 "fade_matches",
                 "must be 1 or more matches, got 0",
             ));
         }
-        check_non_negative("threshold", self.threshold)?;
+        check::non_negative("threshold", self.threshold)?;
         if self.candidates == 0 {
             return Err(ParamError::new("candidates", "must be 1 or more, got 0"));
         }
-        check_tick("recheck", self.recheck.0)?;
-        check_tick("tick", self.tick.0)
+        self.cadence.validate()
     }
 }
 
@@ -155,7 +153,7 @@ impl WeightedScore {
 
 impl Policy for WeightedScore {
     fn schedule(&self) -> Schedule {
-        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
+        self.params.cadence.schedule()
     }
 
     fn propose(
@@ -304,7 +302,7 @@ mod tests {
         // (cost 110).
         let p = WeightedScoreParams {
             avoid_last: 0,
-            mode: Mode::Tick,
+            cadence: Cadence::in_mode(crate::policy::Mode::Tick),
             ..params()
         };
         let mut outcomes = Vec::new();

@@ -7,12 +7,9 @@
 //! into an old ticket's wide window before its own has grown. Longest-waiting
 //! tickets choose first; each takes the nearest-rated ticket that accepts it.
 
-use super::{
-    check_growing_window, check_tick, growing_window, propose_mutual_windows, Mode, Policy,
-    PoolView, Proposal, Schedule, Trigger,
-};
-use crate::model::{HumanDuration, ParamError, SimTime};
+use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, check_growing_window, growing_window, propose_mutual_windows};
 use crate::pool::WaitingTicket;
+use crate::model::{ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -25,12 +22,9 @@ pub struct WideningParams {
     pub rate_per_s: f64,
     /// The window never grows past this (the thread: 500).
     pub max: f64,
-    /// `event`: match on joins and re-check every `recheck`; `tick`: only every `tick`.
-    pub mode: Mode,
-    /// How often windows are re-checked in `event` mode as they widen.
-    pub recheck: HumanDuration,
-    /// Interval between matchmaking passes in `tick` mode.
-    pub tick: HumanDuration,
+    /// When the policy runs (`mode`, `recheck`, `tick`).
+    #[serde(flatten)]
+    pub cadence: Cadence,
 }
 
 impl Default for WideningParams {
@@ -39,18 +33,22 @@ impl Default for WideningParams {
             base: 150.0,
             rate_per_s: 5.0,
             max: 500.0,
-            mode: Mode::Event,
-            recheck: HumanDuration::from_secs(1),
-            tick: HumanDuration::from_secs(1),
+            cadence: Cadence::default(),
         }
     }
 }
 
 impl WideningParams {
+    /// Where the policy comes from, for `mmsim policies`.
+    pub const SOURCE: &str =
+        "gamedev thread, first replies: the limit grows with time in queue, clamped; both must accept";
+    /// Its keys, for `mmsim policies`.
+    pub const PARAMETERS: &str =
+        "base, rate_per_s, max, mode, recheck, tick";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         check_growing_window(self.base, self.rate_per_s, self.max)?;
-        check_tick("recheck", self.recheck.0)?;
-        check_tick("tick", self.tick.0)
+        self.cadence.validate()
     }
 
     /// The window of a ticket at `now`.
@@ -71,7 +69,7 @@ impl Widening {
 
 impl Policy for Widening {
     fn schedule(&self) -> Schedule {
-        Schedule::for_mode(self.params.mode, self.params.recheck.0, self.params.tick.0)
+        self.params.cadence.schedule()
     }
 
     fn propose(

@@ -2,20 +2,7 @@
 //! a game. The engine owns the ratings; a system only rewrites the copies it
 //! is handed.
 
-pub mod elo;
-pub mod glicko1;
-pub mod glicko2;
-pub mod trueskill;
-pub mod win_rate;
-
 use crate::model::{ParamError, Rating, SimTime};
-use serde::{Deserialize, Serialize};
-
-pub use elo::{Elo, EloParams};
-pub use glicko1::{Glicko1, Glicko1Params};
-pub use glicko2::{Glicko2, Glicko2Params};
-pub use trueskill::{TrueSkill, TrueSkillParams};
-pub use win_rate::{WinRate, WinRateParams};
 
 /// A rating system. The engine calls `update` once per finished match, after
 /// the outcome is known, with the pre-match ratings of every player grouped by
@@ -41,17 +28,17 @@ pub trait RatingSystem: Send + Sync {
     fn win_probability(&self, a: &[Rating], b: &[Rating], now: SimTime) -> f64;
 }
 
-/// The `[rating]` section of a scenario: which system, and its parameters
-/// beside the `system` key, e.g. `system = "glicko1"`, `c = 34.6`,
-/// `period = "1d"`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "system", rename_all = "kebab-case")]
-pub enum RatingConfig {
-    Elo(EloParams),
-    Glicko1(Glicko1Params),
-    Glicko2(Glicko2Params),
-    Trueskill(TrueSkillParams),
-    WinRate(WinRateParams),
+crate::model::registry::plugins! {
+    /// The `[rating]` section of a scenario: which system, and its parameters
+    /// beside the `system` key, e.g. `system = "glicko1"`, `c = 34.6`,
+    /// `period = "1d"`.
+    pub enum RatingConfig tagged "system" builds RatingSystem {
+        "elo" => Elo(elo::EloParams) builds Elo,
+        "glicko1" => Glicko1(glicko1::Glicko1Params) builds Glicko1,
+        "glicko2" => Glicko2(glicko2::Glicko2Params) builds Glicko2,
+        "trueskill" => Trueskill(trueskill::TrueSkillParams) builds TrueSkill,
+        "win-rate" => WinRate(win_rate::WinRateParams) builds WinRate,
+    }
 }
 
 /// Glicko-1 with its defaults, because it is what the gamedev 1v1 thread uses.
@@ -64,36 +51,7 @@ impl Default for RatingConfig {
 impl RatingConfig {
     /// Checks every parameter; the error's key is relative to `[rating]`.
     pub fn validate(&self) -> Result<(), ParamError> {
-        match self {
-            RatingConfig::Elo(p) => p.validate(),
-            RatingConfig::Glicko1(p) => p.validate(),
-            RatingConfig::Glicko2(p) => p.validate(),
-            RatingConfig::Trueskill(p) => p.validate(),
-            RatingConfig::WinRate(p) => p.validate(),
-        }
-    }
-
-    /// The system these parameters describe. Call `validate` first: build
-    /// does not check again.
-    pub fn build(&self) -> Box<dyn RatingSystem> {
-        match self {
-            RatingConfig::Elo(p) => Box::new(Elo::new(p.clone())),
-            RatingConfig::Glicko1(p) => Box::new(Glicko1::new(p.clone())),
-            RatingConfig::Glicko2(p) => Box::new(Glicko2::new(p.clone())),
-            RatingConfig::Trueskill(p) => Box::new(TrueSkill::new(p.clone())),
-            RatingConfig::WinRate(p) => Box::new(WinRate::new(p.clone())),
-        }
-    }
-
-    /// The value of the `system` key that selects this variant.
-    pub fn name(&self) -> &'static str {
-        match self {
-            RatingConfig::Elo(_) => "elo",
-            RatingConfig::Glicko1(_) => "glicko1",
-            RatingConfig::Glicko2(_) => "glicko2",
-            RatingConfig::Trueskill(_) => "trueskill",
-            RatingConfig::WinRate(_) => "win-rate",
-        }
+        self.validate_params()
     }
 }
 
@@ -133,41 +91,10 @@ pub(crate) fn mean_value(team: &[Rating]) -> f64 {
     }
 }
 
-/// `Ok` when `x` is finite and strictly positive.
-pub(crate) fn check_positive(key: &str, x: f64) -> Result<(), ParamError> {
-    if x.is_finite() && x > 0.0 {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            key,
-            format!("must be a finite number above 0, got {x}"),
-        ))
-    }
-}
-
-/// `Ok` when `x` is finite and at least 0.
-pub(crate) fn check_non_negative(key: &str, x: f64) -> Result<(), ParamError> {
-    if x.is_finite() && x >= 0.0 {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            key,
-            format!("must be a finite number of 0 or more, got {x}"),
-        ))
-    }
-}
-
-/// `Ok` when `x` is finite.
-pub(crate) fn check_finite(key: &str, x: f64) -> Result<(), ParamError> {
-    if x.is_finite() {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            key,
-            format!("must be a finite number, got {x}"),
-        ))
-    }
-}
+/// The shared range checks, under the names the systems' files use.
+pub(crate) use crate::model::check::{
+    finite as check_finite, non_negative as check_non_negative, positive as check_positive,
+};
 
 #[cfg(test)]
 mod tests {

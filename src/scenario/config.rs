@@ -205,27 +205,7 @@ pub const DOTA_MMR_TABLE: [[f64; 2]; 8] = [
     [0.99, 4100.0],
 ];
 
-fn positive(key: &str, v: f64) -> Result<(), ParamError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            key,
-            format!("must be a number above 0, got {v}"),
-        ))
-    }
-}
-
-fn probability(key: &str, v: f64) -> Result<(), ParamError> {
-    if (0.0..=1.0).contains(&v) {
-        Ok(())
-    } else {
-        Err(ParamError::new(
-            key,
-            format!("must be between 0 and 1, got {v}"),
-        ))
-    }
-}
+use crate::model::check::{positive, unit as probability};
 
 impl Scenario {
     /// Checks every value a type cannot: ranges, orders, consistency.
