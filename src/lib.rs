@@ -13,6 +13,7 @@ pub mod model;
 pub mod outcome;
 pub mod policy;
 pub mod rating;
+pub mod rebalance;
 pub mod report;
 pub mod run;
 pub mod scenario;
