@@ -87,16 +87,38 @@ pub fn parse_input(text: &str) -> Result<RebalanceInput, InputError> {
     let root: Value = serde_json::from_str(text)
         .map_err(|e| InputError::new("", format!("not valid JSON: {e}")))?;
     let empty = Map::new();
-    let (doc, players) = match &root {
-        Value::Array(list) => (&empty, list),
+    let (doc, players) = split_document(&root, &empty)?;
+    let raw = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| parse_player(i, p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let attributes = balanced_attributes(doc, &raw)?;
+    let players = attach_values(raw, &attributes)?;
+    check_names_and_parties(&players)?;
+    let alliance = parse_shape(doc, players.len())?;
+    check_session_teams(&players, &alliance)?;
+    Ok(RebalanceInput {
+        players,
+        attributes,
+        alliance,
+    })
+}
+
+/// The top-level keys (`empty` for a bare list) and the non-empty list of
+/// players.
+fn split_document<'a>(
+    root: &'a Value,
+    empty: &'a Map<String, Value>,
+) -> Result<(&'a Map<String, Value>, &'a Vec<Value>), InputError> {
+    let (doc, players) = match root {
+        Value::Array(list) => (empty, list),
         Value::Object(doc) => {
-            for key in doc.keys() {
-                if !TOP_KEYS.contains(&key.as_str()) {
-                    return Err(InputError::new(
-                        key.clone(),
-                        format!("unknown key; allowed: {}", TOP_KEYS.join(", ")),
-                    ));
-                }
+            if let Some(key) = doc.keys().find(|k| !TOP_KEYS.contains(&k.as_str())) {
+                return Err(InputError::new(
+                    key.clone(),
+                    format!("unknown key; allowed: {}", TOP_KEYS.join(", ")),
+                ));
             }
             match doc.get("players") {
                 Some(Value::Array(list)) => (doc, list),
@@ -119,17 +141,19 @@ pub fn parse_input(text: &str) -> Result<RebalanceInput, InputError> {
     if players.is_empty() {
         return Err(InputError::new("players", "the list is empty"));
     }
+    Ok((doc, players))
+}
 
-    let mut raw = Vec::new();
-    for (i, p) in players.iter().enumerate() {
-        raw.push(parse_player(i, p)?);
-    }
-
-    let attributes = balanced_attributes(doc, &raw)?;
+/// Each player's values of the balanced attributes, in `attributes` order;
+/// a player missing one is an error.
+fn attach_values(
+    raw: Vec<(InputPlayer, Attrs)>,
+    attributes: &[String],
+) -> Result<Vec<InputPlayer>, InputError> {
     let mut out = Vec::new();
     for (i, (player, attrs)) in raw.into_iter().enumerate() {
         let mut values = Vec::new();
-        for a in &attributes {
+        for a in attributes {
             match attrs.iter().find(|(k, _)| k == a) {
                 Some((_, v)) => values.push(*v),
                 None => {
@@ -145,9 +169,14 @@ pub fn parse_input(text: &str) -> Result<RebalanceInput, InputError> {
         }
         out.push(InputPlayer { values, ..player });
     }
+    Ok(out)
+}
 
-    for (i, p) in out.iter().enumerate() {
-        if let Some(j) = out[..i].iter().position(|q| q.name == p.name) {
+/// Names are unique, and a party's members are all on the same session
+/// team (or all not in the session).
+fn check_names_and_parties(players: &[InputPlayer]) -> Result<(), InputError> {
+    for (i, p) in players.iter().enumerate() {
+        if let Some(j) = players[..i].iter().position(|q| q.name == p.name) {
             return Err(InputError::new(
                 format!("players[{i}].name"),
                 format!(
@@ -156,28 +185,30 @@ pub fn parse_input(text: &str) -> Result<RebalanceInput, InputError> {
                 ),
             ));
         }
-        if let Some(j) = out[..i]
+        if let Some(j) = players[..i]
             .iter()
             .position(|q| q.party == p.party && q.team != p.team)
         {
+            let there = players[j]
+                .team
+                .map_or("not in the session".to_string(), |t| {
+                    format!("on team {}", t + 1)
+                });
             return Err(InputError::new(
                 format!("players[{i}].team"),
                 format!(
-                    "party `{}` is {} in players[{j}]; a party plays on one team",
-                    p.party,
-                    out[j]
-                        .team
-                        .map_or("not in the session".to_string(), |t| format!(
-                            "on team {}",
-                            t + 1
-                        ))
+                    "party `{}` is {there} in players[{j}]; a party plays on one team",
+                    p.party
                 ),
             ));
         }
     }
+    Ok(())
+}
 
-    let alliance = parse_shape(doc, out.len())?;
-    for (i, p) in out.iter().enumerate() {
+/// Session teams exist in the match.
+fn check_session_teams(players: &[InputPlayer], alliance: &Alliance) -> Result<(), InputError> {
+    for (i, p) in players.iter().enumerate() {
         if let Some(t) = p.team {
             if t >= alliance.max_number {
                 return Err(InputError::new(
@@ -191,11 +222,7 @@ pub fn parse_input(text: &str) -> Result<RebalanceInput, InputError> {
             }
         }
     }
-    Ok(RebalanceInput {
-        players: out,
-        attributes,
-        alliance,
-    })
+    Ok(())
 }
 
 type Attrs = Vec<(String, f64)>;
