@@ -14,6 +14,7 @@ pub mod outcome;
 pub mod policy;
 pub mod pool;
 pub mod rating;
+pub mod rebalance;
 pub mod report;
 pub mod run;
 pub mod scenario;

@@ -1,10 +1,10 @@
 //! `mmsim rebalance FILE`: a designer pastes a list of players (and,
 //! optionally, an AccelByte ruleset) and sees the teams a method forms,
-//! without writing a scenario. The work is in `teams::rebalance`; this file
+//! without writing a scenario. The work is in the `rebalance` module; this file
 //! only reads the file, picks the rendering, and maps errors to exit 2.
 
 use super::CliError;
-use crate::teams::rebalance::{parse_input, rebalance, RebalanceMethod};
+use crate::rebalance::{parse_input, rebalance, InputError, RebalanceMethod};
 use std::path::Path;
 
 /// Seed of the random tie-breaks of `balanced` and `abba`, fixed so the same
@@ -17,9 +17,7 @@ pub fn rebalance_command(file: &Path, method: &str, json: bool) -> Result<(), Cl
         .map_err(|e: String| CliError::BadInput(format!("--method: {e}")))?;
     let text = std::fs::read_to_string(file)
         .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", file.display())))?;
-    let bad = |e: crate::teams::rebalance::InputError| {
-        CliError::BadInput(format!("{}: {e}", file.display()))
-    };
+    let bad = |e: InputError| CliError::BadInput(format!("{}: {e}", file.display()));
     let input = parse_input(&text).map_err(bad)?;
     let result = rebalance(&input, method, SEED).map_err(bad)?;
     if json {

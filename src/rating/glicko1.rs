@@ -14,17 +14,22 @@
 //! rating is the team's mean rating and whose RD is the root mean square of
 //! its members' RDs (so a team of uncertain players is an uncertain
 //! opponent). In 1v1 this is exactly Glickman's update.
+//!
+//! The update and the prediction are skillratings' (`glicko`), which
+//! reproduces the paper's worked example; this file adds time, teams and
+//! weights around it, and holds what Glicko-2 shares with it.
 
 use super::{
     blend, check_finite, check_non_negative, check_positive, games_of, stamp, RatingSystem,
 };
 use crate::model::{HumanDuration, ParamError, Rating, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
-use std::f64::consts::{LN_10, PI};
+use skillratings::glicko::{expected_score, glicko_rating_period, GlickoConfig, GlickoRating};
+use skillratings::Outcomes;
 
-/// `q = ln 10 / 400` from the paper: converts rating points to the natural
-/// log-odds scale.
-const Q: f64 = LN_10 / 400.0;
+/// The RD of an unrated player in Glickman's paper. skillratings' Glicko-1
+/// never lets the RD entering an update exceed it, so neither may ours.
+pub const MAX_RD: f64 = 350.0;
 
 /// Parameters of `system = "glicko1"`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,7 +38,7 @@ pub struct Glicko1Params {
     /// Rating of a new player, in rating points. Default 1500.
     pub initial: f64,
     /// RD of a new player, in rating points; also the ceiling RD grows back
-    /// to. Default 350.
+    /// to. At most 350 (the paper's unrated RD). Default 350.
     pub initial_rd: f64,
     /// How fast RD grows while a player does not play, in rating points per
     /// square root of a period: RD_now = min(sqrt(RD² + c²·t), initial_rd)
@@ -49,7 +54,7 @@ impl Default for Glicko1Params {
     fn default() -> Self {
         Glicko1Params {
             initial: 1500.0,
-            initial_rd: 350.0,
+            initial_rd: MAX_RD,
             c: 34.6,
             period: HumanDuration(SimDuration::from_secs(86_400)),
         }
@@ -60,15 +65,29 @@ impl Glicko1Params {
     pub fn validate(&self) -> Result<(), ParamError> {
         check_finite("initial", self.initial)?;
         check_positive("initial_rd", self.initial_rd)?;
-        check_non_negative("c", self.c)?;
-        if self.period.0.is_zero() {
+        if self.initial_rd > MAX_RD {
             return Err(ParamError::new(
-                "period",
-                "must be a duration above zero, like \"1d\" or \"12h\", got 0s",
+                "initial_rd",
+                format!(
+                    "must be at most {MAX_RD} (the paper's RD of an unrated player, which the update never exceeds), got {}",
+                    self.initial_rd
+                ),
             ));
         }
-        Ok(())
+        check_non_negative("c", self.c)?;
+        check_period(&self.period)
     }
+}
+
+/// `period` of Glicko-1 and Glicko-2: time away is counted in it.
+pub(crate) fn check_period(period: &HumanDuration) -> Result<(), ParamError> {
+    if period.0.is_zero() {
+        return Err(ParamError::new(
+            "period",
+            "must be a duration above zero, like \"1d\" or \"12h\", got 0s",
+        ));
+    }
+    Ok(())
 }
 
 /// One game of a rating period, seen from the player being rated.
@@ -82,21 +101,31 @@ pub struct GlickoGame {
     pub score: f64,
 }
 
-/// Glickman's g(RD): how much an opponent's uncertainty dampens the result.
-pub fn g(rd: f64) -> f64 {
-    1.0 / (1.0 + 3.0 * Q * Q * rd * rd / (PI * PI)).sqrt()
-}
-
-/// Expected score of a player rated `rating` against an opponent rated
-/// `opponent` with deviation `opponent_rd` (the E of the update formula).
-pub fn expected_score(rating: f64, opponent: f64, opponent_rd: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-g(opponent_rd) * (rating - opponent) / 400.0))
+impl GlickoGame {
+    /// The score as skillratings takes it: win, draw or loss, the nearest.
+    pub fn outcome(&self) -> Outcomes {
+        if self.score > 0.75 {
+            Outcomes::WIN
+        } else if self.score < 0.25 {
+            Outcomes::LOSS
+        } else {
+            Outcomes::DRAW
+        }
+    }
 }
 
 /// The paper's predicted outcome of a game between two rated players: the
 /// probability that player 1 beats player 2, with both deviations combined.
 pub fn win_probability(r1: f64, rd1: f64, r2: f64, rd2: f64) -> f64 {
-    1.0 / (1.0 + 10f64.powf(-g(rd1.hypot(rd2)) * (r1 - r2) / 400.0))
+    let one = GlickoRating {
+        rating: r1,
+        deviation: rd1,
+    };
+    let two = GlickoRating {
+        rating: r2,
+        deviation: rd2,
+    };
+    expected_score(&one, &two).0
 }
 
 /// RD after `periods` rating periods without a game: the paper's step 1,
@@ -105,26 +134,32 @@ pub fn grown_rd(rd: f64, c: f64, periods: f64, max_rd: f64) -> f64 {
     (rd * rd + c * c * periods.max(0.0)).sqrt().min(max_rd)
 }
 
-/// Rates one player over a whole rating period (the paper's step 2): all
-/// games are taken at once against the opponents' ratings as they were at
-/// the start of the period. `rd` must already include the growth for the
-/// time away (step 1). Returns the new (rating, RD); with no games the player
-/// is unchanged.
+/// Rates one player over a whole rating period (the paper's step 2), with
+/// skillratings: all games are taken at once against the opponents' ratings
+/// as they were at the start of the period. `rd` must already include the
+/// growth for the time away (step 1), so the crate's own one-period growth
+/// is turned off (`c = 0`); it caps `rd` at [`MAX_RD`]. Returns the new
+/// (rating, RD); with no games the player is unchanged.
 pub fn rate_period(rating: f64, rd: f64, games: &[GlickoGame]) -> (f64, f64) {
     if games.is_empty() {
         return (rating, rd);
     }
-    let mut inv_d2 = 0.0;
-    let mut surprise = 0.0;
-    for game in games {
-        let g = g(game.rd);
-        let e = expected_score(rating, game.rating, game.rd);
-        inv_d2 += g * g * e * (1.0 - e);
-        surprise += g * (game.score - e);
-    }
-    inv_d2 *= Q * Q;
-    let precision = 1.0 / (rd * rd) + inv_d2;
-    (rating + Q / precision * surprise, (1.0 / precision).sqrt())
+    let results: Vec<(GlickoRating, Outcomes)> = games
+        .iter()
+        .map(|game| {
+            let opponent = GlickoRating {
+                rating: game.rating,
+                deviation: game.rd,
+            };
+            (opponent, game.outcome())
+        })
+        .collect();
+    let player = GlickoRating {
+        rating,
+        deviation: rd,
+    };
+    let new = glicko_rating_period(&player, &results, &GlickoConfig { c: 0.0 });
+    (new.rating, new.deviation)
 }
 
 /// Rating and RD of the one opponent that stands for a team: mean rating,
@@ -139,6 +174,89 @@ pub fn composite(team: &[(f64, f64)]) -> (f64, f64) {
     (rating, rd)
 }
 
+/// A player's RD at `now` in a Glicko system: grown for the time since
+/// `last_played`, counted in `period`s with fractions, by `step` per root
+/// period (Glicko-1's `c`, Glicko-2's 173.7178·σ), up to `max_rd`. A
+/// deviation already above the cap (set by hand) is kept, never pulled down
+/// by the mere passing of time.
+pub(crate) fn idle_rd(
+    r: &Rating,
+    now: SimTime,
+    period: SimDuration,
+    step: f64,
+    max_rd: f64,
+) -> f64 {
+    match r.last_played {
+        None => r.deviation,
+        Some(then) => {
+            let periods = now.since(then).as_ms() as f64 / period.as_ms() as f64;
+            grown_rd(r.deviation, step, periods, max_rd.max(r.deviation))
+        }
+    }
+}
+
+/// The composite opponent a team makes at `now`, members' RDs grown by
+/// `rd_now`.
+pub(crate) fn team_composite(team: &[Rating], rd_now: impl Fn(&Rating) -> f64) -> (f64, f64) {
+    let members: Vec<(f64, f64)> = team.iter().map(|r| (r.value, rd_now(r))).collect();
+    composite(&members)
+}
+
+/// One match through a Glicko system, shared by Glicko-1 and Glicko-2: each
+/// team plays `games_of` against the other teams' composite opponents (all
+/// taken before anyone moves); `rate` rewrites each member of a team that
+/// played, given their RD at `now` and those games; then the member is
+/// stamped.
+pub(crate) fn update_teams(
+    teams: &mut [Vec<Rating>],
+    winner: usize,
+    now: SimTime,
+    rd_now: impl Fn(&Rating) -> f64,
+    rate: impl Fn(&mut Rating, f64, &[GlickoGame]),
+) {
+    let composites: Vec<(f64, f64)> = teams.iter().map(|t| team_composite(t, &rd_now)).collect();
+    let n = teams.len();
+    for (i, team) in teams.iter_mut().enumerate() {
+        let games: Vec<GlickoGame> = games_of(i, winner, n)
+            .into_iter()
+            .map(|(j, score)| GlickoGame {
+                rating: composites[j].0,
+                rd: composites[j].1,
+                score,
+            })
+            .collect();
+        if games.is_empty() {
+            continue;
+        }
+        for r in team.iter_mut() {
+            let rd = rd_now(r);
+            rate(r, rd, &games);
+            stamp(r, now);
+        }
+    }
+}
+
+/// Glickman's worked example, shared by both systems' tests: a 1500 / RD
+/// 200 player beats 1400/30, loses to 1550/100 and to 1700/300.
+#[cfg(test)]
+pub(crate) const PAPER_GAMES: [GlickoGame; 3] = [
+    GlickoGame {
+        rating: 1400.0,
+        rd: 30.0,
+        score: 1.0,
+    },
+    GlickoGame {
+        rating: 1550.0,
+        rd: 100.0,
+        score: 0.0,
+    },
+    GlickoGame {
+        rating: 1700.0,
+        rd: 300.0,
+        score: 0.0,
+    },
+];
+
 /// The Glicko-1 system with its parameters.
 #[derive(Clone, Debug)]
 pub struct Glicko1 {
@@ -151,24 +269,13 @@ impl Glicko1 {
     }
 
     fn rd_now(&self, r: &Rating, now: SimTime) -> f64 {
-        match r.last_played {
-            None => r.deviation,
-            Some(then) => {
-                let periods = now.since(then).as_ms() as f64 / self.params.period.0.as_ms() as f64;
-                // A deviation already above the cap (set by hand) is kept,
-                // never pulled down by the mere passing of time.
-                let cap = self.params.initial_rd.max(r.deviation);
-                grown_rd(r.deviation, self.params.c, periods, cap)
-            }
-        }
-    }
-
-    fn team_composite(&self, team: &[Rating], now: SimTime) -> (f64, f64) {
-        let members: Vec<(f64, f64)> = team
-            .iter()
-            .map(|r| (r.value, self.rd_now(r, now)))
-            .collect();
-        composite(&members)
+        idle_rd(
+            r,
+            now,
+            self.params.period.0,
+            self.params.c,
+            self.params.initial_rd,
+        )
     }
 }
 
@@ -185,34 +292,18 @@ impl RatingSystem for Glicko1 {
     }
 
     fn update(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime) {
-        let composites: Vec<(f64, f64)> =
-            teams.iter().map(|t| self.team_composite(t, now)).collect();
-        let n = teams.len();
-        for (i, team) in teams.iter_mut().enumerate() {
-            let games: Vec<GlickoGame> = games_of(i, winner, n)
-                .into_iter()
-                .map(|(j, score)| GlickoGame {
-                    rating: composites[j].0,
-                    rd: composites[j].1,
-                    score,
-                })
-                .collect();
-            if games.is_empty() {
-                continue;
-            }
-            for r in team.iter_mut() {
-                let rd = self.rd_now(r, now);
-                let (value, new_rd) = rate_period(r.value, rd, &games);
-                r.value = blend(r.value, value, weight);
-                r.deviation = blend(rd, new_rd, weight);
-                stamp(r, now);
-            }
-        }
+        let rd_now = |r: &Rating| self.rd_now(r, now);
+        update_teams(teams, winner, now, rd_now, |r, rd, games| {
+            let (value, new_rd) = rate_period(r.value, rd, games);
+            r.value = blend(r.value, value, weight);
+            r.deviation = blend(rd, new_rd, weight);
+        });
     }
 
     fn win_probability(&self, a: &[Rating], b: &[Rating], now: SimTime) -> f64 {
-        let (ra, rda) = self.team_composite(a, now);
-        let (rb, rdb) = self.team_composite(b, now);
+        let rd_now = |r: &Rating| self.rd_now(r, now);
+        let (ra, rda) = team_composite(a, rd_now);
+        let (rb, rdb) = team_composite(b, rd_now);
         win_probability(ra, rda, rb, rdb)
     }
 }
@@ -220,29 +311,23 @@ impl RatingSystem for Glicko1 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use skillratings::glicko::{glicko_rating_period, GlickoConfig, GlickoRating};
-    use skillratings::Outcomes;
 
     const DAY_MS: u64 = 86_400_000;
 
     fn paper_games() -> [GlickoGame; 3] {
-        [
-            GlickoGame {
-                rating: 1400.0,
-                rd: 30.0,
-                score: 1.0,
-            },
-            GlickoGame {
-                rating: 1550.0,
-                rd: 100.0,
-                score: 0.0,
-            },
-            GlickoGame {
-                rating: 1700.0,
-                rd: 300.0,
-                score: 0.0,
-            },
-        ]
+        PAPER_GAMES
+    }
+
+    /// The paper's g(RD), transcribed, for checking the intermediate values.
+    fn g(rd: f64) -> f64 {
+        let q = std::f64::consts::LN_10 / 400.0;
+        1.0 / (1.0 + 3.0 * q * q * rd * rd / (std::f64::consts::PI.powi(2))).sqrt()
+    }
+
+    /// The paper's E against one opponent: skillratings' prediction with
+    /// the player's own RD at 0 (so only the opponent's RD dampens it).
+    fn expected_score(rating: f64, opponent: f64, opponent_rd: f64) -> f64 {
+        win_probability(rating, 0.0, opponent, opponent_rd)
     }
 
     /// Glickman's worked example (glicko.pdf, section 3): a 1500/RD 200
@@ -270,38 +355,43 @@ mod tests {
         assert!((rd - 151.4).abs() < 0.1, "{rd}");
     }
 
-    /// skillratings adds one period of `c` before every update; with c = 0
-    /// it must agree with ours exactly, which cross-checks the formulas.
+    /// The update used to be hand-written from the paper; it is now
+    /// skillratings'. This is the old formula, kept as the oracle: on the
+    /// paper's example and on one-game periods across the range the two
+    /// agree to rounding.
+    fn papers_formula(rating: f64, rd: f64, games: &[GlickoGame]) -> (f64, f64) {
+        let q = std::f64::consts::LN_10 / 400.0;
+        let mut inv_d2 = 0.0;
+        let mut surprise = 0.0;
+        for game in games {
+            let g = g(game.rd);
+            let e = 1.0 / (1.0 + 10f64.powf(-g * (rating - game.rating) / 400.0));
+            inv_d2 += g * g * e * (1.0 - e);
+            surprise += g * (game.score - e);
+        }
+        inv_d2 *= q * q;
+        let precision = 1.0 / (rd * rd) + inv_d2;
+        (rating + q / precision * surprise, (1.0 / precision).sqrt())
+    }
+
     #[test]
-    fn agrees_with_skillratings_when_its_built_in_growth_is_off() {
-        let results: Vec<(GlickoRating, Outcomes)> = paper_games()
-            .iter()
-            .map(|game| {
-                let outcome = if game.score > 0.5 {
-                    Outcomes::WIN
-                } else {
-                    Outcomes::LOSS
-                };
-                (
-                    GlickoRating {
-                        rating: game.rating,
-                        deviation: game.rd,
-                    },
-                    outcome,
-                )
-            })
-            .collect();
-        let theirs = glicko_rating_period(
-            &GlickoRating {
-                rating: 1500.0,
-                deviation: 200.0,
-            },
-            &results,
-            &GlickoConfig { c: 0.0 },
-        );
+    fn skillratings_agrees_with_the_papers_formula() {
         let (r, rd) = rate_period(1500.0, 200.0, &paper_games());
-        assert!((r - theirs.rating).abs() < 1e-9);
-        assert!((rd - theirs.deviation).abs() < 1e-9);
+        let (r0, rd0) = papers_formula(1500.0, 200.0, &paper_games());
+        assert!((r - r0).abs() < 1e-9 && (rd - rd0).abs() < 1e-9);
+        for rating in [900.0, 1500.0, 2300.0] {
+            for rd in [30.0, 120.0, 350.0] {
+                for game in paper_games() {
+                    for score in [0.0, 0.5, 1.0] {
+                        let game = [GlickoGame { score, ..game }];
+                        let (r, d) = rate_period(rating, rd, &game);
+                        let (r0, d0) = papers_formula(rating, rd, &game);
+                        assert!((r - r0).abs() < 1e-9, "{rating} {rd} {game:?}");
+                        assert!((d - d0).abs() < 1e-9, "{rating} {rd} {game:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]
@@ -472,6 +562,13 @@ mod tests {
         let bad = |p: Glicko1Params| p.validate().unwrap_err().key;
         let d = Glicko1Params::default;
         assert_eq!(bad(Glicko1Params { c: -1.0, ..d() }), "c");
+        assert_eq!(
+            bad(Glicko1Params {
+                initial_rd: 351.0,
+                ..d()
+            }),
+            "initial_rd"
+        );
         assert_eq!(
             bad(Glicko1Params {
                 initial_rd: 0.0,

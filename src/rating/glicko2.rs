@@ -12,8 +12,8 @@
 //! player who plays many matches within one period gets that step each time:
 //! the price of rating every match as it ends.
 
-use super::glicko1::{composite, GlickoGame};
-use super::{blend, check_finite, check_positive, games_of, stamp, RatingSystem};
+use super::glicko1::{check_period, idle_rd, team_composite, update_teams, GlickoGame};
+use super::{blend, check_finite, check_positive, RatingSystem};
 use crate::model::{HumanDuration, ParamError, Rating, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 use skillratings::glicko2::{glicko2_rating_period, Glicko2Config, Glicko2Rating};
@@ -63,13 +63,7 @@ impl Glicko2Params {
         check_positive("initial_rd", self.initial_rd)?;
         check_positive("initial_volatility", self.initial_volatility)?;
         check_positive("tau", self.tau)?;
-        if self.period.0.is_zero() {
-            return Err(ParamError::new(
-                "period",
-                "must be a duration above zero, like \"1d\" or \"12h\", got 0s",
-            ));
-        }
-        Ok(())
+        check_period(&self.period)
     }
 }
 
@@ -92,20 +86,13 @@ pub fn rate_period(
     let results: Vec<(Glicko2Rating, Outcomes)> = games
         .iter()
         .map(|game| {
-            let outcome = if game.score > 0.75 {
-                Outcomes::WIN
-            } else if game.score < 0.25 {
-                Outcomes::LOSS
-            } else {
-                Outcomes::DRAW
-            };
             // The opponent's volatility does not enter a player's update.
             let opponent = Glicko2Rating {
                 rating: game.rating,
                 deviation: game.rd,
                 volatility,
             };
-            (opponent, outcome)
+            (opponent, game.outcome())
         })
         .collect();
     let config = Glicko2Config {
@@ -144,25 +131,8 @@ impl Glicko2 {
     }
 
     fn rd_now(&self, r: &Rating, now: SimTime) -> f64 {
-        match r.last_played {
-            None => r.deviation,
-            Some(then) => {
-                let periods = now.since(then).as_ms() as f64 / self.params.period.0.as_ms() as f64;
-                let step = SCALE * r.volatility;
-                let cap = self.params.initial_rd.max(r.deviation);
-                (r.deviation * r.deviation + step * step * periods)
-                    .sqrt()
-                    .min(cap)
-            }
-        }
-    }
-
-    fn team_composite(&self, team: &[Rating], now: SimTime) -> (f64, f64) {
-        let members: Vec<(f64, f64)> = team
-            .iter()
-            .map(|r| (r.value, self.rd_now(r, now)))
-            .collect();
-        composite(&members)
+        let step = SCALE * r.volatility;
+        idle_rd(r, now, self.params.period.0, step, self.params.initial_rd)
     }
 }
 
@@ -183,36 +153,20 @@ impl RatingSystem for Glicko2 {
     }
 
     fn update(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime) {
-        let composites: Vec<(f64, f64)> =
-            teams.iter().map(|t| self.team_composite(t, now)).collect();
-        let n = teams.len();
-        for (i, team) in teams.iter_mut().enumerate() {
-            let games: Vec<GlickoGame> = games_of(i, winner, n)
-                .into_iter()
-                .map(|(j, score)| GlickoGame {
-                    rating: composites[j].0,
-                    rd: composites[j].1,
-                    score,
-                })
-                .collect();
-            if games.is_empty() {
-                continue;
-            }
-            for r in team.iter_mut() {
-                let rd = self.rd_now(r, now);
-                let (value, new_rd, new_vol) =
-                    rate_period(r.value, rd, r.volatility, &games, self.params.tau);
-                r.value = blend(r.value, value, weight);
-                r.deviation = blend(rd, new_rd, weight);
-                r.volatility = blend(r.volatility, new_vol, weight);
-                stamp(r, now);
-            }
-        }
+        let rd_now = |r: &Rating| self.rd_now(r, now);
+        update_teams(teams, winner, now, rd_now, |r, rd, games| {
+            let (value, new_rd, new_vol) =
+                rate_period(r.value, rd, r.volatility, games, self.params.tau);
+            r.value = blend(r.value, value, weight);
+            r.deviation = blend(rd, new_rd, weight);
+            r.volatility = blend(r.volatility, new_vol, weight);
+        });
     }
 
     fn win_probability(&self, a: &[Rating], b: &[Rating], now: SimTime) -> f64 {
-        let (ra, rda) = self.team_composite(a, now);
-        let (rb, rdb) = self.team_composite(b, now);
+        let rd_now = |r: &Rating| self.rd_now(r, now);
+        let (ra, rda) = team_composite(a, rd_now);
+        let (rb, rdb) = team_composite(b, rd_now);
         win_probability(ra, rda, rb, rdb)
     }
 }
@@ -224,23 +178,7 @@ mod tests {
     const DAY_MS: u64 = 86_400_000;
 
     fn paper_games() -> [GlickoGame; 3] {
-        [
-            GlickoGame {
-                rating: 1400.0,
-                rd: 30.0,
-                score: 1.0,
-            },
-            GlickoGame {
-                rating: 1550.0,
-                rd: 100.0,
-                score: 0.0,
-            },
-            GlickoGame {
-                rating: 1700.0,
-                rd: 300.0,
-                score: 0.0,
-            },
-        ]
+        super::super::glicko1::PAPER_GAMES
     }
 
     /// Glickman's Glicko-2 example (glicko2.pdf): 1500 / RD 200 / σ 0.06,

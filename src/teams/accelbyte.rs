@@ -210,6 +210,9 @@ pub struct Rebalanced {
     pub method: Method,
     pub teams: Vec<Vec<usize>>,
     pub score: Score,
+    /// Which candidate won, 1-based in enumeration order (the "Result n" of
+    /// the page's tables); `None` for greedy, which enumerates none.
+    pub candidate: Option<usize>,
 }
 
 /// Running per-team sizes and totals, for incremental scoring.
@@ -485,21 +488,30 @@ impl Combinations<'_, '_> {
     }
 }
 
-/// The best of a set of candidates, ties to the later one.
+/// The best of a set of candidates, ties to the later one; `visit` sees
+/// every candidate first (`mmsim rebalance` lists them).
 fn best_of(
     method: Method,
     generate: impl FnOnce(&mut dyn FnMut(&Candidate<'_>)),
+    visit: &mut dyn FnMut(&Candidate<'_>),
 ) -> Option<Rebalanced> {
-    let mut best: Option<(Score, Vec<Vec<usize>>)> = None;
+    let mut best: Option<(usize, Score, Vec<Vec<usize>>)> = None;
+    let mut count = 0;
     generate(&mut |c: &Candidate<'_>| {
-        if best.as_ref().is_none_or(|(b, _)| c.score.no_worse_than(b)) {
-            best = Some((c.score, c.teams.to_vec()));
+        count += 1;
+        visit(c);
+        if best
+            .as_ref()
+            .is_none_or(|(_, b, _)| c.score.no_worse_than(b))
+        {
+            best = Some((count, c.score, c.teams.to_vec()));
         }
     });
-    best.map(|(score, teams)| Rebalanced {
+    best.map(|(candidate, score, teams)| Rebalanced {
         method,
         teams,
         score,
+        candidate: Some(candidate),
     })
 }
 
@@ -509,15 +521,19 @@ pub fn permutation(
     player_min: usize,
     player_max: usize,
 ) -> Option<Rebalanced> {
-    best_of(Method::Permutation, |v| {
-        permutation_candidates(parties, teams, player_min, player_max, v)
-    })
+    best_of(
+        Method::Permutation,
+        |v| permutation_candidates(parties, teams, player_min, player_max, v),
+        &mut |_| {},
+    )
 }
 
 pub fn combination(parties: &[AbParty], teams: usize, team_size: usize) -> Option<Rebalanced> {
-    best_of(Method::Combination, |v| {
-        combination_candidates(parties, teams, team_size, v)
-    })
+    best_of(
+        Method::Combination,
+        |v| combination_candidates(parties, teams, team_size, v),
+        &mut |_| {},
+    )
 }
 
 /// Greedy partitioning: parties by total attribute value, largest first
@@ -561,6 +577,7 @@ pub fn greedy(parties: &[AbParty], teams: usize, team_size: usize) -> Option<Reb
         method: Method::Greedy,
         score: tally.score(),
         teams: tally.members,
+        candidate: None,
     })
 }
 
@@ -568,16 +585,44 @@ pub fn greedy(parties: &[AbParty], teams: usize, team_size: usize) -> Option<Reb
 /// count `max_number`), combination and greedy the strict size
 /// `player_max_number`.
 pub fn run(parties: &[AbParty], alliance: &Alliance, method: Method) -> Option<Rebalanced> {
+    run_visiting(parties, alliance, method, &mut |_| {})
+}
+
+/// [`run`], showing `visit` every candidate permutation or combination
+/// considers, in enumeration order (greedy considers none).
+pub fn run_visiting(
+    parties: &[AbParty],
+    alliance: &Alliance,
+    method: Method,
+    visit: &mut dyn FnMut(&Candidate<'_>),
+) -> Option<Rebalanced> {
     let teams = alliance.max_number;
+    let (min, max) = (alliance.player_min_number, alliance.player_max_number);
     match method {
-        Method::Permutation => permutation(
-            parties,
-            teams,
-            alliance.player_min_number,
-            alliance.player_max_number,
+        Method::Permutation => best_of(
+            method,
+            |v| permutation_candidates(parties, teams, min, max, v),
+            visit,
         ),
-        Method::Combination => combination(parties, teams, alliance.player_max_number),
-        Method::Greedy => greedy(parties, teams, alliance.player_max_number),
+        Method::Combination => best_of(
+            method,
+            |v| combination_candidates(parties, teams, max, v),
+            visit,
+        ),
+        Method::Greedy => greedy(parties, teams, max),
+    }
+}
+
+impl AccelByteMode {
+    /// The method this mode runs on `alliance`: the named one, or for
+    /// `auto` the page's choice ([`choose_method`]).
+    pub fn resolve(self, alliance: &Alliance, backfill: bool) -> Method {
+        match self {
+            AccelByteMode::Auto => choose_method(alliance, backfill),
+            AccelByteMode::Permutation => Method::Permutation,
+            AccelByteMode::Combination => Method::Combination,
+            AccelByteMode::Greedy => Method::Greedy,
+        }
     }
 }
 
@@ -590,12 +635,9 @@ pub struct AccelByte {
 
 impl AccelByte {
     pub fn method_for(&self, teams: usize, team_size: usize) -> Method {
-        match self.params.mode {
-            AccelByteMode::Auto => choose_method(&Alliance::strict(teams, team_size), false),
-            AccelByteMode::Permutation => Method::Permutation,
-            AccelByteMode::Combination => Method::Combination,
-            AccelByteMode::Greedy => Method::Greedy,
-        }
+        self.params
+            .mode
+            .resolve(&Alliance::strict(teams, team_size), false)
     }
 }
 

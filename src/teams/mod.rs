@@ -4,14 +4,14 @@
 //! Methods, one file each: `balanced` (the default), `abba` (Armored
 //! Warfare), `accelbyte` (permutation, combination, greedy). `dota` holds the
 //! Dota post's party arithmetic, `fill` the exact-fill checks every method
-//! and the scenario loader share, `rebalance` the `mmsim rebalance` command.
+//! and the scenario loader share. The `mmsim rebalance` command, a tool over
+//! these methods, is the top-level `rebalance` module.
 
 pub mod abba;
 pub mod accelbyte;
 pub mod balanced;
 pub mod dota;
 pub mod fill;
-pub mod rebalance;
 
 #[cfg(test)]
 mod proptests;
