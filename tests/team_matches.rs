@@ -203,6 +203,7 @@ fn shipped_team_scenarios_validate() {
     for f in [
         "scenarios/armored-warfare-15v15.toml",
         "scenarios/dota2-5v5.toml",
+        "scenarios/dota2-day.toml",
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_mmsim"))
             .args(["validate", f])

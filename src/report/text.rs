@@ -12,6 +12,13 @@ use std::path::Path;
 /// Up to six significant digits, trailing zeros dropped, so 0.1 + 0.2 prints
 /// as 0.3 and 1500 as 1500; whole numbers print whole, -0 prints as 0.
 pub fn num(x: f64) -> String {
+    sig(x, 6)
+}
+
+/// The one formatter: up to `digits` significant digits, trailing zeros
+/// dropped. Tables use six (`num`); headline lines three, which is what a
+/// reader takes in at a glance.
+pub fn sig(x: f64, digits: i32) -> String {
     if x == 0.0 {
         return "0".into();
     }
@@ -21,8 +28,7 @@ pub fn num(x: f64) -> String {
     if x.fract() == 0.0 && x.abs() < 1e15 {
         return format!("{x:.0}");
     }
-    let digits = 6 - 1 - x.abs().log10().floor() as i32;
-    let decimals = digits.clamp(0, 12) as usize;
+    let decimals = (digits - 1 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
     let mut s = format!("{x:.decimals$}");
     if s.contains('.') {
         s = s.trim_end_matches('0').trim_end_matches('.').to_string();
@@ -61,6 +67,7 @@ pub fn ci(c: &Ci) -> String {
 /// The line `mmsim run` ends with: the run's headline numbers and its folder.
 pub fn run_line(name: &str, summary: &Value, dir: &Path) -> String {
     let get = |path: &str| lookup(summary, path).and_then(Value::as_f64);
+    let opt = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| sig(x, 3));
     format!(
         "{name}: {} tickets, {} matches, wait p50 {}s p90 {}s, abandon {}%, spread mean {} → {}",
         opt(get("tickets")),
@@ -238,6 +245,14 @@ mod tests {
         assert_eq!(signed(-3.0), "-3");
         assert_eq!(signed(2.5), "+2.5");
         assert_eq!(signed(0.0), "0");
+    }
+
+    #[test]
+    fn headline_numbers_keep_three_significant_digits() {
+        assert_eq!(sig(0.596703, 3), "0.597");
+        assert_eq!(sig(29.456, 3), "29.5");
+        assert_eq!(sig(1234.5678, 3), "1235");
+        assert_eq!(sig(3.0, 3), "3");
     }
 
     #[test]
