@@ -25,10 +25,9 @@ if [[ ! -x /usr/bin/time ]]; then
     exit 2
 fi
 
-cargo build --release --quiet
-bin=target/release/mmsim
-
 if [[ -z ${BENCH_SKIP_PRESETS:-} ]]; then
+    cargo build --release --quiet
+    bin=target/release/mmsim
     : > "$out/presets.list"
     for f in scenarios/*.toml scenarios/ci/*.toml scenarios/gamedev-policies/*.toml; do
         # Sweep files (`[sweep.grid]`, `[sweep]`) are run by `mmsim sweep`.
@@ -105,6 +104,8 @@ for bench in pathlib.Path("target/criterion").glob("**/new/benchmark.json"):
     meta = json.loads(bench.read_text())
     est = json.loads((bench.parent / "estimates.json").read_text())
     group, param = meta["group_id"], meta.get("value_str") or meta.get("function_id")
+    if group == "engine":
+        param = meta["full_id"][len("engine/"):]
     results.setdefault(group, {})[param] = est["mean"]["point_estimate"]
 
 def num(p):
