@@ -160,7 +160,7 @@ text = replace(text, "formers", "\n".join(rows))
 rows = ["| run | time per run | events/s |", "|---|---:|---:|"]
 for group in sorted(g for g in results if g.startswith("engine")):
     for param, ns in sorted(results[group].items()):
-        events = num(param)
+        events = num(param.split("/")[-1])
         rows.append(f"| `{group}/{param}` | {human_time(ns)} | {si(events / (ns / 1e9)) if events else '–'} |")
 text = replace(text, "engine", "\n".join(rows))
 
