@@ -1,5 +1,6 @@
 //! Engine throughput: whole runs of a 1v1 queue, reported as simulated
-//! events per second. `cargo bench --bench engine`.
+//! events per second. `cargo bench --bench engine`; `scripts/bench.sh` puts
+//! the figures in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use mmsim::run::run;
@@ -37,7 +38,9 @@ duration = "8m"
 
 fn engine(c: &mut Criterion) {
     let mut group = c.benchmark_group("engine");
+    // Ten whole runs per case keep `scripts/bench.sh` within minutes.
     group.sample_size(10);
+    group.warm_up_time(std::time::Duration::from_secs(1));
     for (name, policy) in [
         ("fixed-limit", "kind = \"fixed-limit\"\nlimit = 150"),
         (
