@@ -13,17 +13,28 @@ use serde::Serialize;
 /// `validate(&self) -> Result<(), ParamError>`; `Type::new(Params)` builds the
 /// plug-in behind `dyn $Trait`. With `catalogue NAME`, every `Params` also
 /// has the inherent consts `SOURCE` and `PARAMETERS`, listed in `NAME` in
-/// declaration order.
+/// declaration order. With `validate(arg: Type, ..)` after the trait, every
+/// `Params::validate` takes those arguments as well (team formers need the
+/// match format), and so does the generated `validate_params`.
 macro_rules! plugins {
+    // The validate dispatch, apart so that the argument list is one token
+    // tree: a variable that repeats per argument cannot be used inside the
+    // per-variant repetition.
+    (@validate $this:ident, $args:tt, $($Config:ident::$Variant:ident),+) => {
+        match $this {
+            $( $Config::$Variant(p) => p.validate $args, )+
+        }
+    };
     (
         $(#[$meta:meta])*
-        pub enum $Config:ident tagged $tag:literal builds $Trait:path, catalogue $Cat:ident {
+        pub enum $Config:ident tagged $tag:literal builds $Trait:path
+            $(, validate($($arg:ident: $Arg:ty),*))?, catalogue $Cat:ident {
             $( $(#[$vmeta:meta])* $name:literal => $Variant:ident($module:ident::$Params:ident) builds $Built:ident, )+
         }
     ) => {
         $crate::model::registry::plugins! {
             $(#[$meta])*
-            pub enum $Config tagged $tag builds $Trait {
+            pub enum $Config tagged $tag builds $Trait $(, validate($($arg: $Arg),*))? {
                 $( $(#[$vmeta])* $name => $Variant($module::$Params) builds $Built, )+
             }
         }
@@ -36,7 +47,8 @@ macro_rules! plugins {
     };
     (
         $(#[$meta:meta])*
-        pub enum $Config:ident tagged $tag:literal builds $Trait:path {
+        pub enum $Config:ident tagged $tag:literal builds $Trait:path
+            $(, validate($($arg:ident: $Arg:ty),*))? {
             $( $(#[$vmeta:meta])* $name:literal => $Variant:ident($module:ident::$Params:ident) builds $Built:ident, )+
         }
     ) => {
@@ -77,10 +89,10 @@ macro_rules! plugins {
 
             /// Checks the variant's own parameters; keys are relative to the
             /// section.
-            fn validate_params(&self) -> Result<(), $crate::model::ParamError> {
-                match self {
-                    $( $Config::$Variant(p) => p.validate(), )+
-                }
+            fn validate_params(&self $($(, $arg: $Arg)*)?) -> Result<(), $crate::model::ParamError> {
+                $crate::model::registry::plugins!(
+                    @validate self, ($($($arg),*)?), $($Config::$Variant),+
+                )
             }
 
             /// The plug-in these parameters describe. Call `validate` first:

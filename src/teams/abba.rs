@@ -61,7 +61,8 @@ impl Default for AbbaParams {
 }
 
 impl AbbaParams {
-    pub fn validate(&self, teams: usize) -> Result<(), ParamError> {
+    /// The smoothing settings, and that the format has exactly 2 teams.
+    pub fn validate(&self, teams: usize, _team_size: usize) -> Result<(), ParamError> {
         if teams != 2 {
             return Err(ParamError::new(
                 "method",
@@ -419,6 +420,12 @@ pub struct Abba {
     pub params: AbbaParams,
 }
 
+impl Abba {
+    pub fn new(params: AbbaParams) -> Self {
+        Abba { params }
+    }
+}
+
 impl TeamFormer for Abba {
     fn split(
         &self,
@@ -672,14 +679,14 @@ mod tests {
     #[test]
     fn params_refuse_other_team_counts() {
         let p = AbbaParams::default();
-        assert!(p.validate(2).is_ok());
-        let e = p.validate(3).unwrap_err();
+        assert!(p.validate(2, 15).is_ok());
+        let e = p.validate(3, 5).unwrap_err();
         assert_eq!(e.key, "method");
         assert!(e.message.contains("exactly 2"));
         let bad = AbbaParams {
             smoothing_threshold_pp: 0.0,
             ..p
         };
-        assert_eq!(bad.validate(2).unwrap_err().key, "smoothing_threshold_pp");
+        assert_eq!(bad.validate(2, 15).unwrap_err().key, "smoothing_threshold_pp");
     }
 }

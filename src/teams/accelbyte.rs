@@ -67,6 +67,7 @@ pub const PERMUTATION_MAX_PLAYERS: usize = 8;
 pub const PERMUTATION_MAX_PARTIES: usize = 10;
 
 impl AccelByteParams {
+    /// That the mode's cost stays bounded for this many players per match.
     pub fn validate(&self, teams: usize, team_size: usize) -> Result<(), ParamError> {
         let players = teams * team_size;
         match self.mode {
@@ -634,6 +635,10 @@ pub struct AccelByte {
 }
 
 impl AccelByte {
+    pub fn new(params: AccelByteParams) -> Self {
+        AccelByte { params }
+    }
+
     pub fn method_for(&self, teams: usize, team_size: usize) -> Method {
         self.params
             .mode

@@ -47,7 +47,8 @@ impl Default for BalancedParams {
 }
 
 impl BalancedParams {
-    pub fn validate(&self) -> Result<(), ParamError> {
+    /// The party adjustment's coefficients; any match format will do.
+    pub fn validate(&self, _teams: usize, _team_size: usize) -> Result<(), ParamError> {
         if let Some(adj) = &self.party_adjust {
             adj.validate("party_adjust")?;
         }
@@ -62,6 +63,10 @@ pub struct Balanced {
 }
 
 impl Balanced {
+    pub fn new(params: BalancedParams) -> Self {
+        Balanced { params }
+    }
+
     /// A party's strength: the sum of its members' (possibly adjusted) ratings.
     fn strength(&self, party: &[&Player]) -> f64 {
         let ratings: Vec<f64> = party

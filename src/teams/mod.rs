@@ -1,30 +1,27 @@
 //! Team formation: split the parties of a formed match into teams, never
 //! splitting a party.
 //!
-//! Methods, one file each: `balanced` (the default), `abba` (Armored
-//! Warfare), `accelbyte` (permutation, combination, greedy). `dota` holds the
-//! Dota post's party arithmetic, `fill` the exact-fill checks every method
-//! and the scenario loader share. The `mmsim rebalance` command, a tool over
-//! these methods, is the top-level `rebalance` module.
+//! Methods, one file each, declared once in `plugins!` below: `balanced`
+//! (the default), `abba` (Armored Warfare), `accelbyte` (permutation,
+//! combination, greedy). A new method is one file here and one line there.
+//! `dota` holds the Dota post's party arithmetic, `fill` the exact-fill
+//! checks every method and the scenario loader share. The `mmsim rebalance`
+//! command, a tool over these methods, is the top-level `rebalance` module.
 
-pub mod abba;
-pub mod accelbyte;
-pub mod balanced;
 pub mod dota;
 pub mod fill;
 
 #[cfg(test)]
 mod proptests;
 
-pub use abba::{abba_split, Abba, AbbaOptions, AbbaOutcome, AbbaParams, AbbaPlayer};
-pub use accelbyte::{AccelByte, AccelByteMode, AccelByteParams};
-pub use balanced::{balanced_split, Balanced, BalancedParams, RatingSource};
+pub use abba::{abba_split, AbbaOptions, AbbaOutcome, AbbaPlayer};
+pub use accelbyte::AccelByteMode;
+pub use balanced::{balanced_split, RatingSource};
 pub use dota::PartyAdjust;
 pub use fill::{can_fill, check_fill};
 
 use crate::model::{ParamError, Player};
 use rand_pcg::Pcg64;
-use serde::{Deserialize, Serialize};
 
 /// A team-formation method. The engine calls `split` once when a match
 /// forms, with every party of the match (each a list of its members); it
@@ -41,14 +38,16 @@ pub trait TeamFormer: Send + Sync {
     ) -> Option<Vec<Vec<usize>>>;
 }
 
-/// The scenario's `[teams]` section: `method` picks the former, the other
-/// keys are that method's parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "method", rename_all = "kebab-case")]
-pub enum TeamsConfig {
-    Balanced(BalancedParams),
-    Abba(AbbaParams),
-    Accelbyte(AccelByteParams),
+crate::model::registry::plugins! {
+    /// The scenario's `[teams]` section: `method` picks the former, the other
+    /// keys are that method's parameters. Every `validate` also gets the
+    /// match format (teams, players per team).
+    pub enum TeamsConfig tagged "method" builds TeamFormer,
+        validate(teams: usize, team_size: usize) {
+        "balanced" => Balanced(balanced::BalancedParams) builds Balanced,
+        "abba" => Abba(abba::AbbaParams) builds Abba,
+        "accelbyte" => Accelbyte(accelbyte::AccelByteParams) builds AccelByte,
+    }
 }
 
 impl Default for TeamsConfig {
@@ -58,15 +57,6 @@ impl Default for TeamsConfig {
 }
 
 impl TeamsConfig {
-    /// The `method` value.
-    pub fn name(&self) -> &'static str {
-        match self {
-            TeamsConfig::Balanced(_) => "balanced",
-            TeamsConfig::Abba(_) => "abba",
-            TeamsConfig::Accelbyte(_) => "accelbyte",
-        }
-    }
-
     /// Checks the parameters and that the method fits the match format
     /// (`abba` needs exactly 2 teams; AccelByte's combination fewer than 12
     /// players). Keys are relative to `[teams]`.
@@ -77,19 +67,7 @@ impl TeamsConfig {
                 format!("team formation needs at least one team of one player, got {teams} teams of {team_size}"),
             ));
         }
-        match self {
-            TeamsConfig::Balanced(p) => p.validate(),
-            TeamsConfig::Abba(p) => p.validate(teams),
-            TeamsConfig::Accelbyte(p) => p.validate(teams, team_size),
-        }
-    }
-
-    pub fn build(&self) -> Box<dyn TeamFormer> {
-        match self {
-            TeamsConfig::Balanced(p) => Box::new(Balanced { params: p.clone() }),
-            TeamsConfig::Abba(p) => Box::new(Abba { params: p.clone() }),
-            TeamsConfig::Accelbyte(p) => Box::new(AccelByte { params: p.clone() }),
-        }
+        self.validate_params(teams, team_size)
     }
 }
 
