@@ -132,6 +132,9 @@ skill = {{ dist = "normal", mean = 1500, sd = 300 }}
 rate_per_s = 2.0
 party_sizes = [3.0, 1.0]
 {extra_arrivals}
+[match]
+team_size = 2
+lobby = "20s"
 [policy]
 kind = "fixed-limit"
 limit = 100
@@ -154,6 +157,14 @@ duration = "1m"
         assert_eq!(c.arrivals.party_size_cdf, vec![0.75, 1.0]);
         assert_eq!(c.duration, SimDuration::from_secs(7200));
         assert_eq!(c.warmup, SimDuration::from_secs(600));
+        assert_eq!(
+            c.format,
+            MatchFormat {
+                teams: 2,
+                team_size: 2
+            }
+        );
+        assert_eq!(c.lobby, SimDuration::from_secs(20));
         assert_eq!(
             c.arrivals.patience,
             Patience::Exponential {
