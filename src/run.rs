@@ -1,7 +1,7 @@
 //! One run from start to finish: build the parts a scenario names, simulate,
 //! and summarise. The command line and sweeps both come through here.
 
-use crate::engine::{Parts, Simulation};
+use crate::engine::{Config, Parts, Simulation};
 use crate::metrics::{self, RunMeta, RunRecords};
 use crate::model::{Player, SimTime};
 use crate::scenario::Scenario;
@@ -36,7 +36,7 @@ pub fn run(
     let started = Instant::now();
     let parts = Parts::from_scenario(scenario);
     let rating = scenario.rating.build();
-    let out = Simulation::new(scenario, seed, parts).run(progress);
+    let out = Simulation::new(Config::from_scenario(scenario), seed, parts).run(progress);
     let final_corr =
         metrics::rating_skill_rank_corr(&out.players, |p| rating.current(&p.rating, out.end).value);
     let meta = RunMeta {

@@ -3,7 +3,7 @@
 //! metrics appear only for team formats, and bad team settings are refused
 //! before the run, naming the key, both by the loader and by the binary.
 
-use mmsim::engine::{Parts, Simulation};
+use mmsim::engine::{Config, Parts, Simulation};
 use mmsim::metrics::TicketEnd;
 use mmsim::scenario::{from_text, Scenario};
 use proptest::prelude::*;
@@ -84,7 +84,7 @@ proptest! {
         party_sizes.truncate(team_size);
         let text = scenario_text(team_size, &party_sizes, POLICIES[policy], METHODS[method]);
         let s = load(&text).expect("valid scenario");
-        let out = Simulation::new(&s, 5, Parts::from_scenario(&s)).run(&mut |_, _| {});
+        let out = Simulation::new(Config::from_scenario(&s), 5, Parts::from_scenario(&s)).run(&mut |_, _| {});
         prop_assert!(!out.records.matches.is_empty());
         prop_assert_eq!(out.stats.proposals_rejected, 0);
         let mut players = vec![0u32; out.records.matches.len()];

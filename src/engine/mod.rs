@@ -1,11 +1,13 @@
 //! The discrete-event engine: one queue of events keyed by (time, sequence),
 //! one pool of waiting tickets, one seed split into streams.
 
+mod config;
 pub mod population;
 mod queue;
 mod sim;
 pub mod streams;
 
+pub use config::{Arrivals, Config, Patience};
 pub use queue::EventQueue;
 pub use sim::{EngineStats, Parts, SimOutput, Simulation};
 

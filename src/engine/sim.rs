@@ -2,6 +2,7 @@
 //! happens here, in event order; policies, team formation, outcome models and
 //! rating systems are called from here and only return values.
 
+use super::config::{Config, Patience};
 use super::population;
 use super::queue::EventQueue;
 use super::streams::{stream, Stream};
@@ -13,7 +14,7 @@ use crate::outcome::{OutcomeModel, TeamSkills};
 use crate::policy::{FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
-use crate::scenario::{Patience, Scenario};
+use crate::scenario::Scenario;
 use crate::teams::TeamFormer;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
@@ -124,8 +125,8 @@ impl Parts {
     }
 }
 
-pub struct Simulation<'a> {
-    scenario: &'a Scenario,
+pub struct Simulation {
+    config: Config,
     now: SimTime,
     end: SimTime,
     warmup_end: SimTime,
@@ -155,9 +156,6 @@ pub struct Simulation<'a> {
     rng_outcomes: Pcg64,
     rng_policy: Pcg64,
     rng_teams: Pcg64,
-    /// Arrival rate at the busiest hour; quieter hours thin it.
-    peak_rate: f64,
-    party_cdf: Vec<f64>,
     proposals: Vec<Proposal>,
     matches_since_sample: u32,
     samples_taken: u64,
@@ -165,25 +163,23 @@ pub struct Simulation<'a> {
     stats: EngineStats,
 }
 
-impl<'a> Simulation<'a> {
-    pub fn new(scenario: &'a Scenario, seed: u64, parts: Parts) -> Self {
+impl Simulation {
+    pub fn new(config: Config, seed: u64, parts: Parts) -> Self {
         let mut initial = parts.rating.initial();
-        if let Some(r) = scenario.population.initial_rating {
+        if let Some(r) = config.population.initial_rating {
             initial.value = r;
         }
         let mut rng_pop = stream(seed, Stream::Population);
         let mut players = population::generate(
-            scenario.population.size,
-            &scenario.population.skill,
+            config.population.size,
+            &config.population.skill,
             initial,
             &mut rng_pop,
         );
-        population::draw_attributes(&mut players, &scenario.population, &mut rng_pop);
+        population::draw_attributes(&mut players, &config.population, &mut rng_pop);
         // A win-rate rating is the same record the population drew: start it
         // there, with the games behind it, rather than at 50% for everyone.
-        if let (crate::rating::RatingConfig::WinRate(_), Some(_)) =
-            (&scenario.rating, &scenario.population.win_rate)
-        {
+        if config.ratings_from_win_rate {
             for p in &mut players {
                 for r in [&mut p.rating, &mut p.party_rating] {
                     r.value = p.win_rate * 100.0;
@@ -192,31 +188,15 @@ impl<'a> Simulation<'a> {
             }
         }
         let n = players.len();
-        let a = &scenario.arrivals;
-        let peak = a
-            .daily_profile
-            .as_ref()
-            .map(|p| p.iter().copied().fold(0.0, f64::max))
-            .unwrap_or(1.0);
-        let total: f64 = a.party_sizes.iter().sum();
-        let party_cdf = a
-            .party_sizes
-            .iter()
-            .scan(0.0, |acc, w| {
-                *acc += w / total;
-                Some(*acc)
-            })
-            .collect();
-        let end = SimTime::ZERO + scenario.run.duration.0;
-        let sample = scenario.metrics.sample_interval.0.as_ms().max(1);
+        let end = SimTime::ZERO + config.duration;
+        let sample = config.sample_interval.as_ms().max(1);
         let samples_total = (end.as_ms() / sample).max(1);
-        let corr_every = (samples_total / scenario.metrics.corr_points.max(1) as u64).max(1);
+        let corr_every = (samples_total / config.corr_points.max(1) as u64).max(1);
         let schedule = parts.policy.schedule();
         Simulation {
-            scenario,
             now: SimTime::ZERO,
             end,
-            warmup_end: SimTime::ZERO + scenario.run.warmup.0,
+            warmup_end: SimTime::ZERO + config.warmup,
             queue: EventQueue::default(),
             pool: Pool::default(),
             busy: vec![false; n],
@@ -231,17 +211,13 @@ impl<'a> Simulation<'a> {
             records: RunRecords::default(),
             parts,
             schedule,
-            format: MatchFormat {
-                teams: scenario.format.teams as usize,
-                team_size: scenario.format.team_size as usize,
-            },
+            format: config.format,
             rng_arrivals: stream(seed, Stream::Arrivals),
             rng_behaviour: stream(seed, Stream::Behaviour),
             rng_outcomes: stream(seed, Stream::Outcomes),
             rng_policy: stream(seed, Stream::Policy),
             rng_teams: stream(seed, Stream::Teams),
-            peak_rate: a.rate_per_s * peak,
-            party_cdf,
+            config,
             proposals: Vec::new(),
             matches_since_sample: 0,
             samples_taken: 0,
@@ -273,7 +249,7 @@ impl<'a> Simulation<'a> {
                     let members = std::mem::take(&mut self.returning[slot as usize]);
                     self.returning_free.push(slot);
                     let patience =
-                        draw_patience(&self.scenario.arrivals.patience, &mut self.rng_behaviour);
+                        draw_patience(&self.config.arrivals.patience, &mut self.rng_behaviour);
                     self.enqueue(members, patience, true);
                 }
                 Event::Abandon(id) => self.on_abandon(id),
@@ -308,7 +284,7 @@ impl<'a> Simulation<'a> {
 
     fn schedule_next_arrival(&mut self) {
         let gap_s: f64 = Exp1.sample(&mut self.rng_arrivals);
-        let t = self.now + SimDuration::from_secs_f64(gap_s / self.peak_rate);
+        let t = self.now + SimDuration::from_secs_f64(gap_s / self.config.arrivals.peak_rate_per_s);
         if t <= self.end {
             self.queue.schedule(t, Event::Arrival);
         }
@@ -320,21 +296,16 @@ impl<'a> Simulation<'a> {
         // stream stays aligned across policies (common random numbers).
         let u_keep: f64 = self.rng_arrivals.random();
         let u_size: f64 = self.rng_arrivals.random();
-        let size = self
-            .party_cdf
-            .partition_point(|&c| c <= u_size)
-            .min(self.party_cdf.len() - 1)
-            + 1;
+        let cdf = &self.config.arrivals.party_size_cdf;
+        let size = cdf.partition_point(|&c| c <= u_size).min(cdf.len() - 1) + 1;
         let n = self.players.len() as u32;
         let members: Party = (0..size)
             .map(|_| PlayerId(self.rng_arrivals.random_range(0..n)))
             .collect();
-        let patience = draw_patience(&self.scenario.arrivals.patience, &mut self.rng_arrivals);
-        let multiplier = match &self.scenario.arrivals.daily_profile {
-            Some(profile) => profile[((self.now.as_ms() / 3_600_000) % 24) as usize],
-            None => 1.0,
-        };
-        if u_keep * self.peak_rate >= self.scenario.arrivals.rate_per_s * multiplier {
+        let arrivals = &self.config.arrivals;
+        let patience = draw_patience(&arrivals.patience, &mut self.rng_arrivals);
+        let rate = arrivals.hourly_rate_per_s[((self.now.as_ms() / 3_600_000) % 24) as usize];
+        if u_keep * arrivals.peak_rate_per_s >= rate {
             return;
         }
         let duplicate = (1..members.len()).any(|i| members[..i].contains(&members[i]));
@@ -640,10 +611,8 @@ impl<'a> Simulation<'a> {
         self.scratch.ratings = member_ratings;
         self.scratch.team_tickets = team_tickets;
         self.matches_since_sample += 1;
-        self.queue.schedule(
-            self.now + self.scenario.format.lobby.0,
-            Event::MatchStart(Slot(slot)),
-        );
+        self.queue
+            .schedule(self.now + self.config.lobby, Event::MatchStart(Slot(slot)));
     }
 
     fn on_match_start(&mut self, slot: Slot) {
@@ -749,8 +718,8 @@ impl<'a> Simulation<'a> {
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
         // Each party decides on its own whether to queue again.
-        let requeue_prob = self.scenario.arrivals.requeue_prob;
-        let think = self.scenario.arrivals.think_time.secs();
+        let requeue_prob = self.config.arrivals.requeue_prob;
+        let think = self.config.arrivals.think_time.as_secs_f64();
         for (_, party) in active.parties() {
             let u: f64 = self.rng_behaviour.random();
             let pause: f64 = Exp1.sample(&mut self.rng_behaviour);
@@ -799,10 +768,8 @@ impl<'a> Simulation<'a> {
         });
         self.matches_since_sample = 0;
         self.samples_taken += 1;
-        self.queue.schedule(
-            self.now + self.scenario.metrics.sample_interval.0,
-            Event::Sample,
-        );
+        self.queue
+            .schedule(self.now + self.config.sample_interval, Event::Sample);
     }
 }
 
@@ -810,9 +777,9 @@ fn draw_patience(p: &Patience, rng: &mut Pcg64) -> Option<SimDuration> {
     match p {
         Patience::Exponential { mean } => {
             let x: f64 = Exp1.sample(rng);
-            Some(SimDuration::from_secs_f64(x * mean.secs()))
+            Some(SimDuration::from_secs_f64(x * mean.as_secs_f64()))
         }
-        Patience::Fixed { after } => Some(after.0),
+        Patience::Fixed { after } => Some(*after),
         Patience::Never => None,
     }
 }
