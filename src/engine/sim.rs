@@ -318,6 +318,9 @@ impl<'a> Simulation<'a> {
             rating: rating_sum / k,
             enqueued: self.now,
         });
+        self.parts
+            .policy
+            .on_join(self.pool.get(id).expect("just inserted"));
         if let Some(p) = patience {
             self.queue.schedule(self.now + p, Event::Abandon(id));
         }
@@ -329,6 +332,7 @@ impl<'a> Simulation<'a> {
     fn on_abandon(&mut self, id: TicketId) {
         // The ticket may have matched already: then there is nothing to do.
         if let Some(t) = self.pool.remove(id) {
+            self.parts.policy.on_abandon(&t);
             let rec = &mut self.records.tickets[id.index()];
             rec.left = self.now;
             rec.end = TicketEnd::Abandoned;

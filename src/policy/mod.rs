@@ -139,6 +139,15 @@ pub trait Policy: Send {
     /// Called after each match the engine formed, for policies that remember
     /// (rematch avoidance, bracket controllers).
     fn on_formed(&mut self, _formed: &FormedMatch<'_>) {}
+
+    /// Called by the engine right after `ticket` joined the pool, before any
+    /// `propose` that sees it, for policies that keep per-ticket state
+    /// between passes. It may not propose: the engine decides when to ask.
+    fn on_join(&mut self, _ticket: &WaitingTicket) {}
+
+    /// Called by the engine right after `ticket` left the pool unmatched (its
+    /// player gave up). Matched tickets are reported through `on_formed`.
+    fn on_abandon(&mut self, _ticket: &WaitingTicket) {}
 }
 
 /// Whether a policy reacts to each join or only works on a timer.

@@ -25,11 +25,14 @@
 //!    whether the whole match does ("avoided, but less strongly");
 //! 7. wait: the candidate's mean ticket wait over `wait_scale`, capped at 1.
 
-use super::{check_non_negative, check_tick, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{
+    check_non_negative, check_tick, FormedMatch, Policy, PoolView, Proposal, Schedule, Trigger,
+};
 use crate::engine::WaitingTicket;
-use crate::model::{HumanDuration, ParamError, TicketId};
+use crate::model::{HumanDuration, ParamError, SimTime, TicketId};
 use crate::teams::balanced_split;
 use crate::teams::dota::{self, PartyAdjust};
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -285,143 +288,472 @@ fn spread(values: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
+/// One fill of a seed's candidate match: its tickets (the seed first), the
+/// parties' facts, and the team splits to try, in the order they are scored.
+#[derive(Clone, Debug)]
+pub(crate) struct Candidate {
+    ids: Vec<TicketId>,
+    /// `wait_s` is rewritten at each scoring: it is the only fact that moves.
+    facts: Vec<PartyFacts>,
+    enqueued: Vec<SimTime>,
+    splits: Vec<Vec<Vec<usize>>>,
+}
+
+/// What one seed's from-scratch search drew on and found.
+pub(crate) struct Search {
+    pub candidates: Vec<Candidate>,
+    /// The eligible neighbours the fills were drawn from.
+    pub neighbours: Vec<TicketId>,
+    /// Rating distance of the farthest neighbour drawn; infinite when fewer
+    /// than `neighbours` were eligible (any join may change the draw), and
+    /// negative for a seed too big for a team (nothing can).
+    pub radius: f64,
+}
+
+/// A seed's best candidate at one moment.
+pub(crate) struct Scored {
+    /// (score, candidate, split) of the best, first found among equals.
+    pub best: Option<(f64, usize, usize)>,
+    /// Per candidate: its best score over splits and its mean party wait.
+    pub per_candidate: Vec<(f64, f64)>,
+}
+
+/// The party facts of a waiting ticket, with `wait_s` left at 0: everything
+/// else is fixed while the ticket waits.
+fn facts(p: &QualityParams, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
+    let members: Vec<_> = t.players.iter().map(|p| &view.players[p.index()]).collect();
+    let aggregate = dota::aggregate(&members, &p.party_adjust);
+    let mmrs: Vec<f64> = members
+        .iter()
+        .map(|m| dota::member_mmr(m, members.len()))
+        .collect();
+    let top_adjusted = dota::adjusted_mmrs(&mmrs, &p.party_adjust)
+        .into_iter()
+        .fold(f64::NEG_INFINITY, f64::max);
+    PartyFacts {
+        aggregate,
+        top_adjusted,
+        languages: members.iter().fold(u32::MAX, |m, p| m & p.languages),
+        wait_s: 0.0,
+    }
+}
+
+/// The rng a seed's team splits draw from: a function of the run and the
+/// seed alone, so a seed's candidates do not depend on how many other seeds
+/// were searched before it (which the incremental search skips).
+fn split_rng(run_seed: u64, seed: TicketId) -> Pcg64 {
+    Pcg64::seed_from_u64(run_seed ^ u64::from(seed.0).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// The from-scratch search of one seed: its `neighbours` nearest-rated
+/// eligible tickets not in `taken`, the fills built from them, and the splits
+/// of each fill. `cache` holds ticket facts (a ticket neighbours many seeds).
+pub(crate) fn search(
+    p: &QualityParams,
+    view: &PoolView<'_>,
+    seed: &WaitingTicket,
+    taken: &BTreeSet<TicketId>,
+    cache: &mut BTreeMap<TicketId, PartyFacts>,
+    run_seed: u64,
+) -> Search {
+    let format = view.format;
+    let mut out = Search {
+        candidates: Vec::new(),
+        neighbours: Vec::new(),
+        radius: f64::NEG_INFINITY,
+    };
+    if seed.size() > format.team_size {
+        return out;
+    }
+    let mut facts_of = |t: &WaitingTicket| {
+        cache
+            .entry(t.id)
+            .or_insert_with(|| facts(p, view, t))
+            .clone()
+    };
+    let seed_facts = facts_of(seed);
+    let neighbours: Vec<(f64, &WaitingTicket, PartyFacts)> = view
+        .pool
+        .nearest(seed.rating, seed.id)
+        .filter(|(_, t)| !taken.contains(&t.id) && t.size() <= format.team_size)
+        .take(p.neighbours as usize)
+        .map(|(d, t)| (d, t, facts_of(t)))
+        .collect();
+    out.neighbours = neighbours.iter().map(|n| n.1.id).collect();
+    out.radius = if neighbours.len() < p.neighbours as usize {
+        f64::INFINITY
+    } else {
+        neighbours.last().map_or(f64::INFINITY, |n| n.0)
+    };
+    // Orders to fill from: by rating; sharing a language with the seed
+    // first; by rating and experience together. Stable sorts keep the
+    // pool's nearest-first order among equals.
+    let by_rating: Vec<usize> = (0..neighbours.len()).collect();
+    let mut by_language = by_rating.clone();
+    by_language.sort_by_key(|&i| neighbours[i].2.languages & seed_facts.languages == 0);
+    let mut by_both = by_rating.clone();
+    let combined = |i: usize| {
+        let (d, _, f) = &neighbours[i];
+        d / p.skill_range
+            + (f.aggregate.experience - seed_facts.aggregate.experience).abs() / p.experience_range
+    };
+    by_both.sort_by(|&a, &b| combined(a).total_cmp(&combined(b)));
+
+    let mut rng = split_rng(run_seed, seed.id);
+    let mut tried: Vec<Vec<usize>> = Vec::new();
+    for order in [&by_rating, &by_language, &by_both] {
+        let Some(mut chosen) = fill(seed.size(), order, &neighbours, format) else {
+            continue;
+        };
+        chosen.sort_unstable();
+        if tried.contains(&chosen) {
+            continue;
+        }
+        tried.push(chosen.clone());
+        let mut facts = vec![seed_facts.clone()];
+        facts.extend(chosen.iter().map(|&i| neighbours[i].2.clone()));
+        let mut ids = vec![seed.id];
+        ids.extend(chosen.iter().map(|&i| neighbours[i].1.id));
+        let mut enqueued = vec![seed.enqueued];
+        enqueued.extend(chosen.iter().map(|&i| neighbours[i].1.enqueued));
+        let splits = splits(&facts, format.teams, format.team_size, &mut rng);
+        out.candidates.push(Candidate {
+            ids,
+            facts,
+            enqueued,
+            splits,
+        });
+    }
+    out
+}
+
+/// Scores every split of every candidate at `now`, exactly as the
+/// from-scratch search does, and keeps the first strictly best.
+pub(crate) fn score(
+    p: &QualityParams,
+    team_size: usize,
+    candidates: &mut [Candidate],
+    now: SimTime,
+) -> Scored {
+    let mut out = Scored {
+        best: None,
+        per_candidate: Vec::with_capacity(candidates.len()),
+    };
+    for (ci, c) in candidates.iter_mut().enumerate() {
+        for (f, &e) in c.facts.iter_mut().zip(&c.enqueued) {
+            f.wait_s = now.since(e).as_secs_f64();
+        }
+        let mean_wait = c.facts.iter().map(|f| f.wait_s).sum::<f64>() / c.facts.len() as f64;
+        let mut top = f64::NEG_INFINITY;
+        for (si, split) in c.splits.iter().enumerate() {
+            let s = criteria(p, &c.facts, split, team_size).score(&p.weights);
+            top = top.max(s);
+            if out.best.is_none_or(|b| s > b.0) {
+                out.best = Some((s, ci, si));
+            }
+        }
+        out.per_candidate.push((top, mean_wait));
+    }
+    out
+}
+
+/// The proposal of candidate `ci` with split `si`.
+pub(crate) fn proposal(c: &Candidate, si: usize) -> Proposal {
+    let teams = c.splits[si]
+        .iter()
+        .map(|team| team.iter().map(|&i| c.ids[i]).collect())
+        .collect();
+    Proposal {
+        tickets: c.ids.clone(),
+        teams: Some(teams),
+        rating_weight: 1.0,
+    }
+}
+
+/// A lower bound on the seconds from now until an unchanged candidate set,
+/// scored `scored` now for a seed that has waited `age_s`, can pass its
+/// threshold; `None` when it never can.
+///
+/// Each candidate's score minus the threshold is concave in time (the wait
+/// criterion rises at a fixed rate until its clamp at 1; the threshold falls
+/// at a fixed rate until its floor), so it lies below its tangent now: the
+/// candidate cannot pass before the tangent reaches zero. A margin far above
+/// rounding keeps the bound safe against the scores' float error.
+fn seconds_until_possible(p: &QualityParams, scored: &Scored, age_s: f64) -> Option<f64> {
+    const MARGIN: f64 = 1e-9;
+    let threshold = p.threshold_at(age_s);
+    let threshold_rate = if p.threshold - p.threshold_fall_per_s * age_s > p.threshold_floor {
+        p.threshold_fall_per_s
+    } else {
+        0.0
+    };
+    let total: f64 = p.weights.as_array().iter().map(|w| w.1).sum();
+    let wait_rate = p.weights.wait / total / p.wait_scale.secs();
+    let mut earliest: Option<f64> = None;
+    for &(s, mean_wait) in &scored.per_candidate {
+        let gap = threshold - s - MARGIN;
+        if gap <= 0.0 {
+            return Some(0.0);
+        }
+        let rate = threshold_rate
+            + if mean_wait < p.wait_scale.secs() {
+                wait_rate
+            } else {
+                0.0
+            };
+        if rate > 0.0 {
+            let t = gap / rate;
+            earliest = Some(earliest.map_or(t, |e: f64| e.min(t)));
+        }
+    }
+    earliest
+}
+
+/// A seed's cached search and when it is next worth scoring.
+struct Entry {
+    rating: f64,
+    radius: f64,
+    neighbours: Vec<TicketId>,
+    candidates: Vec<Candidate>,
+    /// Key in `Quality::due`, if the seed can ever pass unchanged.
+    due_ms: Option<u64>,
+}
+
+/// The incremental matchmaker; see the module doc.
 pub struct Quality {
     params: QualityParams,
+    /// Drawn from the policy rng at the first pass; seeds `split_rng`.
+    run_seed: Option<u64>,
+    entries: BTreeMap<TicketId, Entry>,
+    /// Waiting tickets whose search must be redone before they are scored.
+    stale: BTreeSet<TicketId>,
+    /// (earliest moment in ms the seed may pass, seed).
+    due: BTreeSet<(u64, TicketId)>,
+    /// Ticket -> seeds whose neighbours include it.
+    users: BTreeMap<TicketId, Vec<TicketId>>,
+    facts: BTreeMap<TicketId, PartyFacts>,
+    /// Tickets this policy believes are waiting, to notice a caller that
+    /// does not report joins and leaves.
+    known: usize,
+    /// Tickets proposed by the last pass; they must have left by the next.
+    proposed: Vec<TicketId>,
 }
 
 impl Quality {
     pub fn new(params: QualityParams) -> Self {
-        Quality { params }
-    }
-
-    fn facts(&self, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
-        let members: Vec<_> = t.players.iter().map(|p| &view.players[p.index()]).collect();
-        let aggregate = dota::aggregate(&members, &self.params.party_adjust);
-        let mmrs: Vec<f64> = members
-            .iter()
-            .map(|m| dota::member_mmr(m, members.len()))
-            .collect();
-        let top_adjusted = dota::adjusted_mmrs(&mmrs, &self.params.party_adjust)
-            .into_iter()
-            .fold(f64::NEG_INFINITY, f64::max);
-        PartyFacts {
-            aggregate,
-            top_adjusted,
-            languages: members.iter().fold(u32::MAX, |m, p| m & p.languages),
-            wait_s: t.age_s(view.now),
+        Quality {
+            params,
+            run_seed: None,
+            entries: BTreeMap::new(),
+            stale: BTreeSet::new(),
+            due: BTreeSet::new(),
+            users: BTreeMap::new(),
+            facts: BTreeMap::new(),
+            known: 0,
+            proposed: Vec::new(),
         }
     }
 
-    /// The facts of a ticket, computed once per pass: a ticket is a
-    /// neighbour of many seeds.
-    fn cached_facts(
-        &self,
-        view: &PoolView<'_>,
-        t: &WaitingTicket,
-        cache: &mut BTreeMap<TicketId, PartyFacts>,
-    ) -> PartyFacts {
-        cache
-            .entry(t.id)
-            .or_insert_with(|| self.facts(view, t))
-            .clone()
-    }
-
-    /// The best-scoring candidate seeded by `seed`, as (score, tickets, teams).
-    fn best_for(
-        &self,
-        view: &PoolView<'_>,
-        seed: &WaitingTicket,
-        taken: &BTreeSet<TicketId>,
-        cache: &mut BTreeMap<TicketId, PartyFacts>,
-        rng: &mut Pcg64,
-    ) -> Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> {
-        let p = &self.params;
-        let format = view.format;
-        if seed.size() > format.team_size {
-            return None;
-        }
-        let seed_facts = self.cached_facts(view, seed, cache);
-        let neighbours: Vec<(f64, &WaitingTicket, PartyFacts)> = view
-            .pool
-            .nearest(seed.rating, seed.id)
-            .filter(|(_, t)| !taken.contains(&t.id) && t.size() <= format.team_size)
-            .take(p.neighbours as usize)
-            .map(|(d, t)| (d, t, self.cached_facts(view, t, cache)))
-            .collect();
-        // Orders to fill from: by rating; sharing a language with the seed
-        // first; by rating and experience together. Stable sorts keep the
-        // pool's nearest-first order among equals.
-        let by_rating: Vec<usize> = (0..neighbours.len()).collect();
-        let mut by_language = by_rating.clone();
-        by_language.sort_by_key(|&i| neighbours[i].2.languages & seed_facts.languages == 0);
-        let mut by_both = by_rating.clone();
-        let combined = |i: usize| {
-            let (d, _, f) = &neighbours[i];
-            d / p.skill_range
-                + (f.aggregate.experience - seed_facts.aggregate.experience).abs()
-                    / p.experience_range
+    /// Forgets the cached search of `seed`, if any.
+    fn drop_entry(&mut self, seed: TicketId) {
+        let Some(e) = self.entries.remove(&seed) else {
+            return;
         };
-        by_both.sort_by(|&a, &b| combined(a).total_cmp(&combined(b)));
-
-        let mut best: Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> = None;
-        let mut tried: Vec<Vec<usize>> = Vec::new();
-        for order in [&by_rating, &by_language, &by_both] {
-            let Some(mut chosen) = fill(seed.size(), order, &neighbours, format) else {
-                continue;
-            };
-            chosen.sort_unstable();
-            if tried.contains(&chosen) {
-                continue;
-            }
-            tried.push(chosen.clone());
-            let mut facts = vec![seed_facts.clone()];
-            facts.extend(chosen.iter().map(|&i| neighbours[i].2.clone()));
-            let mut ids = vec![seed.id];
-            ids.extend(chosen.iter().map(|&i| neighbours[i].1.id));
-            for split in self.splits(&facts, format.teams, format.team_size, rng) {
-                let score = criteria(p, &facts, &split, format.team_size).score(&p.weights);
-                if best.as_ref().is_none_or(|b| score > b.0) {
-                    let teams = split
-                        .iter()
-                        .map(|team| team.iter().map(|&i| ids[i]).collect())
-                        .collect();
-                    best = Some((score, ids.clone(), teams));
+        if let Some(ms) = e.due_ms {
+            self.due.remove(&(ms, seed));
+        }
+        for n in e.neighbours {
+            if let Some(u) = self.users.get_mut(&n) {
+                u.retain(|&s| s != seed);
+                if u.is_empty() {
+                    self.users.remove(&n);
                 }
             }
         }
-        best
     }
 
-    /// A few splits of a candidate: balanced on party-adjusted MMR, and a
-    /// variant that first evens the party counts where that is possible.
-    fn splits(
-        &self,
-        facts: &[PartyFacts],
-        teams: usize,
-        team_size: usize,
-        rng: &mut Pcg64,
-    ) -> Vec<Vec<Vec<usize>>> {
-        let sizes: Vec<usize> = facts.iter().map(|f| f.aggregate.size).collect();
-        let strengths: Vec<f64> = facts
-            .iter()
-            .map(|f| f.aggregate.adjusted_skill * f.aggregate.size as f64)
-            .collect();
-        let mut out = Vec::new();
-        if let Some(s) = balanced_split(&sizes, &strengths, teams, team_size, 32, rng) {
-            out.push(s);
+    fn invalidate(&mut self, seed: TicketId) {
+        self.drop_entry(seed);
+        self.stale.insert(seed);
+    }
+
+    fn leave(&mut self, id: TicketId) {
+        self.known = self.known.saturating_sub(1);
+        self.drop_entry(id);
+        self.stale.remove(&id);
+        self.facts.remove(&id);
+        for seed in self.users.remove(&id).unwrap_or_default() {
+            self.invalidate(seed);
         }
-        // Counting each party as one more unit of strength than it is, scaled
-        // far above ratings, makes the greedy fill spread parties first; the
-        // swaps then balance MMR among equal-sized parties.
-        let big = 1e6;
-        let by_count: Vec<f64> = strengths.iter().map(|s| s + big).collect();
-        if let Some(s) = balanced_split(&sizes, &by_count, teams, team_size, 32, rng) {
-            if !out.contains(&s) {
-                out.push(s);
+    }
+
+    /// Starts again from the pool as it is: every waiting ticket is stale.
+    fn resync(&mut self, view: &PoolView<'_>) {
+        self.entries.clear();
+        self.due.clear();
+        self.users.clear();
+        self.facts.clear();
+        self.stale = view.pool.oldest_first().map(|t| t.id).collect();
+        self.known = view.pool.len();
+    }
+}
+
+impl Policy for Quality {
+    fn schedule(&self) -> Schedule {
+        // The threshold falls with time, so a pool that held no match may
+        // hold one a tick later: a timer, not joins, drives this policy.
+        Schedule {
+            on_join: false,
+            tick: Some(self.params.tick.0),
+        }
+    }
+
+    fn on_join(&mut self, ticket: &WaitingTicket) {
+        self.known += 1;
+        let touched: Vec<TicketId> = self
+            .entries
+            .iter()
+            .filter(|(_, e)| (ticket.rating - e.rating).abs() <= e.radius)
+            .map(|(&id, _)| id)
+            .collect();
+        for seed in touched {
+            self.invalidate(seed);
+        }
+        self.stale.insert(ticket.id);
+    }
+
+    fn on_abandon(&mut self, ticket: &WaitingTicket) {
+        self.leave(ticket.id);
+    }
+
+    fn on_formed(&mut self, formed: &FormedMatch<'_>) {
+        for t in formed.tickets {
+            self.leave(t.id);
+        }
+    }
+
+    fn propose(
+        &mut self,
+        view: &PoolView<'_>,
+        _trigger: Trigger,
+        rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        let run_seed = *self.run_seed.get_or_insert_with(|| rng.random());
+        if view.pool.len() != self.known || self.proposed.iter().any(|&id| view.pool.contains(id)) {
+            self.resync(view);
+        }
+        self.proposed.clear();
+        if view.pool.players() < view.format.players() {
+            return;
+        }
+        let params = self.params.clone();
+        let p = &params;
+        let now_ms = view.now.as_ms();
+        // Seeds are scored oldest first, as the from-scratch pass does: the
+        // stale, and the scheduled whose moment has come. Every other seed
+        // would score below its threshold.
+        let mut work = std::mem::take(&mut self.stale);
+        while let Some(&(ms, seed)) = self.due.first() {
+            if ms > now_ms {
+                break;
+            }
+            self.due.pop_first();
+            if let Some(e) = self.entries.get_mut(&seed) {
+                e.due_ms = None;
+            }
+            work.insert(seed);
+        }
+        let mut taken = BTreeSet::new();
+        while let Some(id) = work.pop_first() {
+            let Some(seed) = view.pool.get(id) else {
+                continue;
+            };
+            if taken.contains(&id) {
+                continue;
+            }
+            if !self.entries.contains_key(&id) {
+                let s = search(p, view, seed, &taken, &mut self.facts, run_seed);
+                for &n in &s.neighbours {
+                    self.users.entry(n).or_default().push(id);
+                }
+                self.entries.insert(
+                    id,
+                    Entry {
+                        rating: seed.rating,
+                        radius: s.radius,
+                        neighbours: s.neighbours,
+                        candidates: s.candidates,
+                        due_ms: None,
+                    },
+                );
+            }
+            let entry = self.entries.get_mut(&id).expect("just ensured");
+            let age_s = seed.age_s(view.now);
+            let scored = score(p, view.format.team_size, &mut entry.candidates, view.now);
+            match scored.best {
+                Some((s, ci, si)) if s >= p.threshold_at(age_s) => {
+                    let prop = proposal(&entry.candidates[ci], si);
+                    for &t in &prop.tickets {
+                        taken.insert(t);
+                        work.remove(&t);
+                        self.drop_entry(t);
+                        // Seeds later in this pass search again without the
+                        // taken ticket; earlier ones will when it leaves.
+                        for u in self.users.get(&t).cloned().unwrap_or_default() {
+                            if !taken.contains(&u) {
+                                self.drop_entry(u);
+                                if u > id {
+                                    work.insert(u);
+                                } else {
+                                    self.stale.insert(u);
+                                }
+                            }
+                        }
+                    }
+                    self.proposed.extend(prop.tickets.iter().copied());
+                    out.push(prop);
+                }
+                _ => {
+                    if let Some(wait_s) = seconds_until_possible(p, &scored, age_s) {
+                        let ms = now_ms.saturating_add((wait_s * 1000.0).floor() as u64);
+                        entry.due_ms = Some(ms);
+                        self.due.insert((ms, id));
+                    }
+                }
             }
         }
-        out
     }
+}
+
+/// A few splits of a candidate: balanced on party-adjusted MMR, and a
+/// variant that first evens the party counts where that is possible.
+fn splits(
+    facts: &[PartyFacts],
+    teams: usize,
+    team_size: usize,
+    rng: &mut Pcg64,
+) -> Vec<Vec<Vec<usize>>> {
+    let sizes: Vec<usize> = facts.iter().map(|f| f.aggregate.size).collect();
+    let strengths: Vec<f64> = facts
+        .iter()
+        .map(|f| f.aggregate.adjusted_skill * f.aggregate.size as f64)
+        .collect();
+    let mut out = Vec::new();
+    if let Some(s) = balanced_split(&sizes, &strengths, teams, team_size, 32, rng) {
+        out.push(s);
+    }
+    // Counting each party as one more unit of strength than it is, scaled
+    // far above ratings, makes the greedy fill spread parties first; the
+    // swaps then balance MMR among equal-sized parties.
+    let big = 1e6;
+    let by_count: Vec<f64> = strengths.iter().map(|s| s + big).collect();
+    if let Some(s) = balanced_split(&sizes, &by_count, teams, team_size, 32, rng) {
+        if !out.contains(&s) {
+            out.push(s);
+        }
+    }
+    out
 }
 
 /// Fills the room left by a seed of `seed_size` from `neighbours` in `order`,
@@ -448,47 +780,9 @@ fn fill(
     (room == 0).then_some(chosen)
 }
 
-impl Policy for Quality {
-    fn schedule(&self) -> Schedule {
-        // The threshold falls with time, so a pool that held no match may
-        // hold one a tick later: a timer, not joins, drives this policy.
-        Schedule {
-            on_join: false,
-            tick: Some(self.params.tick.0),
-        }
-    }
-
-    fn propose(
-        &mut self,
-        view: &PoolView<'_>,
-        _trigger: Trigger,
-        rng: &mut Pcg64,
-        out: &mut Vec<Proposal>,
-    ) {
-        if view.pool.players() < view.format.players() {
-            return;
-        }
-        let mut taken = BTreeSet::new();
-        let mut cache = BTreeMap::new();
-        for seed in view.pool.oldest_first() {
-            if taken.contains(&seed.id) {
-                continue;
-            }
-            let Some((score, tickets, teams)) = self.best_for(view, seed, &taken, &mut cache, rng)
-            else {
-                continue;
-            };
-            if score >= self.params.threshold_at(seed.age_s(view.now)) {
-                taken.extend(tickets.iter().copied());
-                out.push(Proposal {
-                    tickets,
-                    teams: Some(teams),
-                    rating_weight: 1.0,
-                });
-            }
-        }
-    }
-}
+#[cfg(test)]
+#[path = "quality_oracle.rs"]
+mod oracle;
 
 #[cfg(test)]
 mod tests {
