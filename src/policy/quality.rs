@@ -304,9 +304,8 @@ pub(crate) struct Search {
     pub candidates: Vec<Candidate>,
     /// The eligible neighbours the fills were drawn from.
     pub neighbours: Vec<TicketId>,
-    /// Rating distance of the farthest neighbour drawn; infinite when fewer
-    /// than `neighbours` were eligible (any join may change the draw), and
-    /// negative for a seed too big for a team (nothing can).
+    /// Rating distance within which a ticket joining or leaving may change
+    /// the candidates; negative for a seed too big for a team. See `region`.
     pub radius: f64,
 }
 
@@ -380,11 +379,6 @@ pub(crate) fn search(
         .map(|(d, t)| (d, t, facts_of(t)))
         .collect();
     out.neighbours = neighbours.iter().map(|n| n.1.id).collect();
-    out.radius = if neighbours.len() < p.neighbours as usize {
-        f64::INFINITY
-    } else {
-        neighbours.last().map_or(f64::INFINITY, |n| n.0)
-    };
     // Orders to fill from: by rating; sharing a language with the seed
     // first; by rating and experience together. Stable sorts keep the
     // pool's nearest-first order among equals.
@@ -401,10 +395,13 @@ pub(crate) fn search(
 
     let mut rng = split_rng(run_seed, seed.id);
     let mut tried: Vec<Vec<usize>> = Vec::new();
-    for order in [&by_rating, &by_language, &by_both] {
+    // The last ticket each fill took, per order (`None`: the fill failed).
+    let mut last: [Option<usize>; 3] = [None; 3];
+    for (o, order) in [&by_rating, &by_language, &by_both].into_iter().enumerate() {
         let Some(mut chosen) = fill(seed.size(), order, &neighbours, format) else {
             continue;
         };
+        last[o] = chosen.last().copied();
         chosen.sort_unstable();
         if tried.contains(&chosen) {
             continue;
@@ -424,7 +421,63 @@ pub(crate) fn search(
             splits,
         });
     }
+    out.radius = region(
+        p,
+        &neighbours,
+        seed_facts.languages,
+        last,
+        combined,
+        p.neighbours as usize,
+    );
     out
+}
+
+/// The rating distance from the seed beyond which no ticket joining or
+/// leaving can change the seed's fills (and so its candidates).
+///
+/// A ticket changes a fill only by coming before the fill's last pick in
+/// the fill's order. In rating order that means being no farther than the
+/// pick; in language order (when the last pick shares the seed's language)
+/// sharing it and being no farther; in the combined order having a combined
+/// distance no larger, hence a rating distance no larger than that times
+/// `skill_range`. Those tickets all lie within `d*`, the largest of the
+/// three; when fewer than `k` neighbours were drawn, or `d*` is below the
+/// farthest drawn, every ticket within `d*` is among the neighbours, so
+/// tickets beyond it are irrelevant whether they join, leave, or shift the
+/// end of the neighbour list. Otherwise (a failed fill, a last pick
+/// outside the seed's language, `d*` reaching the list's end) the whole list
+/// matters: any change within its farthest distance, or anywhere when it is
+/// short, counts.
+fn region(
+    p: &QualityParams,
+    neighbours: &[(f64, &WaitingTicket, PartyFacts)],
+    seed_languages: u32,
+    last: [Option<usize>; 3],
+    combined: impl Fn(usize) -> f64,
+    k: usize,
+) -> f64 {
+    let whole = if neighbours.len() < k {
+        f64::INFINITY
+    } else {
+        neighbours.last().map_or(f64::INFINITY, |n| n.0)
+    };
+    let [Some(by_rating), Some(by_language), Some(by_both)] = last else {
+        return whole;
+    };
+    if neighbours[by_language].2.languages & seed_languages == 0 {
+        return whole;
+    }
+    let d = neighbours[by_rating]
+        .0
+        .max(neighbours[by_language].0)
+        .max(combined(by_both) * p.skill_range);
+    // Rounding in `combined` is far below this margin.
+    let d = d * (1.0 + 1e-9) + 1e-9;
+    if neighbours.len() < k || d < whole {
+        d
+    } else {
+        whole
+    }
 }
 
 /// Scores every split of every candidate at `now`, exactly as the
@@ -577,13 +630,25 @@ impl Quality {
         self.stale.insert(seed);
     }
 
-    fn leave(&mut self, id: TicketId) {
+    fn leave(&mut self, ticket: &WaitingTicket) {
         self.known = self.known.saturating_sub(1);
-        self.drop_entry(id);
-        self.stale.remove(&id);
-        self.facts.remove(&id);
-        for seed in self.users.remove(&id).unwrap_or_default() {
-            self.invalidate(seed);
+        self.drop_entry(ticket.id);
+        self.stale.remove(&ticket.id);
+        self.facts.remove(&ticket.id);
+        self.invalidate_near(ticket);
+    }
+
+    /// Invalidates the seeds whose candidates `ticket` (joining, leaving, or
+    /// taken) may change: those with it inside their region. Every ticket
+    /// inside a region is among that seed's neighbours, so `users` finds
+    /// them all for a ticket that was waiting when the seed searched; a
+    /// joining ticket is checked against every seed.
+    fn invalidate_near(&mut self, ticket: &WaitingTicket) {
+        let near = |e: &Entry| (ticket.rating - e.rating).abs() <= e.radius;
+        for seed in self.users.remove(&ticket.id).unwrap_or_default() {
+            if self.entries.get(&seed).is_some_and(near) {
+                self.invalidate(seed);
+            }
         }
     }
 
@@ -623,12 +688,12 @@ impl Policy for Quality {
     }
 
     fn on_abandon(&mut self, ticket: &WaitingTicket) {
-        self.leave(ticket.id);
+        self.leave(ticket);
     }
 
     fn on_formed(&mut self, formed: &FormedMatch<'_>) {
         for t in formed.tickets {
-            self.leave(t.id);
+            self.leave(t);
         }
     }
 
@@ -700,8 +765,14 @@ impl Policy for Quality {
                         self.drop_entry(t);
                         // Seeds later in this pass search again without the
                         // taken ticket; earlier ones will when it leaves.
+                        let ticket = view.pool.get(t).expect("proposed from the pool");
+                        let rating = ticket.rating;
                         for u in self.users.get(&t).cloned().unwrap_or_default() {
-                            if !taken.contains(&u) {
+                            let near = self
+                                .entries
+                                .get(&u)
+                                .is_some_and(|e| (rating - e.rating).abs() <= e.radius);
+                            if near && !taken.contains(&u) {
                                 self.drop_entry(u);
                                 if u > id {
                                     work.insert(u);
