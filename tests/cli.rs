@@ -290,3 +290,29 @@ fn widening_beats_the_fixed_limit_on_p90_wait_in_gamedev_1v1() {
         "the fixed limit never exceeds 150"
     );
 }
+
+#[test]
+fn tables_none_skips_the_row_tables_and_keeps_the_same_summary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (all, none) = (tmp.path().join("all"), tmp.path().join("none"));
+    assert!(run_to(&all, &[]).status.success());
+    let o = run_to(&none, &["--tables", "none"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in [
+        "tickets.parquet",
+        "matches.parquet",
+        "queue.parquet",
+        "COLUMNS.md",
+    ] {
+        assert!(all.join(f).is_file(), "missing {f}");
+        assert!(!none.join(f).exists(), "--tables none wrote {f}");
+    }
+    assert!(none.join("report.html").is_file());
+    assert_eq!(
+        std::fs::read(all.join("summary.json")).unwrap(),
+        std::fs::read(none.join("summary.json")).unwrap()
+    );
+    let bad = run_to(&tmp.path().join("bad"), &["--tables", "some"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("--tables"), "{}", stderr(&bad));
+}
