@@ -40,6 +40,7 @@ fn pool(n: u32) -> (Pool, Vec<Player>) {
             players: vec![PlayerId(i)].into(),
             rating: r,
             enqueued: SimTime::from_ms(rng.random_range(0..NOW_MS)),
+            requeue: false,
         });
     }
     (Pool::from_tickets(tickets), players)

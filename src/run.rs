@@ -2,18 +2,19 @@
 //! and summarise. The command line and sweeps both come through here.
 
 use crate::engine::{Config, Parts, Simulation};
-use crate::metrics::{self, RunMeta, RunRecords};
+use crate::metrics::{self, RowSink, RunMeta, RunView, Summary};
 use crate::model::{Player, SimTime};
 use crate::scenario::Scenario;
 use serde::Serialize;
 use std::time::Instant;
 
-/// What one run leaves: the records, the final players, the summary, and
-/// how fast it went (kept apart from the summary, which must not vary).
+/// What one run leaves: the summary, what the plots draw, the final
+/// players, and how fast it went (kept apart from the summary, which must
+/// not vary). The rows went to the sink while the run went.
 pub struct RunOutput {
-    pub records: RunRecords,
+    pub summary: Summary,
+    pub view: RunView,
     pub players: Vec<Player>,
-    pub summary: serde_json::Value,
     pub perf: Perf,
 }
 
@@ -22,21 +23,24 @@ pub struct Perf {
     pub wall_s: f64,
     pub events: u64,
     pub events_per_s: f64,
-    pub tickets: usize,
+    pub tickets: u64,
     pub tickets_per_s: f64,
-    pub matches: usize,
+    pub matches: u64,
     pub peak_rss_bytes: Option<u64>,
 }
 
+/// Runs `scenario` with `seed`, handing every finished ticket and match to
+/// `rows`. Fails only if the sink does (a table that could not be written).
 pub fn run(
     scenario: &Scenario,
     seed: u64,
     progress: &mut dyn FnMut(SimTime, SimTime),
-) -> RunOutput {
+    rows: &mut dyn RowSink,
+) -> anyhow::Result<RunOutput> {
     let started = Instant::now();
     let parts = Parts::from_scenario(scenario);
     let rating = scenario.rating.build();
-    let out = Simulation::new(Config::from_scenario(scenario), seed, parts).run(progress);
+    let out = Simulation::new(Config::from_scenario(scenario), seed, parts, rows).run(progress);
     let final_corr =
         metrics::rating_skill_rank_corr(&out.players, |p| rating.current(&p.rating, out.end).value);
     let meta = RunMeta {
@@ -48,23 +52,33 @@ pub fn run(
         warmup_s: scenario.run.warmup.secs(),
         arrivals_blocked: out.stats.arrivals_blocked,
     };
-    let summary = metrics::summarize(&meta, &out.records, &out.players, final_corr);
+    let (summary, view) = out.collector.finish(&meta, &out.players, final_corr)?;
     let wall_s = started.elapsed().as_secs_f64();
     let perf = Perf {
         wall_s,
         events: out.stats.events,
         events_per_s: out.stats.events as f64 / wall_s.max(1e-9),
-        tickets: out.records.tickets.len(),
-        tickets_per_s: out.records.tickets.len() as f64 / wall_s.max(1e-9),
-        matches: out.records.matches.len(),
+        tickets: out.stats.tickets,
+        tickets_per_s: out.stats.tickets as f64 / wall_s.max(1e-9),
+        matches: out.stats.matches,
         peak_rss_bytes: peak_rss_bytes(),
     };
-    RunOutput {
-        records: out.records,
-        players: out.players,
+    Ok(RunOutput {
         summary,
+        view,
+        players: out.players,
         perf,
-    }
+    })
+}
+
+/// `run` keeping no rows: for sweeps, replications and tuning, which read
+/// only summaries.
+pub fn run_summary(
+    scenario: &Scenario,
+    seed: u64,
+    progress: &mut dyn FnMut(SimTime, SimTime),
+) -> RunOutput {
+    run(scenario, seed, progress, &mut metrics::NoRows).expect("a sink that keeps nothing cannot fail")
 }
 
 /// The process's peak resident memory, from Linux's /proc; `None` elsewhere.
@@ -73,4 +87,28 @@ pub fn peak_rss_bytes() -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     Some(kb * 1024)
+}
+
+/// A run whose rows stayed in memory: for tests and small tools that look at
+/// single tickets and matches. `summary` is the summary as JSON, so a test can
+/// address a metric by its name as a user would.
+pub struct KeptRun {
+    pub records: metrics::RunRecords,
+    pub summary: serde_json::Value,
+    pub output: RunOutput,
+}
+
+/// `run` keeping every row, in the order the run finished them.
+pub fn run_keeping(scenario: &Scenario, seed: u64) -> KeptRun {
+    let mut rows = metrics::KeepRows::default();
+    let output =
+        run(scenario, seed, &mut |_, _| {}, &mut rows).expect("keeping rows in memory cannot fail");
+    let mut records = rows.0;
+    records.queue = output.view.queue.clone();
+    records.rating_moves = output.view.rating_moves.clone();
+    KeptRun {
+        records,
+        summary: output.summary.to_value(),
+        output,
+    }
 }

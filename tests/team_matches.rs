@@ -84,18 +84,21 @@ proptest! {
         party_sizes.truncate(team_size);
         let text = scenario_text(team_size, &party_sizes, POLICIES[policy], METHODS[method]);
         let s = load(&text).expect("valid scenario");
-        let out = Simulation::new(Config::from_scenario(&s), 5, Parts::from_scenario(&s)).run(&mut |_, _| {});
-        prop_assert!(!out.records.matches.is_empty());
+        let mut kept = mmsim::metrics::KeepRows::default();
+        let out = Simulation::new(Config::from_scenario(&s), 5, Parts::from_scenario(&s), &mut kept).run(&mut |_, _| {});
         prop_assert_eq!(out.stats.proposals_rejected, 0);
-        let mut players = vec![0u32; out.records.matches.len()];
-        let mut tickets = vec![0u32; out.records.matches.len()];
-        for t in &out.records.tickets {
+        drop(out);
+        let records = kept.0;
+        prop_assert!(!records.matches.is_empty());
+        let mut players = vec![0u32; records.matches.len()];
+        let mut tickets = vec![0u32; records.matches.len()];
+        for t in &records.tickets {
             if let TicketEnd::Matched(m) = t.end {
                 players[m.index()] += t.party_size;
                 tickets[m.index()] += 1;
             }
         }
-        for m in &out.records.matches {
+        for m in &records.matches {
             prop_assert_eq!(players[m.id.index()] as usize, 2 * team_size);
             prop_assert_eq!(m.team_parties.iter().sum::<u32>(), tickets[m.id.index()]);
         }
@@ -105,7 +108,7 @@ proptest! {
 #[test]
 fn team_metrics_appear_for_teams_and_not_for_1v1() {
     let s = load(&scenario_text(5, &[0.7, 0.2, 0.1], POLICIES[1], METHODS[0])).unwrap();
-    let out = mmsim::run::run(&s, 5, &mut |_, _| {});
+    let out = mmsim::run::run_keeping(&s, 5);
     let sum = &out.summary;
     let wr = &sum["win_rate_gap_pp"];
     let shares: f64 = ["within_1", "within_2", "3_or_more"]
@@ -119,7 +122,7 @@ fn team_metrics_appear_for_teams_and_not_for_1v1() {
     assert!(sum["top_player_gap_skill"]["mean"].is_number());
 
     let solo = load(&scenario_text(1, &[1.0], POLICIES[0], METHODS[0])).unwrap();
-    let out = mmsim::run::run(&solo, 5, &mut |_, _| {});
+    let out = mmsim::run::run_keeping(&solo, 5);
     for key in [
         "team_rating_gap",
         "win_rate_gap_pp",

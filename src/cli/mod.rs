@@ -6,7 +6,7 @@ mod rebalance;
 mod tune;
 mod write;
 
-pub use write::{json_bytes, write_artifacts, write_whole};
+pub use write::{json_bytes, write_artifacts, write_whole, PartialFile};
 
 use crate::scenario::{self, LoadedScenario};
 use anyhow::Result;
@@ -255,15 +255,30 @@ fn run_command(
         bar.set_position(now.as_ms() * 1000 / end.as_ms().max(1));
         bar.set_message(format!("{:.1}h", now.as_secs_f64() / 3600.0));
     };
-    let out = crate::run::run(s, seed, &mut progress);
+    // Ticket and match rows stream to their tables while the run goes; the
+    // tables take their names only once the run has finished.
+    let (out, table_rows) = if tables == crate::report::Tables::All {
+        let mut t = PartialFile::create(dir, "tickets.parquet")?;
+        let mut m = PartialFile::create(dir, "matches.parquet")?;
+        let mut rows = crate::report::tables::ParquetRows::new(&mut t.out, &mut m.out)?;
+        let out = crate::run::run(s, seed, &mut progress, &mut rows)?;
+        let counts = rows.rows();
+        drop(rows);
+        t.commit()?;
+        m.commit()?;
+        (out, Some(counts))
+    } else {
+        (crate::run::run_summary(s, seed, &mut progress), None)
+    };
     bar.finish_and_clear();
     let artifacts = crate::report::run_artifacts_with(
         &crate::report::ReportInput {
             scenario_name: &s.run.name,
             scenario_toml: &loaded.text,
             seed,
-            records: &out.records,
+            view: &out.view,
             summary: &out.summary,
+            table_rows,
             warmup_s: s.run.warmup.secs(),
             duration_s: s.run.duration.secs(),
         },

@@ -274,11 +274,11 @@ pub fn run_replicated(
     let outs = par_map(
         None,
         seeds.len(),
-        |i| crate::run::run(s, seeds[i], &mut |_, _| {}),
+        |i| crate::run::run_summary(s, seeds[i], &mut |_, _| {}),
         || bar.inc(1),
     )?;
     bar.finish_and_clear();
-    let summaries: Vec<serde_json::Value> = outs.iter().map(|o| o.summary.clone()).collect();
+    let summaries: Vec<serde_json::Value> = outs.iter().map(|o| o.summary.to_value()).collect();
     for (seed, out) in seeds.iter().zip(&outs) {
         let sub = dir.join("replications").join(format!("seed-{seed}"));
         write_whole(&sub, "summary.json", &json_bytes(&out.summary))?;

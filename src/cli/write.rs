@@ -32,6 +32,48 @@ pub fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// A file written while the run goes (a streamed table): it grows under a
+/// hidden temporary name and takes its real name only on `commit`, so a run
+/// that fails or is interrupted never leaves a half-written table under a
+/// real name. Dropped without `commit`, it removes itself.
+pub struct PartialFile {
+    tmp: std::path::PathBuf,
+    target: std::path::PathBuf,
+    pub out: std::io::BufWriter<std::fs::File>,
+}
+
+impl PartialFile {
+    pub fn create(dir: &Path, name: &str) -> Result<PartialFile> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create output folder {}", dir.display()))?;
+        let target = dir.join(name);
+        let tmp = dir.join(format!(".{name}.partial-{}", std::process::id()));
+        let file = std::fs::File::create(&tmp)
+            .with_context(|| format!("cannot write {}", target.display()))?;
+        Ok(PartialFile {
+            tmp,
+            target,
+            out: std::io::BufWriter::new(file),
+        })
+    }
+
+    pub fn commit(mut self) -> Result<()> {
+        let result = (|| -> std::io::Result<()> {
+            self.out.flush()?;
+            self.out.get_ref().sync_all()?;
+            std::fs::rename(&self.tmp, &self.target)
+        })();
+        result.with_context(|| format!("cannot write {}", self.target.display()))
+    }
+}
+
+impl Drop for PartialFile {
+    fn drop(&mut self) {
+        // After a commit the temporary name is gone and this does nothing.
+        let _ = std::fs::remove_file(&self.tmp);
+    }
+}
+
 pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<()> {
     artifacts
         .iter()

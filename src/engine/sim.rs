@@ -6,7 +6,7 @@ use super::config::{Config, Patience};
 use super::population;
 use super::queue::EventQueue;
 use super::streams::{stream, Stream};
-use crate::metrics::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
+use crate::metrics::{Collector, MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
 use crate::model::{
     MatchId, Party, PerTeam, Player, PlayerId, Rating, SimDuration, SimTime, TicketId,
 };
@@ -49,6 +49,9 @@ struct Slot(u32);
 #[derive(Default)]
 struct Active {
     id: Option<MatchId>,
+    /// The match's row, completed as it starts and ends, handed to the
+    /// collector when it ends (or when the run does).
+    record: Option<MatchRecord>,
     /// Every member, team by team and party by party.
     members: Vec<PlayerId>,
     /// Per party: where it ends in `members`, and its team.
@@ -90,6 +93,10 @@ fn reset<T>(v: &mut Vec<Vec<T>>, n: usize) {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct EngineStats {
     pub events: u64,
+    /// Tickets enqueued (fresh arrivals and returns), warm-up included.
+    pub tickets: u64,
+    /// Matches formed, warm-up included.
+    pub matches: u64,
     /// Fresh arrivals dropped because a chosen player was already busy.
     pub arrivals_blocked: u64,
     /// Proposals the engine refused (stale, overlapping or unfillable).
@@ -97,8 +104,9 @@ pub struct EngineStats {
 }
 
 /// Everything a run produced.
-pub struct SimOutput {
-    pub records: RunRecords,
+pub struct SimOutput<'r> {
+    /// Every finished ticket and match went through it; the summary comes from it.
+    pub collector: Collector<'r>,
     pub players: Vec<Player>,
     pub stats: EngineStats,
     pub end: SimTime,
@@ -125,7 +133,7 @@ impl Parts {
     }
 }
 
-pub struct Simulation {
+pub struct Simulation<'r> {
     config: Config,
     now: SimTime,
     end: SimTime,
@@ -147,7 +155,9 @@ pub struct Simulation {
     /// slots to reuse.
     returning: Vec<Party>,
     returning_free: Vec<u32>,
-    records: RunRecords,
+    collector: Collector<'r>,
+    next_ticket: u32,
+    next_match: u32,
     parts: Parts,
     schedule: Schedule,
     format: MatchFormat,
@@ -163,8 +173,10 @@ pub struct Simulation {
     stats: EngineStats,
 }
 
-impl Simulation {
-    pub fn new(config: Config, seed: u64, parts: Parts) -> Self {
+impl<'r> Simulation<'r> {
+    /// A run of `config` with these parts; finished tickets and matches go
+    /// to `rows` (the tables) as the run produces them.
+    pub fn new(config: Config, seed: u64, parts: Parts, rows: &'r mut dyn RowSink) -> Self {
         let mut initial = parts.rating.initial();
         if let Some(r) = config.population.initial_rating {
             initial.value = r;
@@ -193,6 +205,7 @@ impl Simulation {
         let samples_total = (end.as_ms() / sample).max(1);
         let corr_every = (samples_total / config.corr_points.max(1) as u64).max(1);
         let schedule = parts.policy.schedule();
+        let collector = Collector::new(&players, rows);
         Simulation {
             now: SimTime::ZERO,
             end,
@@ -208,7 +221,9 @@ impl Simulation {
             scratch: Scratch::default(),
             returning: Vec::new(),
             returning_free: Vec::new(),
-            records: RunRecords::default(),
+            collector,
+            next_ticket: 0,
+            next_match: 0,
             parts,
             schedule,
             format: config.format,
@@ -228,7 +243,7 @@ impl Simulation {
 
     /// Runs to the scenario's end. `progress` is told the simulated time now
     /// and then (every 64k events), for a progress bar.
-    pub fn run(mut self, progress: &mut dyn FnMut(SimTime, SimTime)) -> SimOutput {
+    pub fn run(mut self, progress: &mut dyn FnMut(SimTime, SimTime)) -> SimOutput<'r> {
         self.schedule_next_arrival();
         if let Some(tick) = self.schedule.tick {
             self.queue.schedule(SimTime::ZERO + tick, Event::Tick);
@@ -266,15 +281,25 @@ impl Simulation {
         }
         progress(self.end, self.end);
         self.now = self.end;
-        // Tickets still waiting are censored at the end of the run.
+        // Tickets still waiting are censored at the end of the run; matches
+        // still in the lobby or playing are handed over unfinished.
         let end = self.end;
-        for t in self.pool.oldest_first() {
-            let rec = &mut self.records.tickets[t.id.index()];
-            rec.left = end;
-            rec.end = TicketEnd::Waiting;
+        let waiting: Vec<TicketId> = self.pool.oldest_first().map(|t| t.id).collect();
+        for id in waiting {
+            let t = self.pool.remove(id).expect("listed as waiting");
+            self.leave(&t, end, TicketEnd::Waiting);
+        }
+        let mut running: Vec<MatchRecord> = self
+            .active
+            .iter_mut()
+            .filter_map(|a| a.record.take())
+            .collect();
+        running.sort_by_key(|m| m.id);
+        for m in &running {
+            self.collector.match_row(m);
         }
         SimOutput {
-            records: self.records,
+            collector: self.collector,
             players: self.players,
             stats: self.stats,
             end: self.end,
@@ -317,10 +342,11 @@ impl Simulation {
     }
 
     fn enqueue(&mut self, members: Party, patience: Option<SimDuration>, requeue: bool) {
-        let id = TicketId(self.records.tickets.len() as u32);
+        let id = TicketId(self.next_ticket);
+        self.next_ticket += 1;
+        self.stats.tickets += 1;
         let solo = members.len() == 1;
         let mut rating_sum = 0.0;
-        let mut skill_sum = 0.0;
         for p in &members {
             let player = &self.players[p.index()];
             let r = if solo {
@@ -329,27 +355,15 @@ impl Simulation {
                 &player.party_rating
             };
             rating_sum += self.parts.rating.current(r, self.now).value;
-            skill_sum += player.true_skill;
             self.busy[p.index()] = true;
         }
         let k = members.len() as f64;
-        self.records.tickets.push(TicketRecord {
-            ticket: id,
-            lead: members[0],
-            party_size: members.len() as u32,
-            enqueued: self.now,
-            left: self.end,
-            end: TicketEnd::Waiting,
-            rating: rating_sum / k,
-            true_skill: skill_sum / k,
-            requeue,
-            in_warmup: self.now < self.warmup_end,
-        });
         self.pool.insert(WaitingTicket {
             id,
             players: members,
             rating: rating_sum / k,
             enqueued: self.now,
+            requeue,
         });
         if let Some(p) = patience {
             self.queue.schedule(self.now + p, Event::Abandon(id));
@@ -362,13 +376,33 @@ impl Simulation {
     fn on_abandon(&mut self, id: TicketId) {
         // The ticket may have matched already: then there is nothing to do.
         if let Some(t) = self.pool.remove(id) {
-            let rec = &mut self.records.tickets[id.index()];
-            rec.left = self.now;
-            rec.end = TicketEnd::Abandoned;
+            self.leave(&t, self.now, TicketEnd::Abandoned);
             for p in &t.players {
                 self.busy[p.index()] = false;
             }
         }
+    }
+
+    /// Hands a ticket leaving the queue to the collector, as its row.
+    fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd) {
+        // True skill is fixed, so the party's mean is the same as when it joined.
+        let skill_sum: f64 = t
+            .players
+            .iter()
+            .map(|p| self.players[p.index()].true_skill)
+            .sum();
+        self.collector.ticket(&TicketRecord {
+            ticket: t.id,
+            lead: t.players[0],
+            party_size: t.players.len() as u32,
+            enqueued: t.enqueued,
+            left,
+            end,
+            rating: t.rating,
+            true_skill: skill_sum / t.players.len() as f64,
+            requeue: t.requeue,
+            in_warmup: t.enqueued < self.warmup_end,
+        });
     }
 
     fn run_policy(&mut self, trigger: Trigger) {
@@ -487,7 +521,9 @@ impl Simulation {
             self.stats.proposals_rejected += 1;
             return;
         }
-        let id = MatchId(self.records.matches.len() as u32);
+        let id = MatchId(self.next_match);
+        self.next_match += 1;
+        self.stats.matches += 1;
         let slot = match self.free.pop() {
             Some(i) => i,
             None => {
@@ -524,9 +560,7 @@ impl Simulation {
                     .pool
                     .remove(*tid)
                     .expect("proposal tickets are waiting");
-                let rec = &mut self.records.tickets[tid.index()];
-                rec.left = self.now;
-                rec.end = TicketEnd::Matched(id);
+                self.leave(&t, self.now, TicketEnd::Matched(id));
                 let solo = t.players.len() == 1;
                 for p in &t.players {
                     let pl = &self.players[p.index()];
@@ -575,7 +609,7 @@ impl Simulation {
                 }
             }
         }
-        self.records.matches.push(MatchRecord {
+        active.record = Some(MatchRecord {
             id,
             formed: self.now,
             ended: None,
@@ -617,7 +651,6 @@ impl Simulation {
 
     fn on_match_start(&mut self, slot: Slot) {
         let active = &mut self.active[slot.0 as usize];
-        let id = active.id.expect("started matches are active");
         let skills = &mut self.scratch.skills;
         skills.resize_with(self.format.teams, || TeamSkills {
             skills: Vec::new(),
@@ -636,7 +669,7 @@ impl Simulation {
         }
         let result = self.parts.outcome.play(skills, &mut self.rng_outcomes);
         active.winner = Some(result.winner);
-        let rec = &mut self.records.matches[id.index()];
+        let rec = active.record.as_mut().expect("active matches have a record");
         rec.p_team0 = result.p_team0;
         rec.duration_s = result.duration.as_secs_f64();
         rec.survivors = result.survivors;
@@ -683,14 +716,8 @@ impl Simulation {
                 let new = ratings[ti][i];
                 let game = new.games.saturating_sub(1) as usize;
                 if game < LEARNING_GAMES {
-                    if self.records.rating_moves.len() <= game {
-                        self.records
-                            .rating_moves
-                            .resize(game + 1, RatingMoves::default());
-                    }
-                    let m = &mut self.records.rating_moves[game];
-                    m.sum_abs_change += (new.value - before[ti][i].value).abs();
-                    m.updates += 1;
+                    self.collector
+                        .rating_move(game, (new.value - before[ti][i].value).abs());
                 }
                 if solo {
                     pl.rating = new;
@@ -714,9 +741,11 @@ impl Simulation {
         }
         self.scratch.ratings = ratings;
         self.scratch.before = before;
-        let rec = &mut self.records.matches[id.index()];
+        let mut active = active;
+        let mut rec = active.record.take().expect("active matches have a record");
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
+        self.collector.match_row(&rec);
         // Each party decides on its own whether to queue again.
         let requeue_prob = self.config.arrivals.requeue_prob;
         let think = self.config.arrivals.think_time.as_secs_f64();
@@ -744,7 +773,6 @@ impl Simulation {
             }
         }
         self.in_matches -= active.members.len();
-        let mut active = active;
         active.id = None;
         self.active[slot.0 as usize] = active;
         self.free.push(slot.0);
@@ -758,7 +786,7 @@ impl Simulation {
             None
         };
         let in_matches = self.in_matches;
-        self.records.queue.push(QueueSample {
+        self.collector.sample(QueueSample {
             t: self.now,
             waiting_tickets: self.pool.len() as u32,
             waiting_players: self.pool.players() as u32,

@@ -2,7 +2,7 @@
 //! model, and determinism.
 
 use crate::metrics::TicketEnd;
-use crate::run::run;
+use crate::run::run_keeping as run;
 use crate::scenario::{from_text, Scenario};
 use std::path::Path;
 
@@ -56,7 +56,7 @@ fn any_opponent_queue_matches_its_closed_forms() {
     let (lambda, patience_s) = (0.1, 10.0);
     let theta = 1.0 / patience_s;
     let s = any_opponent(lambda, patience_s, 60);
-    let out = run(&s, s.run.seed, &mut |_, _| {});
+    let out = run(&s, s.run.seed);
     let sum = &out.summary;
     let tickets = sum["tickets"].as_u64().unwrap() as f64;
     assert!(tickets > 20_000.0, "{tickets}");
@@ -101,7 +101,7 @@ fn any_opponent_queue_matches_its_closed_forms() {
 #[test]
 fn winners_follow_the_logistic_model_per_probability_bin() {
     let s = any_opponent(0.5, 60.0, 24);
-    let out = run(&s, 5, &mut |_, _| {});
+    let out = run(&s, 5);
     let mut bins = [(0.0f64, 0.0f64, 0usize); 10];
     for m in out.records.matches.iter().filter(|m| m.winner.is_some()) {
         let b = ((m.p_team0 * 10.0) as usize).min(9);
@@ -132,9 +132,9 @@ fn same_seed_same_summary_other_seed_other_numbers() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/scenarios/smoke.toml"))
             .unwrap();
     let s = scenario(&text);
-    let a = run(&s, 7, &mut |_, _| {});
-    let b = run(&s, 7, &mut |_, _| {});
-    let c = run(&s, 8, &mut |_, _| {});
+    let a = run(&s, 7);
+    let b = run(&s, 7);
+    let c = run(&s, 8);
     let bytes = |v: &serde_json::Value| serde_json::to_vec_pretty(v).unwrap();
     assert_eq!(bytes(&a.summary), bytes(&b.summary));
     assert_eq!(a.records, b.records);
@@ -156,9 +156,9 @@ fn two_policies_on_one_seed_see_the_same_fresh_arrivals() {
         "smoke.toml's policy block changed; update this test"
     );
     let fixed = scenario(&fixed_text);
-    let a = run(&widening, 3, &mut |_, _| {});
-    let b = run(&fixed, 3, &mut |_, _| {});
-    let fresh = |o: &crate::run::RunOutput| -> Vec<(u64, u32)> {
+    let a = run(&widening, 3);
+    let b = run(&fixed, 3);
+    let fresh = |o: &crate::run::KeptRun| -> Vec<(u64, u32)> {
         o.records
             .tickets
             .iter()

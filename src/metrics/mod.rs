@@ -1,12 +1,19 @@
 //! Metrics: what players lived through, computed only from the run's
-//! records, so every figure can be traced to simulated events.
+//! records, so every figure can be traced to simulated events. The engine
+//! hands each finished record to a `Collector`, which folds it into
+//! accumulators and passes it on to the tables; nothing is kept per ticket.
 
+mod collect;
+pub mod dist;
+#[cfg(test)]
+mod oracle;
 mod records;
 pub mod stats;
-mod summary;
+pub mod summary;
 
+pub use collect::{Collector, KeepRows, NoRows, RowSink, RunView};
 pub use records::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
-pub use summary::{summarize, RunMeta};
+pub use summary::{RunMeta, Summary};
 
 use crate::model::Player;
 

@@ -1,10 +1,9 @@
-//! `summary.json`: every metric of one run, computed from its records. No
+//! `summary.json` as a type: every metric of one run, with its unit in its
+//! name. The report, `compare`, replications and sweeps read these fields, so
+//! renaming a metric is a compile error rather than a silent gap. No
 //! wall-clock figure goes in, so the same scenario and seed give the same bytes.
 
-use super::stats::{describe, mean, mean_p50_p90, percentile};
-use super::{RunRecords, TicketEnd};
-use crate::model::Player;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
 
 /// What the summary says about the run itself.
 pub struct RunMeta<'a> {
@@ -17,281 +16,228 @@ pub struct RunMeta<'a> {
     pub arrivals_blocked: u64,
 }
 
-/// Builds the summary. Tickets and matches that began during warm-up are
-/// left out; waits are over matched tickets (the time a player waited to
-/// play), `queue_time_s` over every ticket including those who gave up.
-pub fn summarize(
-    meta: &RunMeta<'_>,
-    records: &RunRecords,
-    players: &[Player],
-    final_corr: Option<f64>,
-) -> Value {
-    let tickets: Vec<_> = records.tickets.iter().filter(|t| !t.in_warmup).collect();
-    let matches: Vec<_> = records.matches.iter().filter(|m| !m.in_warmup).collect();
-    let abandoned = tickets
-        .iter()
-        .filter(|t| t.end == TicketEnd::Abandoned)
-        .count();
-    let waiting = tickets
-        .iter()
-        .filter(|t| t.end == TicketEnd::Waiting)
-        .count();
-    let matched: Vec<_> = tickets
-        .iter()
-        .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
-        .collect();
-    let mut waits: Vec<f64> = matched.iter().map(|t| t.wait_s()).collect();
-    let mut queue_times: Vec<f64> = tickets.iter().map(|t| t.wait_s()).collect();
-    let measured_h = (meta.duration_s - meta.warmup_s) / 3600.0;
-
-    // Deciles of true skill over the whole population, so decile 10 is the
-    // top tenth of players whoever happened to queue.
-    let mut skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
-    skills.sort_by(f64::total_cmp);
-    let cuts: Vec<f64> = (1..10)
-        .map(|d| percentile(&skills, d as f64 / 10.0).unwrap_or(0.0))
-        .collect();
-    let mut by_decile: Vec<Vec<f64>> = vec![Vec::new(); 10];
-    let mut decile_tickets = [0usize; 10];
-    let mut decile_abandoned = [0usize; 10];
-    for t in &tickets {
-        let d = cuts.partition_point(|&c| c < t.true_skill);
-        decile_tickets[d] += 1;
-        match t.end {
-            TicketEnd::Matched(_) => by_decile[d].push(t.wait_s()),
-            TicketEnd::Abandoned => decile_abandoned[d] += 1,
-            TicketEnd::Waiting => {}
-        }
-    }
-    let deciles: Vec<Value> = by_decile
-        .iter_mut()
-        .enumerate()
-        .map(|(d, w)| {
-            let mut v = describe(w);
-            let obj = v.as_object_mut().expect("describe returns an object");
-            obj.insert("decile".into(), json!(d + 1));
-            obj.insert(
-                "skill_from".into(),
-                json!(if d == 0 {
-                    skills.first().copied()
-                } else {
-                    Some(cuts[d - 1])
-                }),
-            );
-            obj.insert(
-                "skill_to".into(),
-                json!(if d == 9 {
-                    skills.last().copied()
-                } else {
-                    Some(cuts[d])
-                }),
-            );
-            obj.insert("tickets".into(), json!(decile_tickets[d]));
-            obj.insert(
-                "abandon_rate".into(),
-                json!(ratio(decile_abandoned[d], decile_tickets[d])),
-            );
-            v
-        })
-        .collect();
-
-    let mut spread: Vec<f64> = matches.iter().map(|m| m.spread_rating).collect();
-    let mut spread_skill: Vec<f64> = matches.iter().map(|m| m.spread_skill).collect();
-    let mut gap: Vec<f64> = matches
-        .iter()
-        .filter(|m| !m.p_team0.is_nan())
-        .map(|m| m.win_prob_gap())
-        .collect();
-    gap.sort_by(f64::total_cmp);
-    let finished: Vec<_> = matches.iter().filter(|m| m.winner.is_some()).collect();
-    let upsets: Vec<bool> = finished.iter().filter_map(|m| m.upset()).collect();
-    let brier: Vec<f64> = finished
-        .iter()
-        .map(|m| {
-            let won0 = if m.winner == Some(0) { 1.0 } else { 0.0 };
-            (m.p_team0_predicted - won0).powi(2)
-        })
-        .collect();
-    let rematches = matches.iter().filter(|m| m.rematch).count();
-
-    let mut out = Map::new();
-    out.insert("scenario".into(), json!(meta.scenario));
-    out.insert("seed".into(), json!(meta.seed));
-    out.insert("policy".into(), json!(meta.policy));
-    out.insert("rating_system".into(), json!(meta.rating_system));
-    out.insert("duration_s".into(), json!(meta.duration_s));
-    out.insert("warmup_s".into(), json!(meta.warmup_s));
-    out.insert("tickets".into(), json!(tickets.len()));
-    out.insert("matches".into(), json!(matches.len()));
-    out.insert(
-        "matches_per_hour".into(),
-        json!(matches.len() as f64 / measured_h),
-    );
-    out.insert("abandoned".into(), json!(abandoned));
-    out.insert(
-        "abandon_rate".into(),
-        json!(ratio(abandoned, tickets.len())),
-    );
-    out.insert("still_waiting".into(), json!(waiting));
-    out.insert("arrivals_blocked".into(), json!(meta.arrivals_blocked));
-    out.insert("wait_s".into(), describe(&mut waits));
-    out.insert("queue_time_s".into(), describe(&mut queue_times));
-    out.insert("wait_s_by_skill_decile".into(), Value::Array(deciles));
-    out.insert("spread_rating".into(), mean_p50_p90(&mut spread));
-    out.insert("spread_skill".into(), mean_p50_p90(&mut spread_skill));
-    out.insert(
-        "win_prob_gap".into(),
-        json!({"mean": mean(&gap), "p90": percentile(&gap, 0.9)}),
-    );
-    out.insert(
-        "upset_rate".into(),
-        json!(ratio(upsets.iter().filter(|&&u| u).count(), upsets.len())),
-    );
-    out.insert(
-        "rematch_rate".into(),
-        json!(ratio(rematches, matches.len())),
-    );
-    out.insert("brier_score".into(), json!(mean(&brier)));
-    if records.matches.iter().any(|m| m.team_size > 1) {
-        team_metrics(&matches, &mut out);
-    }
-    out.insert("rating_skill_rank_corr".into(), json!(final_corr));
-    out.insert(
-        "games_to_within_one_deviation".into(),
-        games_to_within_deviation(players),
-    );
-    let moves: Vec<Value> = records
-        .rating_moves
-        .iter()
-        .enumerate()
-        .filter(|(_, m)| m.updates > 0)
-        .map(|(k, m)| json!({"game": k + 1, "mean_abs_change_rating": m.sum_abs_change / m.updates as f64, "updates": m.updates}))
-        .collect();
-    out.insert("rating_change_by_game".into(), Value::Array(moves));
-    let survivors: Vec<u32> = finished.iter().filter_map(|m| m.survivors).collect();
-    if !survivors.is_empty() {
-        out.insert("survivors_hist".into(), survivors_hist(&survivors));
-        let ten_plus = survivors.iter().filter(|&&s| s >= 10).count();
-        out.insert(
-            "survivors_10_plus_share".into(),
-            json!(ratio(ten_plus, survivors.len())),
-        );
-    }
-    let mut gold: Vec<f64> = finished.iter().filter_map(|m| m.gold_integral).collect();
-    if !gold.is_empty() {
-        gold.sort_by(f64::total_cmp);
-        out.insert(
-            "gold_integral".into(),
-            json!({
-                "unit": "gold-minutes",
-                "n": gold.len(),
-                "mean": mean(&gold),
-                "p10": percentile(&gold, 0.1),
-                "p50": percentile(&gold, 0.5),
-                "p90": percentile(&gold, 0.9),
-                "p99": percentile(&gold, 0.99),
-            }),
-        );
-    }
-    let series: Vec<Value> = records
-        .queue
-        .iter()
-        .filter_map(|q| {
-            q.rating_skill_rank_corr
-                .map(|c| json!({"t_s": q.t.as_secs_f64(), "corr": c}))
-        })
-        .collect();
-    out.insert("rating_skill_rank_corr_series".into(), Value::Array(series));
-    Value::Object(out)
+/// One run's metrics. Tickets and matches that began during warm-up are left
+/// out of every figure; waits are over matched tickets (the time a player
+/// waited to play), `queue_time_s` over every ticket including those who gave up.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub scenario: String,
+    pub seed: u64,
+    pub policy: String,
+    pub rating_system: String,
+    pub duration_s: f64,
+    pub warmup_s: f64,
+    /// Tickets enqueued after warm-up.
+    pub tickets: u64,
+    /// Matches formed after warm-up.
+    pub matches: u64,
+    pub matches_per_hour: f64,
+    /// Tickets that gave up waiting.
+    pub abandoned: u64,
+    pub abandon_rate: Option<f64>,
+    /// Tickets still in the queue when the run ended (censored).
+    pub still_waiting: u64,
+    /// Fresh arrivals dropped because a chosen player was busy.
+    pub arrivals_blocked: u64,
+    /// Wait of matched tickets, in seconds.
+    pub wait_s: Describe,
+    /// Time in queue of every ticket, matched or not, in seconds.
+    pub queue_time_s: Describe,
+    /// `wait_s` by decile of the population's true skill (1 = lowest tenth).
+    pub wait_s_by_skill_decile: Vec<DecileWait>,
+    /// Highest minus lowest player rating in a match (rating points).
+    pub spread_rating: MeanP50P90,
+    /// Highest minus lowest true skill in a match (skill points).
+    pub spread_skill: MeanP50P90,
+    /// |P(team 0 wins) - 0.5| on true skill: how far from a coin flip.
+    pub win_prob_gap: MeanP90,
+    /// Share of finished matches the side favoured by true skill lost.
+    pub upset_rate: Option<f64>,
+    /// Share of matches in which two opponents had met in their previous match.
+    pub rematch_rate: Option<f64>,
+    /// Mean squared error of the rating system's win prediction.
+    pub brier_score: Option<f64>,
+    /// Team-format figures, present when teams have more than one player.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<TeamMetrics>,
+    /// Spearman correlation of rating and true skill at the end, over players who played.
+    pub rating_skill_rank_corr: Option<f64>,
+    pub games_to_within_one_deviation: GamesToWithin,
+    /// Mean absolute rating change by the number of the player's game.
+    pub rating_change_by_game: Vec<RatingChange>,
+    /// Players left alive on the winning side (battle outcome model only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survivors_hist: Option<SurvivorsHist>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub survivors_10_plus_share: Option<f64>,
+    /// Gold-difference integral (gold outcome model only), in gold-minutes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gold_integral: Option<GoldIntegral>,
+    pub rating_skill_rank_corr_series: Vec<CorrPoint>,
 }
 
-/// Win-rate gaps at or below an edge count as inside it: team win rates are
-/// means of quantised rates, so a gap meant to be exactly 1.0 may come out
-/// a rounding error above it.
-const EDGE_TOLERANCE_PP: f64 = 1e-9;
-
-/// Team-format metrics (team_size > 1). Units: `team_rating_gap` in rating
-/// points (highest minus lowest team mean rating), `top_player_gap_skill` in
-/// true-skill points (highest minus lowest of the teams' best players),
-/// `party_count_gap` in parties. `win_rate_gap_pp` is the Armored Warfare
-/// table over the gap between the teams' mean shown win rates, in percentage
-/// points: `within_1` = gap <= 1, `within_2` = 1 < gap <= 2, `3_or_more` =
-/// gap > 2 (the post's "+/- 3 or more" bucket takes everything above 2).
-fn team_metrics(matches: &[&super::MatchRecord], out: &mut Map<String, Value>) {
-    let sorted = |f: &dyn Fn(&super::MatchRecord) -> f64| {
-        let mut v: Vec<f64> = matches.iter().map(|m| f(m)).collect();
-        v.sort_by(f64::total_cmp);
-        v
-    };
-    let mut gap = sorted(&|m| m.team_rating_gap());
-    out.insert("team_rating_gap".into(), mean_p50_p90(&mut gap));
-    let mut top = sorted(&|m| super::records::range(&m.team_top_skill));
-    out.insert("top_player_gap_skill".into(), mean_p50_p90(&mut top));
-    let parties = sorted(&|m| {
-        let most = m.team_parties.iter().max().copied().unwrap_or(0);
-        let fewest = m.team_parties.iter().min().copied().unwrap_or(0);
-        f64::from(most - fewest)
-    });
-    out.insert(
-        "party_count_gap".into(),
-        json!({
-            "mean": mean(&parties),
-            "equal_share": ratio(parties.iter().filter(|g| **g == 0.0).count(), parties.len()),
-        }),
-    );
-    let wr = sorted(&|m| super::records::range(&m.team_win_rate_pct));
-    let within = |hi: f64| wr.iter().filter(|g| **g <= hi + EDGE_TOLERANCE_PP).count();
-    let (w1, w2) = (within(1.0), within(2.0));
-    out.insert(
-        "win_rate_gap_pp".into(),
-        json!({
-            "n": wr.len(),
-            "within_1": ratio(w1, wr.len()),
-            "within_2": ratio(w2 - w1, wr.len()),
-            "3_or_more": ratio(wr.len() - w2, wr.len()),
-            "mean": mean(&wr),
-        }),
-    );
+/// `{n, mean, p50, p90, p99, max}`; the figures are null when n is 0.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Describe {
+    pub n: u64,
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+    pub max: Option<f64>,
 }
 
-fn ratio(num: usize, den: usize) -> Option<f64> {
-    (den > 0).then(|| num as f64 / den as f64)
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DecileWait {
+    #[serde(flatten)]
+    pub wait_s: Describe,
+    pub decile: u32,
+    pub skill_from: Option<f64>,
+    pub skill_to: Option<f64>,
+    pub tickets: u64,
+    pub abandon_rate: Option<f64>,
 }
 
-/// Count and share of matches per number of survivors on the winning team,
-/// from 1 to the most seen; `mode` is the most frequent count.
-fn survivors_hist(survivors: &[u32]) -> Value {
-    let max = survivors.iter().copied().max().unwrap_or(0) as usize;
-    let mut counts = vec![0usize; max + 1];
-    for &s in survivors {
-        counts[s as usize] += 1;
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeanP50P90 {
+    pub mean: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct MeanP90 {
+    pub mean: Option<f64>,
+    pub p90: Option<f64>,
+}
+
+/// Units: `team_rating_gap` in rating points (highest minus lowest team mean
+/// rating), `top_player_gap_skill` in true-skill points (highest minus lowest
+/// of the teams' best players), `party_count_gap` in parties.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TeamMetrics {
+    pub team_rating_gap: MeanP50P90,
+    pub top_player_gap_skill: MeanP50P90,
+    pub party_count_gap: PartyCountGap,
+    pub win_rate_gap_pp: WinRateGap,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PartyCountGap {
+    pub mean: Option<f64>,
+    /// Share of matches whose teams hold equally many parties.
+    pub equal_share: Option<f64>,
+}
+
+/// The Armored Warfare table over the gap between the teams' mean shown win
+/// rates, in percentage points: `within_1` = gap <= 1, `within_2` = 1 < gap
+/// <= 2, `3_or_more` = gap > 2 (the post's "+/- 3 or more" takes all above 2).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WinRateGap {
+    pub n: u64,
+    pub within_1: Option<f64>,
+    pub within_2: Option<f64>,
+    #[serde(rename = "3_or_more")]
+    pub three_or_more: Option<f64>,
+    pub mean: Option<f64>,
+}
+
+/// Games a player needed before the rating first lay within one deviation
+/// of true skill, over players who got there.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GamesToWithin {
+    pub median: Option<f64>,
+    pub p90: Option<f64>,
+    pub players: u64,
+    pub share_of_players_who_played: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RatingChange {
+    pub game: u64,
+    pub mean_abs_change_rating: f64,
+    pub updates: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SurvivorsHist {
+    /// The most frequent number of survivors.
+    pub mode: u64,
+    pub counts: Vec<SurvivorsCount>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SurvivorsCount {
+    pub survivors: u64,
+    pub matches: u64,
+    pub share: f64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GoldIntegral {
+    pub unit: String,
+    pub n: u64,
+    pub mean: Option<f64>,
+    pub p10: Option<f64>,
+    pub p50: Option<f64>,
+    pub p90: Option<f64>,
+    pub p99: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CorrPoint {
+    pub t_s: f64,
+    pub corr: f64,
+}
+
+impl Summary {
+    /// The summary as a JSON tree, for code that addresses metrics by a
+    /// path typed by a user (`--metrics wait_s.p90`).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("a summary serializes")
     }
-    let mode = (0..=max)
-        .max_by_key(|&k| (counts[k], std::cmp::Reverse(k)))
-        .unwrap_or(0);
-    let rows: Vec<Value> = (1..=max.max(1))
-        .map(|k| {
-            let n = counts.get(k).copied().unwrap_or(0);
-            json!({"survivors": k, "matches": n, "share": n as f64 / survivors.len() as f64})
-        })
-        .collect();
-    json!({"mode": mode, "counts": rows})
 }
 
-/// Median number of games a player needed before the rating first lay within
-/// one deviation of true skill, over players who got there, and the share of
-/// players with games who did.
-fn games_to_within_deviation(players: &[Player]) -> Value {
-    let played = players.iter().filter(|p| p.games > 0).count();
-    let mut games: Vec<f64> = players
-        .iter()
-        .filter_map(|p| p.games_to_within_deviation.map(f64::from))
-        .collect();
-    games.sort_by(f64::total_cmp);
-    json!({
-        "median": percentile(&games, 0.5),
-        "p90": percentile(&games, 0.9),
-        "players": games.len(),
-        "share_of_players_who_played": ratio(games.len(), played),
-    })
+/// What each top-level key of `summary.json` means, for the report. A test
+/// checks that this list and the serialized keys are the same set.
+pub const MEANINGS: &[(&str, &str)] = &[
+    ("scenario", "the scenario's name"),
+    ("seed", "the run's seed: same seed, same arrivals"),
+    ("policy", "the matchmaking policy"),
+    ("rating_system", "the rating system"),
+    ("duration_s", "simulated time, seconds"),
+    ("warmup_s", "simulated warm-up left out of every figure, seconds"),
+    ("tickets", "tickets enqueued after warm-up"),
+    ("matches", "matches formed after warm-up"),
+    ("matches_per_hour", "matches formed per simulated hour after warm-up"),
+    ("abandoned", "tickets that gave up waiting"),
+    ("abandon_rate", "share of tickets that gave up waiting"),
+    ("still_waiting", "tickets still waiting when the run ended"),
+    ("arrivals_blocked", "fresh arrivals dropped because a chosen player was busy"),
+    ("wait_s", "wait of matched tickets, seconds"),
+    ("queue_time_s", "time in queue of every ticket, matched or not, seconds"),
+    ("wait_s_by_skill_decile", "wait of matched tickets by decile of the population's true skill (1 = lowest)"),
+    ("spread_rating", "highest minus lowest player rating in a match, rating points"),
+    ("spread_skill", "highest minus lowest true skill in a match"),
+    ("win_prob_gap", "|P(team 0 wins) - 0.5| on true skill: distance from a coin flip"),
+    ("upset_rate", "share of finished matches the side favoured by true skill lost"),
+    ("rematch_rate", "share of matches in which two opponents had met in their previous match"),
+    ("brier_score", "mean squared error of the rating system's win prediction (0.25 = coin flip)"),
+    ("team_rating_gap", "highest minus lowest team mean rating, rating points"),
+    ("top_player_gap_skill", "gap between the teams' best players' true skill"),
+    ("party_count_gap", "difference in the number of parties per team"),
+    ("win_rate_gap_pp", "gap between the teams' mean shown win rates, percentage points (Armored Warfare's table)"),
+    ("rating_skill_rank_corr", "Spearman correlation of rating and true skill at the end (1 = same order)"),
+    ("games_to_within_one_deviation", "games before a player's rating first lay within one deviation of true skill"),
+    ("rating_change_by_game", "mean absolute rating change at each game number: the calibration period"),
+    ("survivors_hist", "players alive on the winning side at the end: the landslide histogram"),
+    ("survivors_10_plus_share", "share of finished matches won with 10 or more survivors"),
+    ("gold_integral", "integral of the gold difference since it last crossed zero, gold-minutes"),
+    ("rating_skill_rank_corr_series", "rank correlation of rating and true skill over time"),
+];
+
+/// The meaning of a top-level summary key, or of a dotted path's first part.
+pub fn meaning(key: &str) -> Option<&'static str> {
+    let head = key.split(['.', '[']).next().unwrap_or(key);
+    MEANINGS.iter().find(|(k, _)| *k == head).map(|(_, m)| *m)
 }

@@ -173,6 +173,7 @@ mod tests {
             players: smallvec::smallvec![crate::model::PlayerId(0)],
             rating: 2000.0,
             enqueued: SimTime::ZERO,
+            requeue: false,
         };
         assert_eq!(p.window(&t, SimTime::from_secs_f64(9.999)), 100.0);
         assert_eq!(p.window(&t, SimTime::from_secs_f64(10.0)), 200.0);

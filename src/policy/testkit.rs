@@ -59,6 +59,7 @@ impl Harness {
             players: smallvec::smallvec![PlayerId(player)],
             rating,
             enqueued: SimTime::from_secs_f64(at_s),
+            requeue: false,
         });
         if self.policy.schedule().on_join {
             self.call(at_s, Trigger::Join(TicketId(ticket)))

@@ -224,8 +224,8 @@ fn every_policy_runs_in_each_mode_and_repeats_itself() {
                 }
                 Err(e) => panic!("{kind} {mode}: {e}"),
             };
-            let a = crate::run::run(&s, 3, &mut |_, _| {});
-            let b = crate::run::run(&s, 3, &mut |_, _| {});
+            let a = crate::run::run_keeping(&s, 3);
+            let b = crate::run::run_keeping(&s, 3);
             assert_eq!(a.summary, b.summary, "{kind} {mode} not deterministic");
             let matches = a.summary["matches"].as_u64().unwrap_or(0);
             assert!(matches > 100, "{kind} {mode}: only {matches} matches");
@@ -244,6 +244,7 @@ fn a_free_pass_walks_outward_and_skips_taken_tickets() {
         players: smallvec::smallvec![PlayerId(i as u32)],
         rating: r,
         enqueued: SimTime::from_ms(i as u64),
+        requeue: false,
     }));
     let mut pass = FreePass::new(&pool);
     let walk = |pass: &mut FreePass<'_>, pos: usize, max: f64| {

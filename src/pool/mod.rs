@@ -30,6 +30,8 @@ pub struct WaitingTicket {
     /// Matchmaking rating of the party (mean of its members' current ratings).
     pub rating: f64,
     pub enqueued: SimTime,
+    /// Whether this stay follows a match (a return to the queue), not a fresh arrival.
+    pub requeue: bool,
 }
 
 impl WaitingTicket {
@@ -199,6 +201,7 @@ mod tests {
             players: smallvec::smallvec![PlayerId(id)],
             rating,
             enqueued: SimTime::from_ms(id as u64),
+            requeue: false,
         }
     }
 

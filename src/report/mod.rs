@@ -10,7 +10,7 @@ pub mod sweep;
 pub mod tables;
 pub mod text;
 
-use crate::metrics::RunRecords;
+use crate::metrics::{RunView, Summary};
 
 pub use compare::{compare, compare_json};
 
@@ -28,16 +28,19 @@ pub struct ReportInput<'a> {
     /// The scenario file as given (after `--set` overrides), shown verbatim in the report.
     pub scenario_toml: &'a str,
     pub seed: u64,
-    pub records: &'a RunRecords,
-    /// The run's `summary.json` value.
-    pub summary: &'a serde_json::Value,
+    /// What the plots draw, from the same accumulators as the summary.
+    pub view: &'a RunView,
+    pub summary: &'a Summary,
+    /// Rows written to `tickets.parquet` and `matches.parquet` (warm-up
+    /// included), or `None` when the run wrote no row tables.
+    pub table_rows: Option<(u64, u64)>,
     pub warmup_s: f64,
     pub duration_s: f64,
 }
 
-/// Every file a run produces besides `summary.json` and `perf.json`, in a fixed
-/// order: the tables and their column reference, then each plot as PNG and
-/// SVG, then `report.html`.
+/// Every file a run produces besides `summary.json`, `perf.json` and the
+/// streamed row tables, in a fixed order: the queue table and the column
+/// reference, then each plot as PNG and SVG, then `report.html`.
 pub fn run_artifacts(input: &ReportInput) -> anyhow::Result<Vec<Artifact>> {
     run_artifacts_with(input, Tables::All)
 }
@@ -55,7 +58,7 @@ pub enum Tables {
 pub fn run_artifacts_with(input: &ReportInput, tables: Tables) -> anyhow::Result<Vec<Artifact>> {
     let mut out = Vec::new();
     if tables == Tables::All {
-        out = tables::table_artifacts(input.records)?;
+        out = tables::table_artifacts(&input.view.queue)?;
         // The column reference travels with the tables, so a copied run folder explains itself.
         out.push(Artifact {
             name: "COLUMNS.md".to_string(),
@@ -84,8 +87,59 @@ pub fn run_artifacts_with(input: &ReportInput, tables: Tables) -> anyhow::Result
 pub(crate) mod testdata {
     //! Small hand-made runs shared by the report tests.
 
-    use crate::metrics::{MatchRecord, QueueSample, RunRecords, TicketEnd, TicketRecord};
+    use super::ReportInput;
+    use crate::metrics::{
+        Collector, MatchRecord, NoRows, QueueSample, RunMeta, RunRecords, RunView, Summary,
+        TicketEnd, TicketRecord,
+    };
     use crate::model::{MatchId, PlayerId, SimTime, TicketId};
+
+    /// A hand-made run with its summary and plot data, computed by the same
+    /// collector a real run uses.
+    pub struct Run {
+        pub records: RunRecords,
+        pub summary: Summary,
+        pub view: RunView,
+    }
+
+    impl Run {
+        pub fn from_records(records: RunRecords) -> Run {
+            let mut rows = NoRows;
+            let mut c = Collector::new(&[], &mut rows);
+            c.feed(&records);
+            let meta = RunMeta {
+                scenario: "test-run",
+                seed: 7,
+                policy: "fixed_limit",
+                rating_system: "elo",
+                duration_s: 300.0,
+                warmup_s: 30.0,
+                arrivals_blocked: 0,
+            };
+            let (summary, view) = c.finish(&meta, &[], Some(0.71)).unwrap();
+            Run {
+                records,
+                summary,
+                view,
+            }
+        }
+
+        pub fn input(&self) -> ReportInput<'_> {
+            ReportInput {
+                scenario_name: "test-run",
+                scenario_toml: TOML,
+                seed: 7,
+                view: &self.view,
+                summary: &self.summary,
+                table_rows: Some((
+                    self.records.tickets.len() as u64,
+                    self.records.matches.len() as u64,
+                )),
+                warmup_s: 30.0,
+                duration_s: 300.0,
+            }
+        }
+    }
 
     fn ticket(i: u32, enq: u64, left: u64, end: TicketEnd, warm: bool) -> TicketRecord {
         TicketRecord {
@@ -104,7 +158,11 @@ pub(crate) mod testdata {
 
     /// A 5v5-style run with survivors and gold integrals, one unfinished
     /// match, one waiting and one abandoned ticket.
-    pub fn team_run() -> RunRecords {
+    pub fn team_run() -> Run {
+        Run::from_records(team_records())
+    }
+
+    pub fn team_records() -> RunRecords {
         let mut tickets = Vec::new();
         for i in 0..40u32 {
             let enq = i as u64 * 9_000;
@@ -162,8 +220,8 @@ pub(crate) mod testdata {
     }
 
     /// A 1v1 run with none of the optional match data.
-    pub fn duel_run() -> RunRecords {
-        let mut r = team_run();
+    pub fn duel_run() -> Run {
+        let mut r = team_records();
         for m in &mut r.matches {
             m.team_size = 1;
             m.survivors = None;
@@ -172,26 +230,7 @@ pub(crate) mod testdata {
         for q in &mut r.queue {
             q.rating_skill_rank_corr = None;
         }
-        r
-    }
-
-    pub fn summary() -> serde_json::Value {
-        let decile =
-            serde_json::json!({"mean": 12.5, "p50": 10.0, "p90": 30.0, "p99": 41.0, "max": 44.0});
-        serde_json::json!({
-            "tickets": 36,
-            "matches": 8,
-            "abandoned": 1,
-            "abandon_rate": 0.0277,
-            "wait_s": {"mean": 12.5, "p50": 10.0, "p90": 30.0, "p99": 41.0, "max": 44.0},
-            "wait_s_by_skill_decile": vec![decile; 10],
-            "spread_rating": {"mean": 200.0, "p50": 190.0, "p90": 290.0},
-            "win_prob_gap": {"mean": 0.04, "p90": 0.08},
-            "upset_rate": 0.25,
-            "rating_skill_rank_corr": 0.71,
-            "aw_win_rate_table": {"within_1pp": 0.4, "within_2pp": 0.7, "within_3pp": 0.9},
-            "policy": "fixed_limit"
-        })
+        Run::from_records(r)
     }
 
     pub const TOML: &str = "[run]\nname = \"test <&> run\"\nseed = 7\n";
@@ -201,35 +240,14 @@ pub(crate) mod testdata {
 mod tests {
     use super::*;
 
-    fn input<'a>(r: &'a RunRecords, s: &'a serde_json::Value) -> ReportInput<'a> {
-        ReportInput {
-            scenario_name: "test-run",
-            scenario_toml: testdata::TOML,
-            seed: 7,
-            records: r,
-            summary: s,
-            warmup_s: 30.0,
-            duration_s: 300.0,
-        }
-    }
-
     #[test]
     fn artifacts_come_in_a_fixed_order_and_repeat_byte_for_byte() {
         let r = testdata::team_run();
-        let s = testdata::summary();
-        let a = run_artifacts(&input(&r, &s)).unwrap();
-        let b = run_artifacts(&input(&r, &s)).unwrap();
+        let a = run_artifacts(&r.input()).unwrap();
+        let b = run_artifacts(&r.input()).unwrap();
         assert_eq!(a, b);
         let names: Vec<&str> = a.iter().map(|x| x.name.as_str()).collect();
-        assert_eq!(
-            &names[..4],
-            &[
-                "tickets.parquet",
-                "matches.parquet",
-                "queue.parquet",
-                "COLUMNS.md"
-            ]
-        );
+        assert_eq!(&names[..2], &["queue.parquet", "COLUMNS.md"]);
         assert_eq!(names.last(), Some(&"report.html"));
         assert!(names.contains(&"plots/wait_hist.png"));
         assert!(names.contains(&"plots/survivors_hist.svg"));
@@ -238,8 +256,7 @@ mod tests {
     #[test]
     fn duel_run_has_no_team_or_landslide_plots() {
         let r = testdata::duel_run();
-        let s = testdata::summary();
-        let a = run_artifacts(&input(&r, &s)).unwrap();
+        let a = run_artifacts(&r.input()).unwrap();
         let names: Vec<&str> = a.iter().map(|x| x.name.as_str()).collect();
         for absent in ["team_gap", "survivors", "gold_integral", "rank_corr"] {
             assert!(

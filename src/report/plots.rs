@@ -5,7 +5,8 @@
 //! same on every machine.
 
 use super::ReportInput;
-use crate::metrics::{MatchRecord, TicketEnd, TicketRecord};
+use crate::metrics::dist::Dist;
+use crate::metrics::Summary;
 use anyhow::{anyhow, Context};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -119,62 +120,45 @@ pub fn run_plots(input: &ReportInput) -> anyhow::Result<Vec<Plot>> {
 
 /// Describes every plot whose data the run has; a plot without data is left out.
 pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
-    let r = input.records;
-    let tickets: Vec<&TicketRecord> = r
-        .tickets
-        .iter()
-        .filter(|t| !t.in_warmup && matches!(t.end, TicketEnd::Matched(_)))
-        .collect();
-    let matches: Vec<&MatchRecord> = r.matches.iter().filter(|m| !m.in_warmup).collect();
+    let v = input.view;
     let mut specs = Vec::new();
-
-    let waits: Vec<f64> = tickets.iter().map(|t| t.wait_s()).collect();
-    if !waits.is_empty() {
-        specs.push(wait_hist(&waits));
-        specs.push(wait_cdf(&waits));
+    if v.waits.n() > 0 {
+        specs.push(wait_hist(&v.waits));
+        specs.push(wait_cdf(&v.waits));
     }
     if let Some(s) = wait_by_decile(input.summary) {
         specs.push(s);
     }
-
-    let spread: Vec<f64> = matches.iter().map(|m| m.spread_rating).collect();
-    if !spread.is_empty() {
+    if v.spread_rating.n() > 0 {
         specs.push(histogram_spec(
             "spread_hist",
             "Rating spread within a match",
             "rating spread: highest minus lowest player rating (rating points)",
             "matches",
-            &spread,
+            &v.spread_rating,
             "Matches formed after warm-up.",
         ));
     }
-    let gaps: Vec<f64> = matches
-        .iter()
-        .filter(|m| m.team_size > 1 && m.team_rating.len() >= 2)
-        .map(|m| m.team_rating_gap())
-        .collect();
-    if !gaps.is_empty() {
+    if v.team_rating_gap.n() > 0 {
         specs.push(histogram_spec(
             "team_gap_hist",
             "Team rating gap",
             "gap between team mean ratings (rating points)",
             "matches",
-            &gaps,
+            &v.team_rating_gap,
             "Team matches (more than one player a side) formed after warm-up.",
         ));
     }
-    let survivors: Vec<u32> = matches.iter().filter_map(|m| m.survivors).collect();
-    if !survivors.is_empty() {
-        specs.push(survivors_hist(&survivors));
+    if v.survivors.iter().sum::<u64>() > 0 {
+        specs.push(survivors_hist(&v.survivors));
     }
-    let gold: Vec<f64> = matches.iter().filter_map(|m| m.gold_integral).collect();
-    if !gold.is_empty() {
+    if v.gold.n() > 0 {
         specs.push(histogram_spec(
             "gold_integral_hist",
             "Gold-difference integral (balance)",
-            "integral of |gold difference| since it last crossed zero (gold x s)",
+            "integral of |gold difference| since it last crossed zero (gold-minutes)",
             "matches",
-            &gold,
+            &v.gold,
             "Finished matches formed after warm-up; smaller means a closer game.",
         ));
     }
@@ -187,7 +171,7 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
     specs
 }
 
-fn wait_hist(waits: &[f64]) -> Spec {
+fn wait_hist(waits: &dyn Dist) -> Spec {
     let mut spec = histogram_spec(
         "wait_hist",
         "Wait before a match",
@@ -196,30 +180,28 @@ fn wait_hist(waits: &[f64]) -> Spec {
         waits,
         "Tickets enqueued after warm-up that found a match.",
     );
-    let sorted = sorted(waits);
     if let Chart::Histogram { markers, .. } = &mut spec.chart {
-        markers.push((quantile(&sorted, 0.5), "p50".into()));
-        markers.push((quantile(&sorted, 0.9), "p90".into()));
+        markers.push((quantile(waits, 0.5), "p50".into()));
+        markers.push((quantile(waits, 0.9), "p90".into()));
     }
     spec
 }
 
-fn wait_cdf(waits: &[f64]) -> Spec {
-    let sorted = sorted(waits);
+fn wait_cdf(sorted: &dyn Dist) -> Spec {
     // A few hundred quantiles draw the curve as finely as the pixels allow,
     // and keep the SVG small however many tickets the run had.
     const STEPS: usize = 400;
     let points: Vec<(f64, f64)> = (0..=STEPS)
         .map(|k| {
             let q = k as f64 / STEPS as f64;
-            (quantile(&sorted, q), 100.0 * q)
+            (quantile(sorted, q), 100.0 * q)
         })
         .collect();
-    let p50 = quantile(&sorted, 0.5);
-    let p90 = quantile(&sorted, 0.9);
-    let p99 = quantile(&sorted, 0.99);
-    let max = *sorted.last().unwrap_or(&0.0);
-    let top = view_top(&sorted);
+    let p50 = quantile(sorted, 0.5);
+    let p90 = quantile(sorted, 0.9);
+    let p99 = quantile(sorted, 0.99);
+    let max = sorted.max().unwrap_or(0.0);
+    let top = view_top(sorted);
     let points: Vec<(f64, f64)> = points.into_iter().filter(|p| p.0 <= top).collect();
     let shown = if top < max {
         format!(
@@ -235,7 +217,7 @@ fn wait_cdf(waits: &[f64]) -> Spec {
         caption: format!(
             "Share of the {} tickets enqueued after warm-up that found a match within a given wait. \
              p50 {}, p90 {}, p99 {}, max {} s.{shown}",
-            sorted.len(),
+            sorted.n(),
             fmt_num(p50),
             fmt_num(p90),
             fmt_num(p99),
@@ -249,7 +231,7 @@ fn wait_cdf(waits: &[f64]) -> Spec {
                 color: BLUE,
                 points,
             }],
-            x_range: (0.0_f64.min(sorted[0]), padded_max(top)),
+            x_range: (0.0_f64.min(sorted.min().unwrap_or(0.0)), padded_max(top)),
             y_range: (0.0, 100.0),
             markers: vec![
                 (p50, "p50".into()),
@@ -263,24 +245,17 @@ fn wait_cdf(waits: &[f64]) -> Spec {
 
 /// Drawn from `summary.json`'s `wait_s_by_skill_decile`, so the bars and the
 /// summary table are the same numbers (deciles of the population's true skill).
-fn wait_by_decile(summary: &serde_json::Value) -> Option<Spec> {
-    let deciles = summary.get("wait_s_by_skill_decile")?.as_array()?;
-    if deciles.len() != 10 {
+fn wait_by_decile(summary: &Summary) -> Option<Spec> {
+    let deciles = &summary.wait_s_by_skill_decile;
+    if deciles.len() != 10 || deciles.iter().all(|d| d.wait_s.p50.is_none()) {
         return None;
     }
-    let at = |d: usize, key: &str| deciles[d].get(key).and_then(|v| v.as_f64());
-    if (0..10).all(|d| at(d, "p50").is_none()) {
-        return None;
-    }
-    let n: u64 = deciles
-        .iter()
-        .filter_map(|d| d.get("n").and_then(|v| v.as_u64()))
-        .sum();
+    let n: u64 = deciles.iter().map(|d| d.wait_s.n).sum();
     let p50: Vec<(f64, f64)> = (0..10)
-        .filter_map(|d| Some((d as f64, at(d, "p50")?)))
+        .filter_map(|d| Some((d as f64, deciles[d].wait_s.p50?)))
         .collect();
     let p90: Vec<(f64, f64)> = (0..10)
-        .filter_map(|d| Some((d as f64, at(d, "p90")?)))
+        .filter_map(|d| Some((d as f64, deciles[d].wait_s.p90?)))
         .collect();
     Some(Spec {
         name: "wait_by_decile",
@@ -310,25 +285,28 @@ fn wait_by_decile(summary: &serde_json::Value) -> Option<Spec> {
     })
 }
 
-fn survivors_hist(survivors: &[u32]) -> Spec {
-    let max = survivors.iter().copied().max().unwrap_or(0);
-    let bins = (0..=max)
-        .map(|k| Bin {
+/// `counts[k]`: finished matches with k survivors on the winning side.
+fn survivors_hist(counts: &[u64]) -> Spec {
+    let bins = counts
+        .iter()
+        .enumerate()
+        .map(|(k, &count)| Bin {
             lo: k as f64 - 0.5,
             hi: k as f64 + 0.5,
-            count: survivors.iter().filter(|&&s| s == k).count() as u64,
+            count,
         })
         .collect();
-    let big = survivors.iter().filter(|&&s| s >= 10).count();
+    let total: u64 = counts.iter().sum();
+    let big: u64 = counts.iter().skip(10).sum();
     Spec {
         name: "survivors_hist",
         title: "Survivors on the winning team".into(),
         caption: format!(
             "Landslide histogram: players left alive on the winning side, over {} finished matches \
              formed after warm-up; {} of them ({}%) ended with 10 or more survivors.",
-            survivors.len(),
+            total,
             big,
-            fmt_num(100.0 * big as f64 / survivors.len() as f64)
+            fmt_num(100.0 * big as f64 / total as f64)
         ),
         x_desc: "survivors on the winning team (players)".into(),
         y_desc: "matches".into(),
@@ -352,7 +330,7 @@ fn time_unit(duration_s: f64) -> (f64, &'static str) {
 }
 
 fn queue_length(input: &ReportInput) -> Option<Spec> {
-    let q = &input.records.queue;
+    let q = &input.view.queue;
     if q.is_empty() {
         return None;
     }
@@ -414,7 +392,7 @@ fn warmup_shade(warmup_s: f64, div: f64) -> Option<(f64, f64, String)> {
 }
 
 fn rank_corr(input: &ReportInput) -> Option<Spec> {
-    let q = &input.records.queue;
+    let q = &input.view.queue;
     let points: Vec<(f64, f64)> = q
         .iter()
         .filter_map(|s| s.rating_skill_rank_corr.map(|c| (s.t.as_secs_f64(), c)))
@@ -477,17 +455,17 @@ fn histogram_spec(
     title: &str,
     x_desc: &str,
     y_desc: &str,
-    values: &[f64],
+    values: &dyn Dist,
     caption: &str,
 ) -> Spec {
-    let s = sorted(values);
-    let (bins, cut) = bin(&s);
-    let mut caption = format!("{caption} {} values.", s.len());
+    let s = values;
+    let (bins, cut) = bin(s);
+    let mut caption = format!("{caption} {} values.", s.n());
     if cut > 0 {
         caption.push_str(&format!(
             " The axis stops near the 99.5th percentile ({}); {cut} larger values (max {}) are not drawn.",
-            fmt_num(view_top(&s)),
-            fmt_num(*s.last().unwrap_or(&0.0))
+            fmt_num(view_top(s)),
+            fmt_num(s.max().unwrap_or(0.0))
         ));
     }
     Spec {
@@ -508,9 +486,9 @@ fn histogram_spec(
 /// long right tails: drawn to the maximum, a handful of outliers squash the
 /// bulk into a few pixels, so when the maximum lies well beyond the 99.5th
 /// percentile the axis stops there instead.
-fn view_top(sorted: &[f64]) -> f64 {
-    let n = sorted.len();
-    let (min, max) = (sorted[0], sorted[n - 1]);
+fn view_top(sorted: &dyn Dist) -> f64 {
+    let n = sorted.n();
+    let (min, max) = (sorted.at_rank(0), sorted.at_rank(n - 1));
     let p995 = quantile(sorted, 0.995);
     if n >= 100 && max > 1.5 * p995 && p995 > min {
         p995
@@ -520,9 +498,9 @@ fn view_top(sorted: &[f64]) -> f64 {
 }
 
 /// Bins sorted values; returns the bins and how many values lie beyond the last.
-fn bin(sorted: &[f64]) -> (Vec<Bin>, usize) {
-    let n = sorted.len();
-    let min = sorted[0];
+fn bin(sorted: &dyn Dist) -> (Vec<Bin>, u64) {
+    let n = sorted.n();
+    let min = sorted.at_rank(0);
     let top = view_top(sorted);
     // Quantities that cannot be negative read best from zero.
     let bottom = if min >= 0.0 { 0.0 } else { min };
@@ -538,14 +516,14 @@ fn bin(sorted: &[f64]) -> (Vec<Bin>, usize) {
         })
         .collect();
     let mut cut = 0;
-    for &v in sorted {
+    sorted.for_each(&mut |v, c| {
         if v > top {
-            cut += 1;
-            continue;
+            cut += c;
+            return;
         }
         let i = (((v - start) / width).floor() as usize).min(count - 1);
-        bins[i].count += 1;
-    }
+        bins[i].count += c;
+    });
     (bins, cut)
 }
 
@@ -578,16 +556,10 @@ fn padded_max(v: f64) -> f64 {
     }
 }
 
-fn sorted(v: &[f64]) -> Vec<f64> {
-    let mut s = v.to_vec();
-    s.sort_by(f64::total_cmp);
-    s
-}
-
 /// The one percentile rule (type 7, as summary.json uses), so a plot's
 /// p50/p90 markers match the summary's; NaN for no data rather than a marker.
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    crate::metrics::stats::percentile(sorted, q).unwrap_or(f64::NAN)
+fn quantile(d: &dyn Dist, q: f64) -> f64 {
+    d.quantile(q).unwrap_or(f64::NAN)
 }
 
 /// Short, stable number text for ticks and captions: no float noise, k/M for large values.
@@ -967,25 +939,17 @@ fn draw_markers<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::dist::Sorted;
     use crate::report::testdata;
 
-    fn input<'a>(r: &'a crate::metrics::RunRecords, s: &'a serde_json::Value) -> ReportInput<'a> {
-        ReportInput {
-            scenario_name: "t",
-            scenario_toml: "",
-            seed: 1,
-            records: r,
-            summary: s,
-            warmup_s: 30.0,
-            duration_s: 300.0,
-        }
+    fn input<'a>(r: &'a testdata::Run) -> ReportInput<'a> {
+        r.input()
     }
 
     #[test]
     fn team_run_gets_every_plot_and_duel_run_only_its_own() {
-        let s = testdata::summary();
         let team = testdata::team_run();
-        let names: Vec<_> = plot_specs(&input(&team, &s))
+        let names: Vec<_> = plot_specs(&input(&team))
             .iter()
             .map(|p| p.name)
             .collect();
@@ -1004,7 +968,7 @@ mod tests {
             ]
         );
         let duel = testdata::duel_run();
-        let names: Vec<_> = plot_specs(&input(&duel, &s))
+        let names: Vec<_> = plot_specs(&input(&duel))
             .iter()
             .map(|p| p.name)
             .collect();
@@ -1022,17 +986,15 @@ mod tests {
 
     #[test]
     fn empty_run_has_no_plots() {
-        let s = serde_json::json!({});
-        let r = crate::metrics::RunRecords::default();
-        assert!(run_plots(&input(&r, &s)).unwrap().is_empty());
+        let r = testdata::Run::from_records(crate::metrics::RunRecords::default());
+        assert!(run_plots(&input(&r)).unwrap().is_empty());
     }
 
     #[test]
     fn svg_and_png_repeat_byte_for_byte_and_use_the_embedded_font() {
-        let s = testdata::summary();
         let r = testdata::team_run();
-        let a = run_plots(&input(&r, &s)).unwrap();
-        let b = run_plots(&input(&r, &s)).unwrap();
+        let a = run_plots(&input(&r)).unwrap();
+        let b = run_plots(&input(&r)).unwrap();
         assert_eq!(a, b);
         for p in &a {
             assert!(
@@ -1048,24 +1010,24 @@ mod tests {
     #[test]
     fn bins_cover_every_value_and_cut_only_long_tails() {
         let v: Vec<f64> = (0..1000).map(|i| i as f64 / 10.0).collect();
-        let (bins, cut) = bin(&v);
+        let (bins, cut) = bin(&Sorted::new(v.clone()));
         assert_eq!(cut, 0);
         assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 1000);
         assert_eq!(bins[0].lo, 0.0);
         let mut tail = v.clone();
         tail.push(10_000.0);
-        let (bins, cut) = bin(&sorted(&tail));
+        let (bins, cut) = bin(&Sorted::new(tail));
         // The cut is at the 99.5th percentile (99.5): 99.6 to 99.9 go, and the outlier.
         assert_eq!(cut, 5);
         assert_eq!(bins.iter().map(|b| b.count).sum::<u64>() + cut as u64, 1001);
         assert!(bins.last().unwrap().hi < 200.0);
-        let (bins, _) = bin(&[5.0, 5.0]);
+        let (bins, _) = bin(&Sorted::new(vec![5.0, 5.0]));
         assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 2);
     }
 
     #[test]
     fn quantiles_interpolate_and_numbers_print_short() {
-        let s = [1.0, 2.0, 3.0, 4.0];
+        let s = Sorted::new(vec![1.0, 2.0, 3.0, 4.0]);
         assert_eq!(quantile(&s, 0.5), 2.5);
         assert_eq!(quantile(&s, 1.0), 4.0);
         assert_eq!(fmt_num(0.1 + 0.2), "0.3");

@@ -1,10 +1,12 @@
 //! The run's records as Parquet tables (tickets, matches, queue samples), so
-//! analysts can dig into one run with polars or any Parquet reader. Column
-//! names, types and meanings are listed in `COLUMNS.md`; the column lists
-//! below are the single source the tests check that file and the tables against.
+//! analysts can dig into one run with polars or any Parquet reader. Ticket and
+//! match rows are streamed a row group at a time while the run goes, so a run
+//! of any length holds one batch of rows, not all of them. Column names, types
+//! and meanings are listed in `COLUMNS.md`; the column lists below are the
+//! single source the tests check that file and the tables against.
 
 use super::Artifact;
-use crate::metrics::{MatchRecord, QueueSample, RunRecords, TicketEnd, TicketRecord};
+use crate::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
 use anyhow::Context;
 use polars::prelude::*;
 
@@ -89,38 +91,135 @@ pub const QUEUE_COLUMNS: &[(&str, ColType)] = &[
     ("rating_skill_rank_corr", ColType::F64),
 ];
 
-/// The three tables as Parquet artifacts, in a fixed order.
-pub fn table_artifacts(records: &RunRecords) -> anyhow::Result<Vec<Artifact>> {
-    let tables = [
-        ("tickets.parquet", tickets_frame(&records.tickets)?),
-        ("matches.parquet", matches_frame(&records.matches)?),
-        ("queue.parquet", queue_frame(&records.queue)?),
-    ];
-    tables
-        .into_iter()
-        .map(|(name, mut df)| {
-            let bytes = parquet_bytes(&mut df).with_context(|| format!("encoding {name}"))?;
-            Ok(Artifact {
-                name: name.to_string(),
-                bytes,
-            })
-        })
-        .collect()
+/// The queue table as a Parquet artifact (one row per sample: a run keeps
+/// these, a few thousand at most).
+pub fn table_artifacts(queue: &[QueueSample]) -> anyhow::Result<Vec<Artifact>> {
+    let mut df = queue_frame(queue)?;
+    let bytes = parquet_bytes(&mut df).context("encoding queue.parquet")?;
+    Ok(vec![Artifact {
+        name: "queue.parquet".to_string(),
+        bytes,
+    }])
 }
 
-/// Encodes a frame with settings fixed here rather than left to library
-/// defaults, so a polars upgrade that changes a default cannot silently change
-/// the bytes: zstd at its default level (3), statistics on, one row group per
-/// 512Ki rows. Polars writes no timestamp, so equal frames give equal bytes.
-pub fn parquet_bytes(df: &mut DataFrame) -> anyhow::Result<Vec<u8>> {
-    let mut buf = Vec::new();
-    ParquetWriter::new(&mut buf)
+/// The writer with settings fixed here rather than left to library defaults,
+/// so a polars upgrade that changes a default cannot silently change the
+/// bytes: zstd at its default level (3), statistics on, 1 MiB data pages.
+/// Polars writes no timestamp, so equal rows give equal bytes.
+fn parquet_writer<W: std::io::Write>(w: W) -> ParquetWriter<W> {
+    ParquetWriter::new(w)
         .with_compression(ParquetCompression::Zstd(None))
         .with_statistics(StatisticsOptions::default())
-        .with_row_group_size(Some(512 * 1024))
+        .with_row_group_size(Some(BATCH_ROWS))
         .with_data_page_size(Some(1024 * 1024))
-        .finish(df)?;
+}
+
+/// Encodes a whole frame, one row group per `BATCH_ROWS` rows.
+pub fn parquet_bytes(df: &mut DataFrame) -> anyhow::Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    parquet_writer(&mut buf).finish(df)?;
     Ok(buf)
+}
+
+/// Rows per row group of a streamed table: what a run holds of its rows at
+/// any moment (about 16 MB of match rows).
+pub const BATCH_ROWS: usize = 64 * 1024;
+
+/// One streamed table: rows wait in `buf` until a row group is full.
+struct Stream<W: std::io::Write, R> {
+    writer: polars::io::parquet::write::BatchedWriter<W>,
+    buf: Vec<R>,
+    rows: u64,
+    frame: fn(&[R]) -> anyhow::Result<DataFrame>,
+}
+
+impl<W: std::io::Write, R> Stream<W, R> {
+    fn new(w: W, frame: fn(&[R]) -> anyhow::Result<DataFrame>) -> anyhow::Result<Self> {
+        let schema = frame(&[])?.schema().clone();
+        Ok(Stream {
+            writer: parquet_writer(w).batched(&schema)?,
+            buf: Vec::with_capacity(BATCH_ROWS),
+            rows: 0,
+            frame,
+        })
+    }
+
+    fn flush(&mut self) -> anyhow::Result<()> {
+        if !self.buf.is_empty() {
+            let df = (self.frame)(&self.buf)?;
+            self.writer.write_batch(&df)?;
+            self.rows += self.buf.len() as u64;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+/// Streams a run's ticket and match rows into `tickets.parquet` and
+/// `matches.parquet` (to whatever writers the caller opened), in the order
+/// the rows were finished: a ticket when it leaves the queue, a match when it
+/// ends; those still waiting or playing at the run's end come last.
+pub struct ParquetRows<W: std::io::Write> {
+    tickets: Stream<W, TicketRecord>,
+    matches: Stream<W, MatchRecord>,
+    error: Option<anyhow::Error>,
+}
+
+impl<W: std::io::Write> ParquetRows<W> {
+    pub fn new(tickets: W, matches: W) -> anyhow::Result<Self> {
+        Ok(ParquetRows {
+            tickets: Stream::new(tickets, tickets_frame)?,
+            matches: Stream::new(matches, matches_frame)?,
+            error: None,
+        })
+    }
+
+    /// Rows written so far to the tickets and the matches table.
+    pub fn rows(&self) -> (u64, u64) {
+        (
+            self.tickets.rows + self.tickets.buf.len() as u64,
+            self.matches.rows + self.matches.buf.len() as u64,
+        )
+    }
+
+    fn keep(&mut self, r: anyhow::Result<()>) {
+        if let (Err(e), None) = (r, &self.error) {
+            self.error = Some(e);
+        }
+    }
+}
+
+impl<W: std::io::Write> RowSink for ParquetRows<W> {
+    fn ticket(&mut self, t: &TicketRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        self.tickets.buf.push(t.clone());
+        if self.tickets.buf.len() >= BATCH_ROWS {
+            let r = self.tickets.flush().context("writing tickets.parquet");
+            self.keep(r);
+        }
+    }
+    fn match_row(&mut self, m: &MatchRecord) {
+        if self.error.is_some() {
+            return;
+        }
+        self.matches.buf.push(m.clone());
+        if self.matches.buf.len() >= BATCH_ROWS {
+            let r = self.matches.flush().context("writing matches.parquet");
+            self.keep(r);
+        }
+    }
+    fn finish(&mut self) -> anyhow::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.tickets.flush().context("writing tickets.parquet")?;
+        anyhow::Context::context(self.tickets.writer.finish(), "closing tickets.parquet")?;
+        self.matches.flush().context("writing matches.parquet")?;
+        anyhow::Context::context(self.matches.writer.finish(), "closing matches.parquet")?;
+        Ok(())
+    }
 }
 
 fn col<T, P>(name: &str, values: T) -> Column
@@ -281,6 +380,7 @@ fn map<R, T>(rows: &[R], f: impl Fn(&R) -> T) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::RunRecords;
     use crate::report::testdata;
     use std::io::Cursor;
 
@@ -299,35 +399,68 @@ mod tests {
         }
     }
 
+    /// The three tables of a run, the ticket and match rows streamed as a run streams them.
+    fn tables(r: &RunRecords) -> [Vec<u8>; 3] {
+        let (mut t, mut m) = (Vec::new(), Vec::new());
+        let mut rows = ParquetRows::new(&mut t, &mut m).unwrap();
+        r.tickets.iter().for_each(|x| rows.ticket(x));
+        r.matches.iter().for_each(|x| rows.match_row(x));
+        rows.finish().unwrap();
+        drop(rows);
+        let q = table_artifacts(&r.queue).unwrap().remove(0).bytes;
+        [t, m, q]
+    }
+
     #[test]
     fn tables_read_back_with_one_row_per_record_and_the_documented_schema() {
-        let r = testdata::team_run();
-        let arts = table_artifacts(&r).unwrap();
+        let r = testdata::team_records();
         let specs = [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS];
         let rows = [r.tickets.len(), r.matches.len(), r.queue.len()];
-        for ((a, spec), n) in arts.iter().zip(specs).zip(rows) {
-            let df = read_back(&a.bytes);
-            assert_eq!(df.height(), n, "{}", a.name);
+        for ((bytes, spec), n) in tables(&r).iter().zip(specs).zip(rows) {
+            let df = read_back(bytes);
+            assert_eq!(df.height(), n);
             check_schema(&df, spec);
         }
     }
 
     #[test]
     fn empty_run_still_gives_typed_tables() {
-        let arts = table_artifacts(&RunRecords::default()).unwrap();
-        for (a, spec) in arts
+        for (bytes, spec) in tables(&RunRecords::default())
             .iter()
             .zip([TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS])
         {
-            let df = read_back(&a.bytes);
+            let df = read_back(bytes);
             assert_eq!(df.height(), 0);
             check_schema(&df, spec);
         }
     }
 
     #[test]
+    fn streamed_rows_come_back_in_order_across_row_groups() {
+        // More rows than one row group holds, so the file has several.
+        let one = testdata::team_records();
+        let mut r = RunRecords::default();
+        for k in 0..(BATCH_ROWS / one.tickets.len() + 2) as u32 {
+            for t in &one.tickets {
+                let mut t = t.clone();
+                t.ticket = crate::model::TicketId(t.ticket.0 + 40 * k);
+                r.tickets.push(t);
+            }
+        }
+        let [t, _, _] = tables(&r);
+        let df = read_back(&t);
+        assert_eq!(df.height(), r.tickets.len());
+        let ids = df.column("ticket_id").unwrap().u32().unwrap().clone();
+        for (i, t) in r.tickets.iter().enumerate().step_by(997) {
+            assert_eq!(ids.get(i), Some(t.ticket.0));
+        }
+        // Same rows, same bytes.
+        assert_eq!(tables(&r), tables(&r));
+    }
+
+    #[test]
     fn only_matched_tickets_carry_a_match_id() {
-        let r = testdata::team_run();
+        let r = testdata::team_records();
         let df = tickets_frame(&r.tickets).unwrap();
         let ids = df.column("match_id").unwrap().u32().unwrap().clone();
         let ends = df.column("end").unwrap().str().unwrap().clone();
@@ -344,7 +477,7 @@ mod tests {
 
     #[test]
     fn unfinished_matches_and_missing_teams_are_null() {
-        let mut r = testdata::team_run();
+        let mut r = testdata::team_records();
         r.matches[1].teams = 1;
         r.matches[1].team_rating.truncate(1);
         let df = matches_frame(&r.matches).unwrap();
@@ -362,7 +495,7 @@ mod tests {
 
     #[test]
     fn matches_per_minute_uses_the_interval_since_the_previous_sample() {
-        let r = testdata::team_run();
+        let r = testdata::team_records();
         let df = queue_frame(&r.queue).unwrap();
         let rate = df.column("matches_per_min").unwrap().f64().unwrap().clone();
         // Sample 0 sits at t = 0: no interval yet.
@@ -373,8 +506,8 @@ mod tests {
 
     #[test]
     fn parquet_bytes_repeat_exactly() {
-        let r = testdata::team_run();
-        assert_eq!(table_artifacts(&r).unwrap(), table_artifacts(&r).unwrap());
+        let r = testdata::team_records();
+        assert_eq!(tables(&r), tables(&r));
     }
 
     #[test]

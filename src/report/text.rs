@@ -65,17 +65,16 @@ pub fn ci(c: &Ci) -> String {
 }
 
 /// The line `mmsim run` ends with: the run's headline numbers and its folder.
-pub fn run_line(name: &str, summary: &Value, dir: &Path) -> String {
-    let get = |path: &str| lookup(summary, path).and_then(Value::as_f64);
+pub fn run_line(name: &str, summary: &crate::metrics::Summary, dir: &Path) -> String {
     let opt = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| sig(x, 3));
     format!(
         "{name}: {} tickets, {} matches, wait p50 {}s p90 {}s, abandon {}%, spread mean {} → {}",
-        opt(get("tickets")),
-        opt(get("matches")),
-        opt(get("wait_s.p50")),
-        opt(get("wait_s.p90")),
-        opt(get("abandon_rate").map(|r| r * 100.0)),
-        opt(get("spread_rating.mean")),
+        summary.tickets,
+        summary.matches,
+        opt(summary.wait_s.p50),
+        opt(summary.wait_s.p90),
+        opt(summary.abandon_rate.map(|r| r * 100.0)),
+        opt(summary.spread_rating.mean),
         dir.display()
     )
 }

@@ -1,0 +1,447 @@
+//! Metrics while the run goes: the engine hands each ticket and match here
+//! once, when it is finished, and they are folded into accumulators and
+//! passed on to a row sink (the Parquet tables) instead of being kept. Memory
+//! grows with the players and the live pool, not with the tickets of the run.
+
+use super::dist::{Dist, MsHist, Sketch};
+use super::summary::*;
+use super::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
+use crate::model::Player;
+
+/// Where finished rows go: the Parquet writer of a run's folder, nowhere
+/// (`--tables none`, sweeps), or a vector in tests. The engine calls these in
+/// event order, once per ticket and per match; a sink may not fail the run,
+/// so a writer keeps its first error for `finish`.
+pub trait RowSink {
+    fn ticket(&mut self, t: &TicketRecord);
+    fn match_row(&mut self, m: &MatchRecord);
+    /// Called once after the last row; returns the first error, if any.
+    fn finish(&mut self) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// Drops every row.
+pub struct NoRows;
+impl RowSink for NoRows {
+    fn ticket(&mut self, _: &TicketRecord) {}
+    fn match_row(&mut self, _: &MatchRecord) {}
+}
+
+/// Keeps every row, in the order they came: for tests and small tools.
+#[derive(Default)]
+pub struct KeepRows(pub RunRecords);
+impl RowSink for KeepRows {
+    fn ticket(&mut self, t: &TicketRecord) {
+        self.0.tickets.push(t.clone());
+    }
+    fn match_row(&mut self, m: &MatchRecord) {
+        self.0.matches.push(m.clone());
+    }
+}
+
+/// What the plots draw, from the same accumulators as the summary, so a
+/// caption and the summary always count the same tickets and matches.
+#[derive(Clone, Debug, Default)]
+pub struct RunView {
+    /// Waits of matched tickets enqueued after warm-up.
+    pub waits: MsHist,
+    /// Rating spread of matches formed after warm-up.
+    pub spread_rating: Sketch,
+    /// Team rating gap of those matches, for formats with teams of several players.
+    pub team_rating_gap: Sketch,
+    /// Count of finished matches by survivors on the winning side.
+    pub survivors: Vec<u64>,
+    /// Gold integrals of finished matches.
+    pub gold: Sketch,
+    pub queue: Vec<QueueSample>,
+    /// Entry k: rating updates of players playing their (k+1)-th game.
+    pub rating_moves: Vec<RatingMoves>,
+}
+
+/// Win-rate gaps at or below an edge count as inside it: team win rates are
+/// means of quantised rates, so a gap meant to be exactly 1.0 may come out
+/// a rounding error above it.
+const EDGE_TOLERANCE_PP: f64 = 1e-9;
+
+#[derive(Clone, Debug, Default)]
+struct Decile {
+    waits: MsHist,
+    tickets: u64,
+    abandoned: u64,
+}
+
+/// The accumulators. Built once per run with the population (for the skill
+/// deciles), fed by the engine, turned into a `Summary` and a `RunView`.
+pub struct Collector<'r> {
+    rows: &'r mut dyn RowSink,
+    /// Decile edges of the population's true skill, and its extremes.
+    cuts: Vec<f64>,
+    skill_min: Option<f64>,
+    skill_max: Option<f64>,
+    tickets: u64,
+    abandoned: u64,
+    waiting: u64,
+    queue_time: MsHist,
+    deciles: Vec<Decile>,
+    matches: u64,
+    spread_skill: Sketch,
+    win_prob_gap: Sketch,
+    upsets: u64,
+    decided: u64,
+    brier_sum: f64,
+    finished: u64,
+    rematches: u64,
+    any_team_format: bool,
+    top_gap: Sketch,
+    /// Matches by difference in party count (index = gap).
+    party_gap: Vec<u64>,
+    win_rate_gap: Sketch,
+    win_rate_within: [u64; 2],
+    view: RunView,
+}
+
+impl<'r> Collector<'r> {
+    pub fn new(players: &[Player], rows: &'r mut dyn RowSink) -> Self {
+        // Deciles of true skill over the whole population, so decile 10 is
+        // the top tenth of players whoever happened to queue.
+        let mut skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
+        skills.sort_by(f64::total_cmp);
+        let cuts = (1..10)
+            .map(|d| super::stats::percentile(&skills, d as f64 / 10.0).unwrap_or(0.0))
+            .collect();
+        Collector {
+            rows,
+            cuts,
+            skill_min: skills.first().copied(),
+            skill_max: skills.last().copied(),
+            tickets: 0,
+            abandoned: 0,
+            waiting: 0,
+            queue_time: MsHist::default(),
+            deciles: vec![Decile::default(); 10],
+            matches: 0,
+            spread_skill: Sketch::default(),
+            win_prob_gap: Sketch::default(),
+            upsets: 0,
+            decided: 0,
+            brier_sum: 0.0,
+            finished: 0,
+            rematches: 0,
+            any_team_format: false,
+            top_gap: Sketch::default(),
+            party_gap: Vec::new(),
+            win_rate_gap: Sketch::default(),
+            win_rate_within: [0; 2],
+            view: RunView::default(),
+        }
+    }
+
+    /// A finished ticket: matched, abandoned, or censored at the run's end.
+    pub fn ticket(&mut self, t: &TicketRecord) {
+        self.rows.ticket(t);
+        if t.in_warmup {
+            return;
+        }
+        self.tickets += 1;
+        let ms = t.left.since(t.enqueued).as_ms();
+        self.queue_time.add_ms(ms);
+        let d = &mut self.deciles[self.cuts.partition_point(|&c| c < t.true_skill)];
+        d.tickets += 1;
+        match t.end {
+            TicketEnd::Matched(_) => {
+                d.waits.add_ms(ms);
+                self.view.waits.add_ms(ms);
+            }
+            TicketEnd::Abandoned => {
+                d.abandoned += 1;
+                self.abandoned += 1;
+            }
+            TicketEnd::Waiting => self.waiting += 1,
+        }
+    }
+
+    /// A finished match: ended, or still running (or in the lobby) at the run's end.
+    pub fn match_row(&mut self, m: &MatchRecord) {
+        self.rows.match_row(m);
+        self.any_team_format |= m.team_size > 1;
+        if m.in_warmup {
+            return;
+        }
+        self.matches += 1;
+        self.view.spread_rating.add(m.spread_rating);
+        self.spread_skill.add(m.spread_skill);
+        if !m.p_team0.is_nan() {
+            self.win_prob_gap.add(m.win_prob_gap());
+        }
+        if m.rematch {
+            self.rematches += 1;
+        }
+        if m.team_size > 1 {
+            self.view.team_rating_gap.add(m.team_rating_gap());
+            self.top_gap.add(super::records::range(&m.team_top_skill));
+            let most = m.team_parties.iter().max().copied().unwrap_or(0);
+            let fewest = m.team_parties.iter().min().copied().unwrap_or(0);
+            let gap = (most - fewest) as usize;
+            if self.party_gap.len() <= gap {
+                self.party_gap.resize(gap + 1, 0);
+            }
+            self.party_gap[gap] += 1;
+            let wr = super::records::range(&m.team_win_rate_pct);
+            self.win_rate_gap.add(wr);
+            for (i, edge) in [1.0, 2.0].into_iter().enumerate() {
+                if wr <= edge + EDGE_TOLERANCE_PP {
+                    self.win_rate_within[i] += 1;
+                }
+            }
+        }
+        if let Some(w) = m.winner {
+            self.finished += 1;
+            if let Some(u) = m.upset() {
+                self.decided += 1;
+                self.upsets += u64::from(u);
+            }
+            let won0 = if w == 0 { 1.0 } else { 0.0 };
+            self.brier_sum += (m.p_team0_predicted - won0).powi(2);
+            if let Some(s) = m.survivors {
+                let s = s as usize;
+                if self.view.survivors.len() <= s {
+                    self.view.survivors.resize(s + 1, 0);
+                }
+                self.view.survivors[s] += 1;
+            }
+            if let Some(g) = m.gold_integral {
+                self.view.gold.add(g);
+            }
+        }
+    }
+
+    /// A rating update of a player at game number `game` (0-based).
+    pub fn rating_move(&mut self, game: usize, abs_change: f64) {
+        if self.view.rating_moves.len() <= game {
+            self.view.rating_moves.resize(game + 1, RatingMoves::default());
+        }
+        let m = &mut self.view.rating_moves[game];
+        m.sum_abs_change += abs_change;
+        m.updates += 1;
+    }
+
+    pub fn sample(&mut self, s: QueueSample) {
+        self.view.queue.push(s);
+    }
+
+    /// Feeds a run's records in one go, as the engine would have: for tests
+    /// and for reports of hand-made runs.
+    pub fn feed(&mut self, records: &RunRecords) {
+        records.tickets.iter().for_each(|t| self.ticket(t));
+        records.matches.iter().for_each(|m| self.match_row(m));
+        records.queue.iter().for_each(|q| self.sample(q.clone()));
+        for (k, m) in records.rating_moves.iter().enumerate() {
+            if self.view.rating_moves.len() <= k {
+                self.view.rating_moves.resize(k + 1, RatingMoves::default());
+            }
+            self.view.rating_moves[k].sum_abs_change += m.sum_abs_change;
+            self.view.rating_moves[k].updates += m.updates;
+        }
+    }
+
+    /// Closes the row sink and builds the summary and the plots' view.
+    pub fn finish(
+        self,
+        meta: &RunMeta<'_>,
+        players: &[Player],
+        final_corr: Option<f64>,
+    ) -> anyhow::Result<(Summary, RunView)> {
+        self.rows.finish()?;
+        let summary = self.summary(meta, players, final_corr);
+        Ok((summary, self.view))
+    }
+
+    fn summary(&self, meta: &RunMeta<'_>, players: &[Player], final_corr: Option<f64>) -> Summary {
+        let measured_h = (meta.duration_s - meta.warmup_s) / 3600.0;
+        let deciles = self
+            .deciles
+            .iter()
+            .enumerate()
+            .map(|(d, dec)| DecileWait {
+                wait_s: describe(&dec.waits),
+                decile: d as u32 + 1,
+                skill_from: if d == 0 {
+                    self.skill_min
+                } else {
+                    Some(self.cuts[d - 1])
+                },
+                skill_to: if d == 9 {
+                    self.skill_max
+                } else {
+                    Some(self.cuts[d])
+                },
+                tickets: dec.tickets,
+                abandon_rate: ratio(dec.abandoned, dec.tickets),
+            })
+            .collect();
+        let team = self.any_team_format.then(|| {
+            let n: u64 = self.party_gap.iter().sum();
+            let total: u64 = self
+                .party_gap
+                .iter()
+                .enumerate()
+                .map(|(g, c)| g as u64 * c)
+                .sum();
+            let wr_n = self.win_rate_gap.n();
+            let [w1, w2] = self.win_rate_within;
+            TeamMetrics {
+                team_rating_gap: mean_p50_p90(&self.view.team_rating_gap),
+                top_player_gap_skill: mean_p50_p90(&self.top_gap),
+                party_count_gap: PartyCountGap {
+                    mean: (n > 0).then(|| total as f64 / n as f64),
+                    equal_share: ratio(self.party_gap.first().copied().unwrap_or(0), n),
+                },
+                win_rate_gap_pp: WinRateGap {
+                    n: wr_n,
+                    within_1: ratio(w1, wr_n),
+                    within_2: ratio(w2 - w1, wr_n),
+                    three_or_more: ratio(wr_n - w2, wr_n),
+                    mean: self.win_rate_gap.mean(),
+                },
+            }
+        });
+        let survivors = &self.view.survivors;
+        let survivors_n: u64 = survivors.iter().sum();
+        let (survivors_hist, survivors_10_plus_share) = if survivors_n > 0 {
+            let max = survivors.len() - 1;
+            let mode = (0..=max)
+                .max_by_key(|&k| (survivors[k], std::cmp::Reverse(k)))
+                .unwrap_or(0);
+            let counts = (1..=max.max(1))
+                .map(|k| {
+                    let n = survivors.get(k).copied().unwrap_or(0);
+                    SurvivorsCount {
+                        survivors: k as u64,
+                        matches: n,
+                        share: n as f64 / survivors_n as f64,
+                    }
+                })
+                .collect();
+            let ten_plus: u64 = survivors.iter().skip(10).sum();
+            (
+                Some(SurvivorsHist {
+                    mode: mode as u64,
+                    counts,
+                }),
+                ratio(ten_plus, survivors_n),
+            )
+        } else {
+            (None, None)
+        };
+        let gold = &self.view.gold;
+        let gold_integral = (gold.n() > 0).then(|| GoldIntegral {
+            unit: "gold-minutes".into(),
+            n: gold.n(),
+            mean: gold.mean(),
+            p10: gold.quantile(0.1),
+            p50: gold.quantile(0.5),
+            p90: gold.quantile(0.9),
+            p99: gold.quantile(0.99),
+        });
+        Summary {
+            scenario: meta.scenario.to_string(),
+            seed: meta.seed,
+            policy: meta.policy.to_string(),
+            rating_system: meta.rating_system.to_string(),
+            duration_s: meta.duration_s,
+            warmup_s: meta.warmup_s,
+            tickets: self.tickets,
+            matches: self.matches,
+            matches_per_hour: self.matches as f64 / measured_h,
+            abandoned: self.abandoned,
+            abandon_rate: ratio(self.abandoned, self.tickets),
+            still_waiting: self.waiting,
+            arrivals_blocked: meta.arrivals_blocked,
+            wait_s: describe(&self.view.waits),
+            queue_time_s: describe(&self.queue_time),
+            wait_s_by_skill_decile: deciles,
+            spread_rating: mean_p50_p90(&self.view.spread_rating),
+            spread_skill: mean_p50_p90(&self.spread_skill),
+            win_prob_gap: MeanP90 {
+                mean: self.win_prob_gap.mean(),
+                p90: self.win_prob_gap.quantile(0.9),
+            },
+            upset_rate: ratio(self.upsets, self.decided),
+            rematch_rate: ratio(self.rematches, self.matches),
+            brier_score: (self.finished > 0).then(|| self.brier_sum / self.finished as f64),
+            team,
+            rating_skill_rank_corr: final_corr,
+            games_to_within_one_deviation: games_to_within_deviation(players),
+            rating_change_by_game: self
+                .view
+                .rating_moves
+                .iter()
+                .enumerate()
+                .filter(|(_, m)| m.updates > 0)
+                .map(|(k, m)| RatingChange {
+                    game: k as u64 + 1,
+                    mean_abs_change_rating: m.sum_abs_change / m.updates as f64,
+                    updates: m.updates,
+                })
+                .collect(),
+            survivors_hist,
+            survivors_10_plus_share,
+            gold_integral,
+            rating_skill_rank_corr_series: self
+                .view
+                .queue
+                .iter()
+                .filter_map(|q| {
+                    q.rating_skill_rank_corr.map(|corr| CorrPoint {
+                        t_s: q.t.as_secs_f64(),
+                        corr,
+                    })
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Exact for waits: the mean is summed in ascending order as sorting all
+/// values did, so it matches the oracle to the bit.
+fn describe(h: &MsHist) -> Describe {
+    Describe {
+        n: h.n(),
+        mean: h.mean_sorted(),
+        p50: h.quantile(0.5),
+        p90: h.quantile(0.9),
+        p99: h.quantile(0.99),
+        max: h.max(),
+    }
+}
+
+fn mean_p50_p90(s: &Sketch) -> MeanP50P90 {
+    MeanP50P90 {
+        mean: s.mean(),
+        p50: s.quantile(0.5),
+        p90: s.quantile(0.9),
+    }
+}
+
+fn ratio(num: u64, den: u64) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+/// Median number of games a player needed before the rating first lay within
+/// one deviation of true skill, over players who got there, and the share of
+/// players with games who did.
+fn games_to_within_deviation(players: &[Player]) -> GamesToWithin {
+    let played = players.iter().filter(|p| p.games > 0).count() as u64;
+    let mut games: Vec<f64> = players
+        .iter()
+        .filter_map(|p| p.games_to_within_deviation.map(f64::from))
+        .collect();
+    games.sort_by(f64::total_cmp);
+    GamesToWithin {
+        median: super::stats::percentile(&games, 0.5),
+        p90: super::stats::percentile(&games, 0.9),
+        players: games.len() as u64,
+        share_of_players_who_played: ratio(games.len() as u64, played),
+    }
+}

@@ -1,0 +1,384 @@
+//! The summary computed the obvious way, from every record of a run held in
+//! memory: the oracle the streaming `Collector` is tested against.
+
+use super::stats::{describe, mean, mean_p50_p90, percentile};
+use super::{RunRecords, TicketEnd};
+use crate::model::Player;
+use serde_json::{json, Map, Value};
+
+/// Builds the summary. Tickets and matches that began during warm-up are
+/// left out; waits are over matched tickets (the time a player waited to
+/// play), `queue_time_s` over every ticket including those who gave up.
+pub fn summarize_records(
+    meta: &super::RunMeta<'_>,
+    records: &RunRecords,
+    players: &[Player],
+    final_corr: Option<f64>,
+) -> Value {
+    let tickets: Vec<_> = records.tickets.iter().filter(|t| !t.in_warmup).collect();
+    let matches: Vec<_> = records.matches.iter().filter(|m| !m.in_warmup).collect();
+    let abandoned = tickets
+        .iter()
+        .filter(|t| t.end == TicketEnd::Abandoned)
+        .count();
+    let waiting = tickets
+        .iter()
+        .filter(|t| t.end == TicketEnd::Waiting)
+        .count();
+    let matched: Vec<_> = tickets
+        .iter()
+        .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
+        .collect();
+    let mut waits: Vec<f64> = matched.iter().map(|t| t.wait_s()).collect();
+    let mut queue_times: Vec<f64> = tickets.iter().map(|t| t.wait_s()).collect();
+    let measured_h = (meta.duration_s - meta.warmup_s) / 3600.0;
+
+    // Deciles of true skill over the whole population, so decile 10 is the
+    // top tenth of players whoever happened to queue.
+    let mut skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
+    skills.sort_by(f64::total_cmp);
+    let cuts: Vec<f64> = (1..10)
+        .map(|d| percentile(&skills, d as f64 / 10.0).unwrap_or(0.0))
+        .collect();
+    let mut by_decile: Vec<Vec<f64>> = vec![Vec::new(); 10];
+    let mut decile_tickets = [0usize; 10];
+    let mut decile_abandoned = [0usize; 10];
+    for t in &tickets {
+        let d = cuts.partition_point(|&c| c < t.true_skill);
+        decile_tickets[d] += 1;
+        match t.end {
+            TicketEnd::Matched(_) => by_decile[d].push(t.wait_s()),
+            TicketEnd::Abandoned => decile_abandoned[d] += 1,
+            TicketEnd::Waiting => {}
+        }
+    }
+    let deciles: Vec<Value> = by_decile
+        .iter_mut()
+        .enumerate()
+        .map(|(d, w)| {
+            let mut v = describe(w);
+            let obj = v.as_object_mut().expect("describe returns an object");
+            obj.insert("decile".into(), json!(d + 1));
+            obj.insert(
+                "skill_from".into(),
+                json!(if d == 0 {
+                    skills.first().copied()
+                } else {
+                    Some(cuts[d - 1])
+                }),
+            );
+            obj.insert(
+                "skill_to".into(),
+                json!(if d == 9 {
+                    skills.last().copied()
+                } else {
+                    Some(cuts[d])
+                }),
+            );
+            obj.insert("tickets".into(), json!(decile_tickets[d]));
+            obj.insert(
+                "abandon_rate".into(),
+                json!(ratio(decile_abandoned[d], decile_tickets[d])),
+            );
+            v
+        })
+        .collect();
+
+    let mut spread: Vec<f64> = matches.iter().map(|m| m.spread_rating).collect();
+    let mut spread_skill: Vec<f64> = matches.iter().map(|m| m.spread_skill).collect();
+    let mut gap: Vec<f64> = matches
+        .iter()
+        .filter(|m| !m.p_team0.is_nan())
+        .map(|m| m.win_prob_gap())
+        .collect();
+    gap.sort_by(f64::total_cmp);
+    let finished: Vec<_> = matches.iter().filter(|m| m.winner.is_some()).collect();
+    let upsets: Vec<bool> = finished.iter().filter_map(|m| m.upset()).collect();
+    let brier: Vec<f64> = finished
+        .iter()
+        .map(|m| {
+            let won0 = if m.winner == Some(0) { 1.0 } else { 0.0 };
+            (m.p_team0_predicted - won0).powi(2)
+        })
+        .collect();
+    let rematches = matches.iter().filter(|m| m.rematch).count();
+
+    let mut out = Map::new();
+    out.insert("scenario".into(), json!(meta.scenario));
+    out.insert("seed".into(), json!(meta.seed));
+    out.insert("policy".into(), json!(meta.policy));
+    out.insert("rating_system".into(), json!(meta.rating_system));
+    out.insert("duration_s".into(), json!(meta.duration_s));
+    out.insert("warmup_s".into(), json!(meta.warmup_s));
+    out.insert("tickets".into(), json!(tickets.len()));
+    out.insert("matches".into(), json!(matches.len()));
+    out.insert(
+        "matches_per_hour".into(),
+        json!(matches.len() as f64 / measured_h),
+    );
+    out.insert("abandoned".into(), json!(abandoned));
+    out.insert(
+        "abandon_rate".into(),
+        json!(ratio(abandoned, tickets.len())),
+    );
+    out.insert("still_waiting".into(), json!(waiting));
+    out.insert("arrivals_blocked".into(), json!(meta.arrivals_blocked));
+    out.insert("wait_s".into(), describe(&mut waits));
+    out.insert("queue_time_s".into(), describe(&mut queue_times));
+    out.insert("wait_s_by_skill_decile".into(), Value::Array(deciles));
+    out.insert("spread_rating".into(), mean_p50_p90(&mut spread));
+    out.insert("spread_skill".into(), mean_p50_p90(&mut spread_skill));
+    out.insert(
+        "win_prob_gap".into(),
+        json!({"mean": mean(&gap), "p90": percentile(&gap, 0.9)}),
+    );
+    out.insert(
+        "upset_rate".into(),
+        json!(ratio(upsets.iter().filter(|&&u| u).count(), upsets.len())),
+    );
+    out.insert(
+        "rematch_rate".into(),
+        json!(ratio(rematches, matches.len())),
+    );
+    out.insert("brier_score".into(), json!(mean(&brier)));
+    if records.matches.iter().any(|m| m.team_size > 1) {
+        team_metrics(&matches, &mut out);
+    }
+    out.insert("rating_skill_rank_corr".into(), json!(final_corr));
+    out.insert(
+        "games_to_within_one_deviation".into(),
+        games_to_within_deviation(players),
+    );
+    let moves: Vec<Value> = records
+        .rating_moves
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.updates > 0)
+        .map(|(k, m)| json!({"game": k + 1, "mean_abs_change_rating": m.sum_abs_change / m.updates as f64, "updates": m.updates}))
+        .collect();
+    out.insert("rating_change_by_game".into(), Value::Array(moves));
+    let survivors: Vec<u32> = finished.iter().filter_map(|m| m.survivors).collect();
+    if !survivors.is_empty() {
+        out.insert("survivors_hist".into(), survivors_hist(&survivors));
+        let ten_plus = survivors.iter().filter(|&&s| s >= 10).count();
+        out.insert(
+            "survivors_10_plus_share".into(),
+            json!(ratio(ten_plus, survivors.len())),
+        );
+    }
+    let mut gold: Vec<f64> = finished.iter().filter_map(|m| m.gold_integral).collect();
+    if !gold.is_empty() {
+        gold.sort_by(f64::total_cmp);
+        out.insert(
+            "gold_integral".into(),
+            json!({
+                "unit": "gold-minutes",
+                "n": gold.len(),
+                "mean": mean(&gold),
+                "p10": percentile(&gold, 0.1),
+                "p50": percentile(&gold, 0.5),
+                "p90": percentile(&gold, 0.9),
+                "p99": percentile(&gold, 0.99),
+            }),
+        );
+    }
+    let series: Vec<Value> = records
+        .queue
+        .iter()
+        .filter_map(|q| {
+            q.rating_skill_rank_corr
+                .map(|c| json!({"t_s": q.t.as_secs_f64(), "corr": c}))
+        })
+        .collect();
+    out.insert("rating_skill_rank_corr_series".into(), Value::Array(series));
+    Value::Object(out)
+}
+
+/// Win-rate gaps at or below an edge count as inside it: team win rates are
+/// means of quantised rates, so a gap meant to be exactly 1.0 may come out
+/// a rounding error above it.
+const EDGE_TOLERANCE_PP: f64 = 1e-9;
+
+/// Team-format metrics (team_size > 1). Units: `team_rating_gap` in rating
+/// points (highest minus lowest team mean rating), `top_player_gap_skill` in
+/// true-skill points (highest minus lowest of the teams' best players),
+/// `party_count_gap` in parties. `win_rate_gap_pp` is the Armored Warfare
+/// table over the gap between the teams' mean shown win rates, in percentage
+/// points: `within_1` = gap <= 1, `within_2` = 1 < gap <= 2, `3_or_more` =
+/// gap > 2 (the post's "+/- 3 or more" bucket takes everything above 2).
+fn team_metrics(matches: &[&super::MatchRecord], out: &mut Map<String, Value>) {
+    let sorted = |f: &dyn Fn(&super::MatchRecord) -> f64| {
+        let mut v: Vec<f64> = matches.iter().map(|m| f(m)).collect();
+        v.sort_by(f64::total_cmp);
+        v
+    };
+    let mut gap = sorted(&|m| m.team_rating_gap());
+    out.insert("team_rating_gap".into(), mean_p50_p90(&mut gap));
+    let mut top = sorted(&|m| super::records::range(&m.team_top_skill));
+    out.insert("top_player_gap_skill".into(), mean_p50_p90(&mut top));
+    let parties = sorted(&|m| {
+        let most = m.team_parties.iter().max().copied().unwrap_or(0);
+        let fewest = m.team_parties.iter().min().copied().unwrap_or(0);
+        f64::from(most - fewest)
+    });
+    out.insert(
+        "party_count_gap".into(),
+        json!({
+            "mean": mean(&parties),
+            "equal_share": ratio(parties.iter().filter(|g| **g == 0.0).count(), parties.len()),
+        }),
+    );
+    let wr = sorted(&|m| super::records::range(&m.team_win_rate_pct));
+    let within = |hi: f64| wr.iter().filter(|g| **g <= hi + EDGE_TOLERANCE_PP).count();
+    let (w1, w2) = (within(1.0), within(2.0));
+    out.insert(
+        "win_rate_gap_pp".into(),
+        json!({
+            "n": wr.len(),
+            "within_1": ratio(w1, wr.len()),
+            "within_2": ratio(w2 - w1, wr.len()),
+            "3_or_more": ratio(wr.len() - w2, wr.len()),
+            "mean": mean(&wr),
+        }),
+    );
+}
+
+fn ratio(num: usize, den: usize) -> Option<f64> {
+    (den > 0).then(|| num as f64 / den as f64)
+}
+
+/// Count and share of matches per number of survivors on the winning team,
+/// from 1 to the most seen; `mode` is the most frequent count.
+fn survivors_hist(survivors: &[u32]) -> Value {
+    let max = survivors.iter().copied().max().unwrap_or(0) as usize;
+    let mut counts = vec![0usize; max + 1];
+    for &s in survivors {
+        counts[s as usize] += 1;
+    }
+    let mode = (0..=max)
+        .max_by_key(|&k| (counts[k], std::cmp::Reverse(k)))
+        .unwrap_or(0);
+    let rows: Vec<Value> = (1..=max.max(1))
+        .map(|k| {
+            let n = counts.get(k).copied().unwrap_or(0);
+            json!({"survivors": k, "matches": n, "share": n as f64 / survivors.len() as f64})
+        })
+        .collect();
+    json!({"mode": mode, "counts": rows})
+}
+
+/// Median number of games a player needed before the rating first lay within
+/// one deviation of true skill, over players who got there, and the share of
+/// players with games who did.
+fn games_to_within_deviation(players: &[Player]) -> Value {
+    let played = players.iter().filter(|p| p.games > 0).count();
+    let mut games: Vec<f64> = players
+        .iter()
+        .filter_map(|p| p.games_to_within_deviation.map(f64::from))
+        .collect();
+    games.sort_by(f64::total_cmp);
+    json!({
+        "median": percentile(&games, 0.5),
+        "p90": percentile(&games, 0.9),
+        "players": games.len(),
+        "share_of_players_who_played": ratio(games.len(), played),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The streaming collector against this oracle, on real runs: every
+    //! count and every wait figure to the bit, sketched figures within their
+    //! stated error.
+    use super::*;
+    use crate::metrics::dist::Sketch;
+    use crate::scenario::from_text;
+    use serde_json::Value;
+    use std::path::Path;
+
+    /// Walks two summaries side by side. Paths under an exact prefix must be
+    /// equal to the bit; other numbers within the sketch's relative error.
+    fn agree(path: &str, oracle: &Value, streamed: &Value, bad: &mut Vec<String>) {
+        const EXACT: &[&str] = &["wait_s", "queue_time_s", "wait_s_by_skill_decile"];
+        match (oracle, streamed) {
+            (Value::Object(a), Value::Object(b)) => {
+                let (ka, kb): (Vec<_>, Vec<_>) = (a.keys().collect(), b.keys().collect());
+                if ka != kb {
+                    bad.push(format!("{path}: keys {ka:?} vs {kb:?}"));
+                    return;
+                }
+                for (k, v) in a {
+                    agree(&format!("{path}.{k}"), v, &b[k], bad);
+                }
+            }
+            (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+                for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                    agree(&format!("{path}[{i}]"), x, y, bad);
+                }
+            }
+            (Value::Number(x), Value::Number(y)) if x.is_f64() || y.is_f64() => {
+                let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
+                let exact = EXACT.iter().any(|p| path[1..].starts_with(p));
+                let tol = if exact {
+                    0.0
+                } else {
+                    // Means are sums in another order: a few ulps.
+                    2.0 * Sketch::REL_ERR * x.abs() + Sketch::ZERO
+                };
+                if (x - y).abs() > tol {
+                    bad.push(format!("{path}: oracle {x} streamed {y}"));
+                }
+            }
+            (a, b) if a == b => {}
+            (a, b) => bad.push(format!("{path}: oracle {a} streamed {b}")),
+        }
+    }
+
+    fn check(file: &str, sets: &[&str]) {
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file),
+        )
+        .unwrap();
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let s = from_text(&text, Path::new(file), &sets).unwrap().scenario;
+        let kept = crate::run::run_keeping(&s, 11);
+        let typed = &kept.output.summary;
+        let meta = crate::metrics::RunMeta {
+            scenario: &typed.scenario,
+            seed: typed.seed,
+            policy: &typed.policy,
+            rating_system: &typed.rating_system,
+            duration_s: typed.duration_s,
+            warmup_s: typed.warmup_s,
+            arrivals_blocked: typed.arrivals_blocked,
+        };
+        let oracle = summarize_records(
+            &meta,
+            &kept.records,
+            &kept.output.players,
+            typed.rating_skill_rank_corr,
+        );
+        let mut bad = Vec::new();
+        agree("", &oracle, &kept.summary, &mut bad);
+        assert!(bad.is_empty(), "{file}: {}", bad.join("\n"));
+        assert!(typed.tickets > 1000, "{file}: too small to tell");
+    }
+
+    #[test]
+    fn streamed_summary_matches_the_oracle_on_a_1v1_run() {
+        check("smoke.toml", &[]);
+    }
+
+    #[test]
+    fn streamed_summary_matches_the_oracle_on_a_team_run_with_survivors() {
+        check(
+            "armored-warfare-15v15.toml",
+            &["run.duration=3h", "run.warmup=30m"],
+        );
+    }
+
+    #[test]
+    fn streamed_summary_matches_the_oracle_on_a_dota_run_with_gold() {
+        check("dota2-5v5.toml", &["run.duration=3h", "run.warmup=30m"]);
+    }
+}
