@@ -3,7 +3,7 @@
 //! the figures in docs/performance.md.
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use mmsim::run::run;
+use mmsim::run::run_summary as run;
 use mmsim::scenario::from_text;
 use std::path::Path;
 

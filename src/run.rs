@@ -78,7 +78,8 @@ pub fn run_summary(
     seed: u64,
     progress: &mut dyn FnMut(SimTime, SimTime),
 ) -> RunOutput {
-    run(scenario, seed, progress, &mut metrics::NoRows).expect("a sink that keeps nothing cannot fail")
+    run(scenario, seed, progress, &mut metrics::NoRows)
+        .expect("a sink that keeps nothing cannot fail")
 }
 
 /// The process's peak resident memory, from Linux's /proc; `None` elsewhere.

@@ -669,7 +669,10 @@ impl<'r> Simulation<'r> {
         }
         let result = self.parts.outcome.play(skills, &mut self.rng_outcomes);
         active.winner = Some(result.winner);
-        let rec = active.record.as_mut().expect("active matches have a record");
+        let rec = active
+            .record
+            .as_mut()
+            .expect("active matches have a record");
         rec.p_team0 = result.p_team0;
         rec.duration_s = result.duration.as_secs_f64();
         rec.survivors = result.survivors;

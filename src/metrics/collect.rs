@@ -219,7 +219,9 @@ impl<'r> Collector<'r> {
     /// A rating update of a player at game number `game` (0-based).
     pub fn rating_move(&mut self, game: usize, abs_change: f64) {
         if self.view.rating_moves.len() <= game {
-            self.view.rating_moves.resize(game + 1, RatingMoves::default());
+            self.view
+                .rating_moves
+                .resize(game + 1, RatingMoves::default());
         }
         let m = &mut self.view.rating_moves[game];
         m.sum_abs_change += abs_change;

@@ -227,10 +227,7 @@ impl Sketch {
             .rev()
             .map(|(&i, &c)| (-Self::representative(i), c));
         let zero = (self.zeros > 0).then_some((0.0, self.zeros));
-        let pos = self
-            .pos
-            .iter()
-            .map(|(&i, &c)| (Self::representative(i), c));
+        let pos = self.pos.iter().map(|(&i, &c)| (Self::representative(i), c));
         neg.chain(zero).chain(pos)
     }
 }

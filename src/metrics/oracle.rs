@@ -336,7 +336,9 @@ mod tests {
 
     fn check(file: &str, sets: &[&str]) {
         let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios").join(file),
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(file),
         )
         .unwrap();
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();

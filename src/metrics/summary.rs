@@ -206,34 +206,97 @@ pub const MEANINGS: &[(&str, &str)] = &[
     ("policy", "the matchmaking policy"),
     ("rating_system", "the rating system"),
     ("duration_s", "simulated time, seconds"),
-    ("warmup_s", "simulated warm-up left out of every figure, seconds"),
+    (
+        "warmup_s",
+        "simulated warm-up left out of every figure, seconds",
+    ),
     ("tickets", "tickets enqueued after warm-up"),
     ("matches", "matches formed after warm-up"),
-    ("matches_per_hour", "matches formed per simulated hour after warm-up"),
+    (
+        "matches_per_hour",
+        "matches formed per simulated hour after warm-up",
+    ),
     ("abandoned", "tickets that gave up waiting"),
     ("abandon_rate", "share of tickets that gave up waiting"),
     ("still_waiting", "tickets still waiting when the run ended"),
-    ("arrivals_blocked", "fresh arrivals dropped because a chosen player was busy"),
+    (
+        "arrivals_blocked",
+        "fresh arrivals dropped because a chosen player was busy",
+    ),
     ("wait_s", "wait of matched tickets, seconds"),
-    ("queue_time_s", "time in queue of every ticket, matched or not, seconds"),
-    ("wait_s_by_skill_decile", "wait of matched tickets by decile of the population's true skill (1 = lowest)"),
-    ("spread_rating", "highest minus lowest player rating in a match, rating points"),
+    (
+        "queue_time_s",
+        "time in queue of every ticket, matched or not, seconds",
+    ),
+    (
+        "wait_s_by_skill_decile",
+        "wait of matched tickets by decile of the population's true skill (1 = lowest)",
+    ),
+    (
+        "spread_rating",
+        "highest minus lowest player rating in a match, rating points",
+    ),
     ("spread_skill", "highest minus lowest true skill in a match"),
-    ("win_prob_gap", "|P(team 0 wins) - 0.5| on true skill: distance from a coin flip"),
-    ("upset_rate", "share of finished matches the side favoured by true skill lost"),
-    ("rematch_rate", "share of matches in which two opponents had met in their previous match"),
-    ("brier_score", "mean squared error of the rating system's win prediction (0.25 = coin flip)"),
-    ("team_rating_gap", "highest minus lowest team mean rating, rating points"),
-    ("top_player_gap_skill", "gap between the teams' best players' true skill"),
-    ("party_count_gap", "difference in the number of parties per team"),
-    ("win_rate_gap_pp", "gap between the teams' mean shown win rates, percentage points (Armored Warfare's table)"),
-    ("rating_skill_rank_corr", "Spearman correlation of rating and true skill at the end (1 = same order)"),
-    ("games_to_within_one_deviation", "games before a player's rating first lay within one deviation of true skill"),
-    ("rating_change_by_game", "mean absolute rating change at each game number: the calibration period"),
-    ("survivors_hist", "players alive on the winning side at the end: the landslide histogram"),
-    ("survivors_10_plus_share", "share of finished matches won with 10 or more survivors"),
-    ("gold_integral", "integral of the gold difference since it last crossed zero, gold-minutes"),
-    ("rating_skill_rank_corr_series", "rank correlation of rating and true skill over time"),
+    (
+        "win_prob_gap",
+        "|P(team 0 wins) - 0.5| on true skill: distance from a coin flip",
+    ),
+    (
+        "upset_rate",
+        "share of finished matches the side favoured by true skill lost",
+    ),
+    (
+        "rematch_rate",
+        "share of matches in which two opponents had met in their previous match",
+    ),
+    (
+        "brier_score",
+        "mean squared error of the rating system's win prediction (0.25 = coin flip)",
+    ),
+    (
+        "team_rating_gap",
+        "highest minus lowest team mean rating, rating points",
+    ),
+    (
+        "top_player_gap_skill",
+        "gap between the teams' best players' true skill",
+    ),
+    (
+        "party_count_gap",
+        "difference in the number of parties per team",
+    ),
+    (
+        "win_rate_gap_pp",
+        "gap between the teams' mean shown win rates, percentage points (Armored Warfare's table)",
+    ),
+    (
+        "rating_skill_rank_corr",
+        "Spearman correlation of rating and true skill at the end (1 = same order)",
+    ),
+    (
+        "games_to_within_one_deviation",
+        "games before a player's rating first lay within one deviation of true skill",
+    ),
+    (
+        "rating_change_by_game",
+        "mean absolute rating change at each game number: the calibration period",
+    ),
+    (
+        "survivors_hist",
+        "players alive on the winning side at the end: the landslide histogram",
+    ),
+    (
+        "survivors_10_plus_share",
+        "share of finished matches won with 10 or more survivors",
+    ),
+    (
+        "gold_integral",
+        "integral of the gold difference since it last crossed zero, gold-minutes",
+    ),
+    (
+        "rating_skill_rank_corr_series",
+        "rank correlation of rating and true skill over time",
+    ),
 ];
 
 /// The meaning of a top-level summary key, or of a dotted path's first part.

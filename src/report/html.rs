@@ -449,7 +449,6 @@ mod tests {
     use super::*;
     use crate::report::{plots, testdata};
 
-
     #[test]
     fn page_holds_every_plot_inline_and_nothing_from_the_network() {
         let r = testdata::team_run();
@@ -511,12 +510,18 @@ mod tests {
             .cloned()
             .collect();
         for k in &keys {
-            assert!(crate::metrics::summary::meaning(k).is_some(), "{k} has no meaning");
+            assert!(
+                crate::metrics::summary::meaning(k).is_some(),
+                "{k} has no meaning"
+            );
         }
         // Every documented key is one a summary can hold (the team run has
         // every optional section).
         for (k, _) in crate::metrics::summary::MEANINGS {
-            assert!(keys.iter().any(|x| x == k), "{k} is documented but never written");
+            assert!(
+                keys.iter().any(|x| x == k),
+                "{k} is documented but never written"
+            );
         }
     }
 

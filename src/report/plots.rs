@@ -949,10 +949,7 @@ mod tests {
     #[test]
     fn team_run_gets_every_plot_and_duel_run_only_its_own() {
         let team = testdata::team_run();
-        let names: Vec<_> = plot_specs(&input(&team))
-            .iter()
-            .map(|p| p.name)
-            .collect();
+        let names: Vec<_> = plot_specs(&input(&team)).iter().map(|p| p.name).collect();
         assert_eq!(
             names,
             [
@@ -968,10 +965,7 @@ mod tests {
             ]
         );
         let duel = testdata::duel_run();
-        let names: Vec<_> = plot_specs(&input(&duel))
-            .iter()
-            .map(|p| p.name)
-            .collect();
+        let names: Vec<_> = plot_specs(&input(&duel)).iter().map(|p| p.name).collect();
         assert_eq!(
             names,
             [
@@ -1019,7 +1013,7 @@ mod tests {
         let (bins, cut) = bin(&Sorted::new(tail));
         // The cut is at the 99.5th percentile (99.5): 99.6 to 99.9 go, and the outlier.
         assert_eq!(cut, 5);
-        assert_eq!(bins.iter().map(|b| b.count).sum::<u64>() + cut as u64, 1001);
+        assert_eq!(bins.iter().map(|b| b.count).sum::<u64>() + cut, 1001);
         assert!(bins.last().unwrap().hi < 200.0);
         let (bins, _) = bin(&Sorted::new(vec![5.0, 5.0]));
         assert_eq!(bins.iter().map(|b| b.count).sum::<u64>(), 2);

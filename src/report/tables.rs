@@ -425,10 +425,11 @@ mod tests {
 
     #[test]
     fn empty_run_still_gives_typed_tables() {
-        for (bytes, spec) in tables(&RunRecords::default())
-            .iter()
-            .zip([TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS])
-        {
+        for (bytes, spec) in tables(&RunRecords::default()).iter().zip([
+            TICKET_COLUMNS,
+            MATCH_COLUMNS,
+            QUEUE_COLUMNS,
+        ]) {
             let df = read_back(bytes);
             assert_eq!(df.height(), 0);
             check_schema(&df, spec);

@@ -35,7 +35,9 @@ pub fn par_map<T: Send>(
 
 /// The summary of one seed; records are dropped as soon as it is made.
 pub fn summary_for(scenario: &Scenario, seed: u64) -> Value {
-    crate::run::run_summary(scenario, seed, &mut |_, _| {}).summary.to_value()
+    crate::run::run_summary(scenario, seed, &mut |_, _| {})
+        .summary
+        .to_value()
 }
 
 /// The seeds a scenario's replications use: common to every setting of a
