@@ -26,8 +26,11 @@
 //! 7. wait: the candidate's mean ticket wait over `wait_scale`, capped at 1.
 
 use super::{Policy, PoolView, Proposal, Schedule, Trigger};
-use crate::pool::WaitingTicket;
-use crate::model::{check, HumanDuration, ParamError, TicketId};
+use crate::model::{check, HumanDuration, ParamError, SimTime, TicketId};
+use crate::pool::{RatingKey, WaitingTicket};
+use rand::seq::SliceRandom;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use crate::teams::balanced_split;
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;
@@ -273,31 +276,40 @@ fn spread(values: impl Iterator<Item = f64>) -> f64 {
     }
 }
 
-pub struct Quality {
+/// A ticket's party facts at `view.now`.
+fn party_facts(params: &QualityParams, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
+    let members: Vec<_> = t.players.iter().map(|p| &view.players[p.index()]).collect();
+    let aggregate = dota::aggregate(&members, &params.party_adjust);
+    let mmrs: Vec<f64> = members
+        .iter()
+        .map(|m| dota::member_mmr(m, members.len()))
+        .collect();
+    let top_adjusted = dota::adjusted_mmrs(&mmrs, &params.party_adjust)
+        .into_iter()
+        .fold(f64::NEG_INFINITY, f64::max);
+    PartyFacts {
+        aggregate,
+        top_adjusted,
+        languages: members.iter().fold(u32::MAX, |m, p| m & p.languages),
+        wait_s: t.age_s(view.now),
+    }
+}
+
+/// The from-scratch search, kept as the reference `Quality` must match
+/// proposal for proposal (and draw for draw): every pass scores every seed
+/// again. Slow (it allocates per candidate and re-checks packings), but
+/// obviously the post's method.
+pub struct QualityOracle {
     params: QualityParams,
 }
 
-impl Quality {
+impl QualityOracle {
     pub fn new(params: QualityParams) -> Self {
-        Quality { params }
+        QualityOracle { params }
     }
 
     fn facts(&self, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
-        let members: Vec<_> = t.players.iter().map(|p| &view.players[p.index()]).collect();
-        let aggregate = dota::aggregate(&members, &self.params.party_adjust);
-        let mmrs: Vec<f64> = members
-            .iter()
-            .map(|m| dota::member_mmr(m, members.len()))
-            .collect();
-        let top_adjusted = dota::adjusted_mmrs(&mmrs, &self.params.party_adjust)
-            .into_iter()
-            .fold(f64::NEG_INFINITY, f64::max);
-        PartyFacts {
-            aggregate,
-            top_adjusted,
-            languages: members.iter().fold(u32::MAX, |m, p| m & p.languages),
-            wait_s: t.age_s(view.now),
-        }
+        party_facts(&self.params, view, t)
     }
 
     /// The facts of a ticket, computed once per pass: a ticket is a
@@ -354,7 +366,7 @@ impl Quality {
         let mut best: Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> = None;
         let mut tried: Vec<Vec<usize>> = Vec::new();
         for order in [&by_rating, &by_language, &by_both] {
-            let Some(mut chosen) = fill(seed.size(), order, &neighbours, format) else {
+            let Some(mut chosen) = oracle_fill(seed.size(), order, &neighbours, format) else {
                 continue;
             };
             chosen.sort_unstable();
@@ -414,7 +426,7 @@ impl Quality {
 
 /// Fills the room left by a seed of `seed_size` from `neighbours` in `order`,
 /// keeping the set splittable; indices into `neighbours`, or `None`.
-fn fill(
+fn oracle_fill(
     seed_size: usize,
     order: &[usize],
     neighbours: &[(f64, &WaitingTicket, PartyFacts)],
@@ -436,7 +448,7 @@ fn fill(
     (room == 0).then_some(chosen)
 }
 
-impl Policy for Quality {
+impl Policy for QualityOracle {
     fn schedule(&self) -> Schedule {
         // The threshold falls with time, so a pool that held no match may
         // hold one a tick later: a timer, not joins, drives this policy.
@@ -473,6 +485,711 @@ impl Policy for Quality {
                     teams: Some(teams),
                     rating_weight: 1.0,
                 });
+            }
+        }
+    }
+}
+
+/// Facts of a waiting ticket that stay fixed while it waits (its wait aside).
+struct Entry {
+    id: TicketId,
+    rating: f64,
+    enqueued: SimTime,
+    size: usize,
+    /// With `wait_s` 0: the wait is added per pass.
+    facts: PartyFacts,
+    /// Index in `Quality::by_rating`.
+    pos: usize,
+    taken: bool,
+    cache: Option<SeedCache>,
+}
+
+/// What a seed's search found, valid until a ticket joins, leaves or is
+/// taken within `[lo, hi]` (the rating span of its neighbourhood, widened
+/// past rounding): outside it no change can enter or leave the neighbourhood.
+struct SeedCache {
+    lo: f64,
+    hi: f64,
+    fills: Vec<FillMemo>,
+}
+
+/// One distinct fill of a seed, with the splits found for it so far.
+struct FillMemo {
+    /// Seed first, then the chosen neighbours in nearest-first order: the
+    /// order the oracle lists them in.
+    ids: Vec<TicketId>,
+    slots: Vec<u32>,
+    /// Whether the parties can fill the teams at all; when not, the
+    /// balanced split returns before drawing its team priority.
+    feasible: bool,
+    /// Per split kind (0: balanced on MMR, 1: party counts first), the
+    /// result for each team priority drawn so far. The priority is the only
+    /// random input of the split, so a fill's splits are computed once per
+    /// priority and reused while the fill stays the same.
+    splits: [Vec<SplitMemo>; 2],
+}
+
+struct SplitMemo {
+    priority: Vec<usize>,
+    /// Team of each party, or `None` when the greedy fill got stuck.
+    team_of: Option<Vec<usize>>,
+    /// The criteria but the wait (which moves with time; set per pass).
+    criteria: Criteria,
+}
+
+/// `can_fill` answers keyed by the size counts and the team rooms: the same
+/// few questions come up in every fill and split.
+#[derive(Default)]
+struct FillTable {
+    known: HashMap<Box<[u8]>, bool, BuildHasherDefault<FxHasher>>,
+    key: Vec<u8>,
+    sizes: Vec<usize>,
+}
+
+impl FillTable {
+    /// `can_fill` of the multiset with `counts[s]` parties of size `s`.
+    fn can_fill(&mut self, counts: &[usize], caps: &[usize]) -> bool {
+        if counts.iter().chain(caps).any(|&c| c > u8::MAX as usize) {
+            return crate::teams::can_fill(&expand(counts, &mut self.sizes), caps);
+        }
+        self.key.clear();
+        self.key.extend(counts.iter().map(|&c| c as u8));
+        self.key.push(u8::MAX);
+        self.key.extend(caps.iter().map(|&c| c as u8));
+        if let Some(&ok) = self.known.get(&self.key[..]) {
+            return ok;
+        }
+        let ok = crate::teams::can_fill(expand(counts, &mut self.sizes), caps);
+        self.known.insert(self.key.clone().into_boxed_slice(), ok);
+        ok
+    }
+}
+
+fn expand<'a>(counts: &[usize], sizes: &'a mut Vec<usize>) -> &'a [usize] {
+    sizes.clear();
+    for (s, &c) in counts.iter().enumerate() {
+        sizes.extend(std::iter::repeat_n(s, c));
+    }
+    sizes
+}
+
+/// A small multiplicative hash for the short byte keys of `FillTable`.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+}
+
+/// The quality policy. It proposes exactly what [`QualityOracle`] proposes,
+/// with the same draws from `rng`, but keeps what does not change between
+/// passes: each ticket's party facts (computed once when it joins), each
+/// seed's fills while its neighbourhood is unchanged, and each fill's
+/// splits per drawn team priority. A pass then costs, for most seeds, the
+/// priority draws and the wait arithmetic of a handful of candidates.
+pub struct Quality {
+    params: QualityParams,
+    entries: Vec<Option<Entry>>,
+    free: Vec<u32>,
+    /// Slots in the pool's oldest-first (ticket id) order.
+    order: Vec<u32>,
+    /// Slots by (rating, id), the pool's nearest-neighbour order.
+    by_rating: Vec<u32>,
+    /// Ratings of tickets that joined, left or were taken since the last
+    /// pass, sorted at the start of a pass.
+    changes: Vec<f64>,
+    /// Ratings taken this pass, sorted.
+    taken_now: Vec<f64>,
+    taken_slots: Vec<u32>,
+    table: FillTable,
+    scratch: Scratch,
+}
+
+#[derive(Default)]
+struct Scratch {
+    order: Vec<u32>,
+    added: Vec<u32>,
+    removed: Vec<u32>,
+    /// (distance, slot) of the seed's neighbours, nearest first.
+    nb: Vec<(f64, u32)>,
+    orders: [Vec<usize>; 3],
+    keys: Vec<f64>,
+    chosen: Vec<usize>,
+    counts: Vec<usize>,
+    priority: Vec<usize>,
+    caps: Vec<usize>,
+}
+
+impl Quality {
+    pub fn new(params: QualityParams) -> Self {
+        Quality {
+            params,
+            entries: Vec::new(),
+            free: Vec::new(),
+            order: Vec::new(),
+            by_rating: Vec::new(),
+            changes: Vec::new(),
+            taken_now: Vec::new(),
+            taken_slots: Vec::new(),
+            table: FillTable::default(),
+            scratch: Scratch::default(),
+        }
+    }
+
+    fn entry(&self, slot: u32) -> &Entry {
+        self.entries[slot as usize].as_ref().expect("live slot")
+    }
+
+    /// Brings the mirror of the pool up to date: new tickets get their
+    /// facts, departed ones go, and both leave their rating in `changes`.
+    fn sync(&mut self, view: &PoolView<'_>) {
+        let mut order = std::mem::take(&mut self.scratch.order);
+        let mut added = std::mem::take(&mut self.scratch.added);
+        let mut removed = std::mem::take(&mut self.scratch.removed);
+        order.clear();
+        added.clear();
+        removed.clear();
+        let mut i = 0;
+        for t in view.pool.oldest_first() {
+            while i < self.order.len() && self.entry(self.order[i]).id < t.id {
+                removed.push(self.order[i]);
+                i += 1;
+            }
+            if i < self.order.len() && self.entry(self.order[i]).id == t.id {
+                order.push(self.order[i]);
+                i += 1;
+                continue;
+            }
+            let entry = Entry {
+                id: t.id,
+                rating: t.rating,
+                enqueued: t.enqueued,
+                size: t.size(),
+                facts: PartyFacts {
+                    wait_s: 0.0,
+                    ..party_facts(&self.params, view, t)
+                },
+                pos: 0,
+                taken: false,
+                cache: None,
+            };
+            let slot = match self.free.pop() {
+                Some(s) => {
+                    self.entries[s as usize] = Some(entry);
+                    s
+                }
+                None => {
+                    self.entries.push(Some(entry));
+                    (self.entries.len() - 1) as u32
+                }
+            };
+            self.changes.push(t.rating);
+            order.push(slot);
+            added.push(slot);
+        }
+        removed.extend_from_slice(&self.order[i..]);
+        for &slot in &removed {
+            let e = self.entries[slot as usize].take().expect("live slot");
+            self.changes.push(e.rating);
+        }
+        if !added.is_empty() || !removed.is_empty() {
+            let entries = &self.entries;
+            self.by_rating.retain(|&s| entries[s as usize].is_some());
+            self.by_rating.extend_from_slice(&added);
+            let key = |s: u32| {
+                let e = entries[s as usize].as_ref().expect("live slot");
+                (RatingKey(e.rating), e.id)
+            };
+            self.by_rating.sort_by_key(|&s| key(s));
+            for (pos, &s) in self.by_rating.iter().enumerate() {
+                self.entries[s as usize].as_mut().expect("live slot").pos = pos;
+            }
+        }
+        // Freed only now, so no slot is reused while `by_rating` still holds it.
+        self.free.extend_from_slice(&removed);
+        std::mem::swap(&mut self.order, &mut order);
+        self.scratch.order = order;
+        self.scratch.added = added;
+        self.scratch.removed = removed;
+    }
+
+    /// Whether a change since the seed's search may have altered its
+    /// neighbourhood.
+    fn dirty(&self, cache: &SeedCache) -> bool {
+        let hit = |sorted: &[f64]| {
+            let i = sorted.partition_point(|&r| r < cache.lo);
+            i < sorted.len() && sorted[i] <= cache.hi
+        };
+        hit(&self.changes) || hit(&self.taken_now)
+    }
+
+    /// The seed's neighbours, as `Pool::nearest` walks them (ties to the
+    /// lower rating, then the older ticket), skipping taken and oversized
+    /// tickets; returns the rating span that bounds them.
+    fn walk(&mut self, seed: u32, format: super::MatchFormat) -> (f64, f64) {
+        let (r, id) = {
+            let e = self.entry(seed);
+            (e.rating, e.id)
+        };
+        let k = self.params.neighbours as usize;
+        let entries = &self.entries;
+        let at = |i: usize| entries[self.by_rating[i] as usize].as_ref().expect("live slot");
+        let q = self
+            .by_rating
+            .partition_point(|&s| RatingKey(entries[s as usize].as_ref().expect("live slot").rating) < RatingKey(r));
+        let nb = &mut self.scratch.nb;
+        nb.clear();
+        let (mut below, mut above) = (q, q);
+        while nb.len() < k {
+            let take_below = match (below > 0, above < self.by_rating.len()) {
+                (false, false) => break,
+                (true, false) => true,
+                (false, true) => false,
+                (true, true) => (r - at(below - 1).rating) <= (at(above).rating - r),
+            };
+            let i = if take_below {
+                below -= 1;
+                below
+            } else {
+                above += 1;
+                above - 1
+            };
+            let t = at(i);
+            if t.id == id || t.taken || t.size > format.team_size {
+                continue;
+            }
+            nb.push(((t.rating - r).abs(), self.by_rating[i]));
+        }
+        if nb.len() < k {
+            return (f64::NEG_INFINITY, f64::INFINITY);
+        }
+        let d = nb.last().map_or(0.0, |n| n.0);
+        let margin = 1e-6 * (1.0 + r.abs() + d);
+        (r - d - margin, r + d + margin)
+    }
+
+    /// The seed's fills, as the oracle builds them, reusing the splits of
+    /// fills it had before.
+    fn search(&mut self, seed: u32, format: super::MatchFormat) -> SeedCache {
+        let (lo, hi) = self.walk(seed, format);
+        let old = self.entries[seed as usize]
+            .as_mut()
+            .expect("live slot")
+            .cache
+            .take();
+        let mut old_fills = old.map(|c| c.fills).unwrap_or_default();
+        let p = &self.params;
+        let s = &mut self.scratch;
+        let entries = &self.entries;
+        let get = |slot: u32| entries[slot as usize].as_ref().expect("live slot");
+        let seed_e = get(seed);
+        let n = s.nb.len();
+        for o in &mut s.orders {
+            o.clear();
+            o.extend(0..n);
+        }
+        let seed_lang = seed_e.facts.languages;
+        let nb = &s.nb;
+        s.orders[1].sort_by_key(|&i| get(nb[i].1).facts.languages & seed_lang == 0);
+        s.keys.clear();
+        s.keys.extend(nb.iter().map(|&(d, slot)| {
+            d / p.skill_range
+                + (get(slot).facts.aggregate.experience - seed_e.facts.aggregate.experience).abs()
+                    / p.experience_range
+        }));
+        let keys = &s.keys;
+        s.orders[2].sort_unstable_by(|&a, &b| keys[a].total_cmp(&keys[b]).then(a.cmp(&b)));
+
+        s.caps.clear();
+        s.caps.resize(format.teams, format.team_size);
+        let mut fills: Vec<FillMemo> = Vec::new();
+        for which in 0..3 {
+            // Fill: greedy along the order, keeping the set splittable.
+            let counts = &mut s.counts;
+            counts.clear();
+            counts.resize(format.team_size + 1, 0);
+            counts[seed_e.size] += 1;
+            let mut room = format.players() - seed_e.size;
+            s.chosen.clear();
+            for &i in &s.orders[which] {
+                if room == 0 {
+                    break;
+                }
+                let size = get(nb[i].1).size;
+                if size > room {
+                    continue;
+                }
+                counts[size] += 1;
+                let ok = size == 1 || {
+                    counts[1] += room - size;
+                    let ok = self
+                        .table
+                        .can_fill(counts, &s.caps);
+                    counts[1] -= room - size;
+                    ok
+                };
+                if ok {
+                    s.chosen.push(i);
+                    room -= size;
+                } else {
+                    counts[size] -= 1;
+                }
+            }
+            if room != 0 {
+                continue;
+            }
+            s.chosen.sort_unstable();
+            let ids: Vec<TicketId> = std::iter::once(seed_e.id)
+                .chain(s.chosen.iter().map(|&i| get(nb[i].1).id))
+                .collect();
+            if fills.iter().any(|f| f.ids == ids) {
+                continue;
+            }
+            if let Some(k) = old_fills.iter().position(|f| f.ids == ids) {
+                fills.push(old_fills.swap_remove(k));
+                continue;
+            }
+            let slots: Vec<u32> = std::iter::once(seed)
+                .chain(s.chosen.iter().map(|&i| nb[i].1))
+                .collect();
+            let feasible = self
+                .table
+                .can_fill(counts, &s.caps);
+            fills.push(FillMemo {
+                ids,
+                slots,
+                feasible,
+                splits: [Vec::new(), Vec::new()],
+            });
+        }
+        SeedCache { lo, hi, fills }
+    }
+
+    /// The split of kind `kind` for the priority drawn now, computing it on
+    /// first sight; returns its index in the fill's memo.
+    fn split_for(
+        &mut self,
+        seed: u32,
+        fill: usize,
+        kind: usize,
+        format: super::MatchFormat,
+        rng: &mut Pcg64,
+    ) -> usize {
+        let priority = &mut self.scratch.priority;
+        priority.clear();
+        priority.extend(0..format.teams);
+        priority.shuffle(rng);
+        let cache = self.entries[seed as usize]
+            .as_ref()
+            .expect("live slot")
+            .cache
+            .as_ref()
+            .expect("searched seed");
+        let memo = &cache.fills[fill];
+        if let Some(k) = memo.splits[kind].iter().position(|m| m.priority == *priority) {
+            return k;
+        }
+        let facts: Vec<PartyFacts> = memo
+            .slots
+            .iter()
+            .map(|&s| self.entry(s).facts.clone())
+            .collect();
+        let sizes: Vec<usize> = facts.iter().map(|f| f.aggregate.size).collect();
+        let strengths: Vec<f64> = facts
+            .iter()
+            .map(|f| {
+                let s = f.aggregate.adjusted_skill * f.aggregate.size as f64;
+                if kind == 0 {
+                    s
+                } else {
+                    s + 1e6
+                }
+            })
+            .collect();
+        let priority = self.scratch.priority.clone();
+        let team_of = split_with_priority(
+            &mut self.table,
+            &sizes,
+            &strengths,
+            format.teams,
+            format.team_size,
+            32,
+            &priority,
+        );
+        let criteria = match &team_of {
+            Some(team_of) => criteria(
+                &self.params,
+                &facts,
+                &teams_of(team_of, format.teams),
+                format.team_size,
+            ),
+            None => Criteria {
+                balance: 0.0,
+                skill: 0.0,
+                experience: 0.0,
+                top_player: 0.0,
+                parties: 0.0,
+                team_language: 0.0,
+                match_language: 0.0,
+                wait: 0.0,
+            },
+        };
+        let memo = &mut self.entries[seed as usize]
+            .as_mut()
+            .expect("live slot")
+            .cache
+            .as_mut()
+            .expect("searched seed")
+            .fills[fill];
+        memo.splits[kind].push(SplitMemo {
+            priority,
+            team_of,
+            criteria,
+        });
+        memo.splits[kind].len() - 1
+    }
+
+    /// Scores the seed's cached candidates at `now`, drawing the team
+    /// priorities as the oracle does; the best as (score, fill, kind, memo).
+    fn best(
+        &mut self,
+        seed: u32,
+        view: &PoolView<'_>,
+        rng: &mut Pcg64,
+    ) -> Option<(f64, usize, usize, usize)> {
+        let format = view.format;
+        let n_fills = self.entry(seed).cache.as_ref().map_or(0, |c| c.fills.len());
+        let mut best: Option<(f64, usize, usize, usize)> = None;
+        for f in 0..n_fills {
+            let (wait, feasible) = {
+                let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
+                let mean_wait = memo
+                    .slots
+                    .iter()
+                    .map(|&s| self.entry(s).enqueued)
+                    .map(|at| view.now.since(at).as_secs_f64())
+                    .sum::<f64>()
+                    / memo.slots.len().max(1) as f64;
+                (
+                    (mean_wait / self.params.wait_scale.secs()).clamp(0.0, 1.0),
+                    memo.feasible,
+                )
+            };
+            if !feasible {
+                continue;
+            }
+            let a = self.split_for(seed, f, 0, format, rng);
+            let b = self.split_for(seed, f, 1, format, rng);
+            let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
+            let (ma, mb) = (&memo.splits[0][a], &memo.splits[1][b]);
+            let mut consider = |m: &SplitMemo, kind: usize, k: usize| {
+                let score = Criteria { wait, ..m.criteria }.score(&self.params.weights);
+                if best.is_none_or(|b| score > b.0) {
+                    best = Some((score, f, kind, k));
+                }
+            };
+            if ma.team_of.is_some() {
+                consider(ma, 0, a);
+            }
+            if mb.team_of.is_some() && (ma.team_of.is_none() || mb.team_of != ma.team_of) {
+                consider(mb, 1, b);
+            }
+        }
+        best
+    }
+}
+
+/// Party indices per team, ascending, from each party's team.
+fn teams_of(team_of: &[usize], teams: usize) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); teams];
+    for (p, &t) in team_of.iter().enumerate() {
+        out[t].push(p);
+    }
+    out
+}
+
+/// `teams::balanced_split` with its team priority given instead of drawn
+/// (the caller draws it from the same rng in the same way), and its
+/// feasibility checks answered from `table`. The caller has checked that the
+/// parties fill the teams. Returns each party's team.
+fn split_with_priority(
+    table: &mut FillTable,
+    sizes: &[usize],
+    strengths: &[f64],
+    teams: usize,
+    team_size: usize,
+    max_swaps: u32,
+    priority: &[usize],
+) -> Option<Vec<usize>> {
+    let mut order: Vec<usize> = (0..sizes.len()).collect();
+    order.sort_by(|&a, &b| {
+        sizes[b]
+            .cmp(&sizes[a])
+            .then(strengths[b].total_cmp(&strengths[a]))
+            .then(a.cmp(&b))
+    });
+    let mut team_of = vec![usize::MAX; sizes.len()];
+    let mut sums = vec![0.0f64; teams];
+    let mut remaining = vec![0usize; team_size + 1];
+    for &s in sizes {
+        remaining[s] += 1;
+    }
+    let mut caps = vec![team_size; teams];
+    for &p in &order {
+        let size = sizes[p];
+        let mut pick: Option<usize> = None;
+        for t in 0..teams {
+            if caps[t] < size || remaining[size] == 0 {
+                continue;
+            }
+            remaining[size] -= 1;
+            caps[t] -= size;
+            let ok = table.can_fill(&remaining, &caps);
+            remaining[size] += 1;
+            caps[t] += size;
+            if !ok {
+                continue;
+            }
+            let lower = pick.is_none_or(|b| {
+                sums[t]
+                    .total_cmp(&sums[b])
+                    .then(priority[t].cmp(&priority[b]))
+                    .is_lt()
+            });
+            if lower {
+                pick = Some(t);
+            }
+        }
+        let team = pick?;
+        remaining[size] -= 1;
+        caps[team] -= size;
+        team_of[p] = team;
+        sums[team] += strengths[p];
+    }
+    for _ in 0..max_swaps {
+        let current = split_spread(&sums);
+        let mut best: Option<((f64, f64), usize, usize)> = None;
+        for p in 0..sizes.len() {
+            for q in (p + 1)..sizes.len() {
+                let (tp, tq) = (team_of[p], team_of[q]);
+                if tp == tq || sizes[p] != sizes[q] || strengths[p] == strengths[q] {
+                    continue;
+                }
+                let delta = strengths[q] - strengths[p];
+                sums[tp] += delta;
+                sums[tq] -= delta;
+                let score = split_spread(&sums);
+                sums[tp] -= delta;
+                sums[tq] += delta;
+                if split_better(score, best.map_or(current, |b| b.0)) {
+                    best = Some((score, p, q));
+                }
+            }
+        }
+        let Some((_, p, q)) = best else { break };
+        let (tp, tq) = (team_of[p], team_of[q]);
+        let delta = strengths[q] - strengths[p];
+        sums[tp] += delta;
+        sums[tq] -= delta;
+        team_of.swap(p, q);
+    }
+    Some(team_of)
+}
+
+/// `teams::balanced`'s measure of a split, copied so the two agree bit for bit.
+fn split_spread(sums: &[f64]) -> (f64, f64) {
+    let hi = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lo = sums.iter().copied().fold(f64::INFINITY, f64::min);
+    let mean = sums.iter().sum::<f64>() / sums.len() as f64;
+    (hi - lo, sums.iter().map(|s| (s - mean).powi(2)).sum())
+}
+
+fn split_better(a: (f64, f64), b: (f64, f64)) -> bool {
+    const EPS: f64 = 1e-9;
+    let scale = 1.0 + b.0.abs();
+    if a.0 < b.0 - EPS * scale {
+        return true;
+    }
+    a.0 <= b.0 + EPS * scale && a.1 < b.1 - EPS * (1.0 + b.1.abs())
+}
+
+impl Policy for Quality {
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            on_join: false,
+            tick: Some(self.params.tick.0),
+        }
+    }
+
+    fn propose(
+        &mut self,
+        view: &PoolView<'_>,
+        _trigger: Trigger,
+        rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        if view.pool.players() < view.format.players() {
+            return;
+        }
+        let format = view.format;
+        self.sync(view);
+        self.changes.sort_by(f64::total_cmp);
+        self.taken_now.clear();
+        self.taken_slots.clear();
+        let order = std::mem::take(&mut self.order);
+        for &seed in &order {
+            let e = self.entry(seed);
+            if e.taken || e.size > format.team_size {
+                continue;
+            }
+            if e.cache.as_ref().is_none_or(|c| self.dirty(c)) {
+                let cache = self.search(seed, format);
+                self.entries[seed as usize].as_mut().expect("live slot").cache = Some(cache);
+            }
+            let Some((score, f, kind, k)) = self.best(seed, view, rng) else {
+                continue;
+            };
+            let e = self.entry(seed);
+            if score < self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64()) {
+                continue;
+            }
+            let memo = &e.cache.as_ref().expect("searched seed").fills[f];
+            let team_of = memo.splits[kind][k].team_of.as_ref().expect("a split");
+            let mut teams = vec![Vec::new(); format.teams];
+            for (p, &t) in team_of.iter().enumerate() {
+                teams[t].push(memo.ids[p]);
+            }
+            let tickets = memo.ids.clone();
+            let slots = memo.slots.clone();
+            for s in slots {
+                let e = self.entries[s as usize].as_mut().expect("live slot");
+                e.taken = true;
+                let r = e.rating;
+                let at = self.taken_now.partition_point(|&x| x < r);
+                self.taken_now.insert(at, r);
+                self.taken_slots.push(s);
+            }
+            out.push(Proposal {
+                tickets,
+                teams: Some(teams),
+                rating_weight: 1.0,
+            });
+        }
+        self.order = order;
+        // A taken ticket normally leaves before the next pass; if the engine
+        // refused the match it stays, and the seeds near it search again.
+        self.changes.clear();
+        self.changes.extend_from_slice(&self.taken_now);
+        for &s in &self.taken_slots {
+            if let Some(e) = self.entries[s as usize].as_mut() {
+                e.taken = false;
             }
         }
     }
