@@ -522,6 +522,11 @@ struct FillMemo {
     /// Whether the parties can fill the teams at all; when not, the
     /// balanced split returns before drawing its team priority.
     feasible: bool,
+    /// The criteria that do not depend on the split, with those that do at
+    /// their best (1) and the wait at 0: scores are monotone in every
+    /// criterion, so with the wait of the pass this bounds every split's
+    /// score, and a fill whose bound misses the threshold needs no split.
+    bound: Criteria,
     /// Per split kind (0: balanced on MMR, 1: party counts first), the
     /// result for each team priority drawn so far. The priority is the only
     /// random input of the split, so a fill's splits are computed once per
@@ -624,6 +629,7 @@ struct Scratch {
     chosen: Vec<usize>,
     counts: Vec<usize>,
     priority: Vec<usize>,
+    priority_b: Vec<usize>,
     caps: Vec<usize>,
 }
 
@@ -859,33 +865,38 @@ impl Quality {
             let slots: Vec<u32> = std::iter::once(seed)
                 .chain(s.chosen.iter().map(|&i| nb[i].1))
                 .collect();
-            let feasible = self
-                .table
-                .can_fill(counts, &s.caps);
+            let feasible = self.table.can_fill(counts, &s.caps);
+            let facts: Vec<PartyFacts> = slots.iter().map(|&s| get(s).facts.clone()).collect();
+            let lump = teams_of(&vec![0; facts.len()], format.teams);
+            let bound = Criteria {
+                balance: 1.0,
+                top_player: 1.0,
+                parties: 1.0,
+                team_language: 1.0,
+                wait: 0.0,
+                ..criteria(p, &facts, &lump, format.team_size)
+            };
             fills.push(FillMemo {
                 ids,
                 slots,
                 feasible,
+                bound,
                 splits: [Vec::new(), Vec::new()],
             });
         }
         SeedCache { lo, hi, fills }
     }
 
-    /// The split of kind `kind` for the priority drawn now, computing it on
-    /// first sight; returns its index in the fill's memo.
+    /// The split of kind `kind` for team priority `priority`, computing it
+    /// on first sight; returns its index in the fill's memo.
     fn split_for(
         &mut self,
         seed: u32,
         fill: usize,
         kind: usize,
         format: super::MatchFormat,
-        rng: &mut Pcg64,
+        priority: &[usize],
     ) -> usize {
-        let priority = &mut self.scratch.priority;
-        priority.clear();
-        priority.extend(0..format.teams);
-        priority.shuffle(rng);
         let cache = self.entries[seed as usize]
             .as_ref()
             .expect("live slot")
@@ -893,7 +904,7 @@ impl Quality {
             .as_ref()
             .expect("searched seed");
         let memo = &cache.fills[fill];
-        if let Some(k) = memo.splits[kind].iter().position(|m| m.priority == *priority) {
+        if let Some(k) = memo.splits[kind].iter().position(|m| m.priority == priority) {
             return k;
         }
         let facts: Vec<PartyFacts> = memo
@@ -913,7 +924,6 @@ impl Quality {
                 }
             })
             .collect();
-        let priority = self.scratch.priority.clone();
         let team_of = split_with_priority(
             &mut self.table,
             &sizes,
@@ -921,7 +931,7 @@ impl Quality {
             format.teams,
             format.team_size,
             32,
-            &priority,
+            priority,
         );
         let criteria = match &team_of {
             Some(team_of) => criteria(
@@ -930,16 +940,8 @@ impl Quality {
                 &teams_of(team_of, format.teams),
                 format.team_size,
             ),
-            None => Criteria {
-                balance: 0.0,
-                skill: 0.0,
-                experience: 0.0,
-                top_player: 0.0,
-                parties: 0.0,
-                team_language: 0.0,
-                match_language: 0.0,
-                wait: 0.0,
-            },
+            // Never scored.
+            None => memo.bound,
         };
         let memo = &mut self.entries[seed as usize]
             .as_mut()
@@ -949,44 +951,59 @@ impl Quality {
             .expect("searched seed")
             .fills[fill];
         memo.splits[kind].push(SplitMemo {
-            priority,
+            priority: priority.to_vec(),
             team_of,
             criteria,
         });
         memo.splits[kind].len() - 1
     }
 
-    /// Scores the seed's cached candidates at `now`, drawing the team
-    /// priorities as the oracle does; the best as (score, fill, kind, memo).
+    /// The wait criterion of a fill, with the oracle's arithmetic.
+    fn wait(&self, memo: &FillMemo, now: SimTime) -> f64 {
+        let mean_wait = memo
+            .slots
+            .iter()
+            .map(|&s| now.since(self.entry(s).enqueued).as_secs_f64())
+            .sum::<f64>()
+            / memo.slots.len().max(1) as f64;
+        (mean_wait / self.params.wait_scale.secs()).clamp(0.0, 1.0)
+    }
+
+    /// The seed's best candidate at `now` as (score, fill, kind, memo),
+    /// making the oracle's draws from `rng`. Candidates that cannot reach
+    /// `threshold`, or cannot beat the best so far, are not split: the
+    /// oracle keeps the first best, so neither can be what it proposes.
+    /// `None`, or a best under the threshold, means no proposal.
     fn best(
         &mut self,
         seed: u32,
         view: &PoolView<'_>,
+        threshold: f64,
         rng: &mut Pcg64,
     ) -> Option<(f64, usize, usize, usize)> {
         let format = view.format;
         let n_fills = self.entry(seed).cache.as_ref().map_or(0, |c| c.fills.len());
+        let mut pa = std::mem::take(&mut self.scratch.priority);
+        let mut pb = std::mem::take(&mut self.scratch.priority_b);
         let mut best: Option<(f64, usize, usize, usize)> = None;
         for f in 0..n_fills {
-            let (wait, feasible) = {
-                let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
-                let mean_wait = memo
-                    .slots
-                    .iter()
-                    .map(|&s| self.entry(s).enqueued)
-                    .map(|at| view.now.since(at).as_secs_f64())
-                    .sum::<f64>()
-                    / memo.slots.len().max(1) as f64;
-                (
-                    (mean_wait / self.params.wait_scale.secs()).clamp(0.0, 1.0),
-                    memo.feasible,
-                )
-            };
-            if !feasible {
+            let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
+            if !memo.feasible {
                 continue;
             }
-            let a = self.split_for(seed, f, 0, format, rng);
-            let b = self.split_for(seed, f, 1, format, rng);
+            // The oracle's two balanced splits each draw a team priority.
+            for p in [&mut pa, &mut pb] {
+                p.clear();
+                p.extend(0..format.teams);
+                p.shuffle(rng);
+            }
+            let wait = self.wait(memo, view.now);
+            let bound = Criteria { wait, ..memo.bound }.score(&self.params.weights);
+            if bound < threshold || best.is_some_and(|b| bound <= b.0) {
+                continue;
+            }
+            let a = self.split_for(seed, f, 0, format, &pa);
+            let b = self.split_for(seed, f, 1, format, &pb);
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
             let (ma, mb) = (&memo.splits[0][a], &memo.splits[1][b]);
             let mut consider = |m: &SplitMemo, kind: usize, k: usize| {
@@ -1002,6 +1019,8 @@ impl Quality {
                 consider(mb, 1, b);
             }
         }
+        self.scratch.priority = pa;
+        self.scratch.priority_b = pb;
         best
     }
 }
@@ -1153,13 +1172,15 @@ impl Policy for Quality {
                 let cache = self.search(seed, format);
                 self.entries[seed as usize].as_mut().expect("live slot").cache = Some(cache);
             }
-            let Some((score, f, kind, k)) = self.best(seed, view, rng) else {
+            let e = self.entry(seed);
+            let threshold = self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64());
+            let Some((score, f, kind, k)) = self.best(seed, view, threshold, rng) else {
                 continue;
             };
-            let e = self.entry(seed);
-            if score < self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64()) {
+            if score < threshold {
                 continue;
             }
+            let e = self.entry(seed);
             let memo = &e.cache.as_ref().expect("searched seed").fills[f];
             let team_of = memo.splits[kind][k].team_of.as_ref().expect("a split");
             let mut teams = vec![Vec::new(); format.teams];
@@ -1198,6 +1219,160 @@ impl Policy for Quality {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::{Player, PlayerId, Rating};
+    use crate::policy::MatchFormat;
+    use crate::pool::Pool;
+    use rand::{Rng, RngCore, SeedableRng};
+
+    /// Random pools over many passes, with joins, abandons, formed matches
+    /// and refused proposals between passes: `Quality` must propose what
+    /// `QualityOracle` proposes and leave the rng where it leaves it.
+    fn agree_over_passes(seed: u64, format: MatchFormat, params: &QualityParams, passes: usize) {
+        let mut g = Pcg64::seed_from_u64(seed);
+        let mut players: Vec<Player> = Vec::new();
+        let mut pool = Pool::default();
+        let mut fast = Quality::new(params.clone());
+        let mut slow = QualityOracle::new(params.clone());
+        let mut rng_fast = Pcg64::seed_from_u64(seed.wrapping_mul(31) + 7);
+        let mut rng_slow = rng_fast.clone();
+        let mut next_ticket = 0u32;
+        let mut now_ms = 600_000u64;
+        // Some runs put ratings on a coarse grid, so distances tie.
+        let grid = g.random_bool(0.5);
+        let spread = [50.0, 400.0, 1500.0][g.random_range(0..3)];
+        let arrivals = g.random_range(1..12);
+        let mut proposals = 0;
+        for pass in 0..passes {
+            for _ in 0..g.random_range(0..=arrivals) {
+                let size = if g.random_bool(0.05) {
+                    format.team_size + 1
+                } else if g.random_bool(0.6) {
+                    1
+                } else {
+                    g.random_range(1..=format.team_size)
+                };
+                let base: f64 = 2500.0 + g.random_range(-spread..spread);
+                let mut party = crate::model::Party::new();
+                let mut sum = 0.0;
+                for _ in 0..size {
+                    let mut r = base + g.random_range(-100.0..100.0);
+                    if grid {
+                        r = (r / 100.0).round() * 100.0;
+                    }
+                    let id = PlayerId(players.len() as u32);
+                    let mut pl = Player::new(id, r, Rating::new(r, 100.0, 0.06));
+                    pl.party_rating = Rating::new(r + g.random_range(-50.0..50.0), 100.0, 0.06);
+                    pl.languages = g.random_range(1..16);
+                    pl.games = g.random_range(0..3000);
+                    sum += r;
+                    players.push(pl);
+                    party.push(id);
+                }
+                let waited = g.random_range(0..400_000u64).min(now_ms);
+                pool.insert(WaitingTicket {
+                    id: TicketId(next_ticket),
+                    players: party,
+                    rating: sum / size as f64,
+                    enqueued: SimTime::from_ms(now_ms - waited),
+                });
+                next_ticket += 1;
+            }
+            let ids: Vec<TicketId> = pool.oldest_first().map(|t| t.id).collect();
+            for id in ids {
+                if g.random_bool(0.03) {
+                    pool.remove(id);
+                }
+            }
+            now_ms += g.random_range(500..5000);
+            let view = PoolView {
+                now: SimTime::from_ms(now_ms),
+                pool: &pool,
+                players: &players,
+                format,
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            fast.propose(&view, Trigger::Tick, &mut rng_fast, &mut a);
+            slow.propose(&view, Trigger::Tick, &mut rng_slow, &mut b);
+            assert_eq!(a, b, "seed {seed}, pass {pass}");
+            assert_eq!(
+                rng_fast.clone().next_u64(),
+                rng_slow.clone().next_u64(),
+                "seed {seed}, pass {pass}: draws differ"
+            );
+            proposals += a.len();
+            for prop in &a {
+                // Now and then the engine refuses a match and its tickets stay.
+                if g.random_bool(0.9) {
+                    for t in &prop.tickets {
+                        pool.remove(*t);
+                    }
+                }
+            }
+        }
+        assert!(proposals > 0 || passes < 10, "seed {seed}: nothing proposed, nothing compared");
+    }
+
+    #[test]
+    fn incremental_search_proposes_what_the_oracle_proposes() {
+        for seed in 0..60 {
+            let mut g = Pcg64::seed_from_u64(1000 + seed);
+            let format = [
+                MatchFormat { teams: 2, team_size: 5 },
+                MatchFormat { teams: 2, team_size: 2 },
+                MatchFormat { teams: 3, team_size: 3 },
+            ][seed as usize % 3];
+            let params = QualityParams {
+                neighbours: [4, 12, 40][g.random_range(0..3)],
+                threshold: g.random_range(0.6..0.95),
+                threshold_floor: 0.5,
+                threshold_fall_per_s: g.random_range(0.0005..0.005),
+                ..QualityParams::default()
+            };
+            agree_over_passes(seed, format, &params, 80);
+        }
+    }
+
+    #[test]
+    fn split_with_a_given_priority_is_the_balanced_split() {
+        let mut g = Pcg64::seed_from_u64(3);
+        let mut table = FillTable::default();
+        let mut compared = 0;
+        for _ in 0..3000 {
+            let teams = g.random_range(2..4);
+            let team_size = g.random_range(1..6);
+            let mut sizes = Vec::new();
+            let mut room = teams * team_size;
+            while room > 0 {
+                let s = g.random_range(1..=team_size.min(room));
+                sizes.push(s);
+                room -= s;
+            }
+            let strengths: Vec<f64> = sizes
+                .iter()
+                .map(|&s| s as f64 * (g.random_range(0..40) as f64 * 50.0))
+                .collect();
+            let mut rng = Pcg64::seed_from_u64(g.next_u64());
+            let expected =
+                balanced_split(&sizes, &strengths, teams, team_size, 32, &mut rng.clone());
+            let mut priority: Vec<usize> = (0..teams).collect();
+            let counts = {
+                let mut c = vec![0; team_size + 1];
+                sizes.iter().for_each(|&s| c[s] += 1);
+                c
+            };
+            if !table.can_fill(&counts, &vec![team_size; teams]) {
+                assert_eq!(expected, None);
+                continue;
+            }
+            priority.shuffle(&mut rng);
+            let got = split_with_priority(
+                &mut table, &sizes, &strengths, teams, team_size, 32, &priority,
+            );
+            assert_eq!(got.map(|t| teams_of(&t, teams)), expected, "{sizes:?} {strengths:?}");
+            compared += 1;
+        }
+        assert!(compared > 1000);
+    }
 
     fn party(mmrs: &[f64], games: f64, languages: u32, wait_s: f64) -> PartyFacts {
         let exp: Vec<f64> = mmrs.iter().map(|_| (games + 40.0).ln()).collect();
