@@ -546,6 +546,7 @@ struct SplitMemo {
 /// few questions come up in every fill and split.
 #[derive(Default)]
 struct FillTable {
+    packed: HashMap<u64, bool, BuildHasherDefault<FxHasher>>,
     known: HashMap<Box<[u8]>, bool, BuildHasherDefault<FxHasher>>,
     key: Vec<u8>,
     sizes: Vec<usize>,
@@ -554,8 +555,23 @@ struct FillTable {
 impl FillTable {
     /// `can_fill` of the multiset with `counts[s]` parties of size `s`.
     fn can_fill(&mut self, counts: &[usize], caps: &[usize]) -> bool {
+        // Small formats (every count and room under 16, 15 numbers in all)
+        // pack into one word; others use a byte key.
+        if counts.len() + caps.len() < 16 && counts.iter().chain(caps).all(|&c| c < 16) {
+            let packed = counts
+                .iter()
+                .chain(std::iter::once(&15))
+                .chain(caps)
+                .fold(0u64, |k, &c| (k << 4) | c as u64);
+            if let Some(&ok) = self.packed.get(&packed) {
+                return ok;
+            }
+            let ok = crate::teams::can_fill(expand(counts, &mut self.sizes), caps);
+            self.packed.insert(packed, ok);
+            return ok;
+        }
         if counts.iter().chain(caps).any(|&c| c > u8::MAX as usize) {
-            return crate::teams::can_fill(&expand(counts, &mut self.sizes), caps);
+            return crate::teams::can_fill(expand(counts, &mut self.sizes), caps);
         }
         self.key.clear();
         self.key.extend(counts.iter().map(|&c| c as u8));
@@ -585,6 +601,9 @@ struct FxHasher(u64);
 impl Hasher for FxHasher {
     fn finish(&self) -> u64 {
         self.0
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
     }
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
@@ -738,8 +757,9 @@ impl Quality {
 
     /// The seed's neighbours, as `Pool::nearest` walks them (ties to the
     /// lower rating, then the older ticket), skipping taken and oversized
-    /// tickets; returns the rating span that bounds them.
-    fn walk(&mut self, seed: u32, format: super::MatchFormat) -> (f64, f64) {
+    /// tickets; returns the distance of the farthest, infinite when there
+    /// are fewer than `neighbours` (every eligible ticket is one).
+    fn walk(&mut self, seed: u32, format: super::MatchFormat) -> f64 {
         let (r, id) = {
             let e = self.entry(seed);
             (e.rating, e.id)
@@ -774,17 +794,15 @@ impl Quality {
             nb.push(((t.rating - r).abs(), self.by_rating[i]));
         }
         if nb.len() < k {
-            return (f64::NEG_INFINITY, f64::INFINITY);
+            return f64::INFINITY;
         }
-        let d = nb.last().map_or(0.0, |n| n.0);
-        let margin = 1e-6 * (1.0 + r.abs() + d);
-        (r - d - margin, r + d + margin)
+        nb.last().map_or(0.0, |n| n.0)
     }
 
     /// The seed's fills, as the oracle builds them, reusing the splits of
     /// fills it had before.
     fn search(&mut self, seed: u32, format: super::MatchFormat) -> SeedCache {
-        let (lo, hi) = self.walk(seed, format);
+        let reach = self.walk(seed, format);
         let old = self.entries[seed as usize]
             .as_mut()
             .expect("live slot")
@@ -803,7 +821,10 @@ impl Quality {
         }
         let seed_lang = seed_e.facts.languages;
         let nb = &s.nb;
-        s.orders[1].sort_by_key(|&i| get(nb[i].1).facts.languages & seed_lang == 0);
+        // The oracle's stable sort on "shares no language": a stable partition.
+        s.orders[1].clear();
+        s.orders[1].extend((0..n).filter(|&i| get(nb[i].1).facts.languages & seed_lang != 0));
+        s.orders[1].extend((0..n).filter(|&i| get(nb[i].1).facts.languages & seed_lang == 0));
         s.keys.clear();
         s.keys.extend(nb.iter().map(|&(d, slot)| {
             d / p.skill_range
@@ -816,6 +837,7 @@ impl Quality {
         s.caps.clear();
         s.caps.resize(format.teams, format.team_size);
         let mut fills: Vec<FillMemo> = Vec::new();
+        let mut radius = 0.0f64;
         for which in 0..3 {
             // Fill: greedy along the order, keeping the set splittable.
             let counts = &mut s.counts;
@@ -824,10 +846,12 @@ impl Quality {
             counts[seed_e.size] += 1;
             let mut room = format.players() - seed_e.size;
             s.chosen.clear();
+            let mut last = None;
             for &i in &s.orders[which] {
                 if room == 0 {
                     break;
                 }
+                last = Some(i);
                 let size = get(nb[i].1).size;
                 if size > room {
                     continue;
@@ -848,33 +872,54 @@ impl Quality {
                     counts[size] -= 1;
                 }
             }
+            // How far from the seed a change can reach into this order's
+            // scanned prefix: by rating, up to its last ticket; by language,
+            // the same if that ticket shares the seed's language (else every
+            // sharer in the neighbourhood comes before it); by rating and
+            // experience, up to `skill_range` times its combined key (the
+            // key is at least distance over `skill_range`). A failed fill
+            // scanned the whole neighbourhood.
+            let prefix = match last {
+                Some(i) if room == 0 => match which {
+                    0 => nb[i].0,
+                    1 if get(nb[i].1).facts.languages & seed_lang != 0 => nb[i].0,
+                    1 => reach,
+                    _ => keys[i] * p.skill_range,
+                },
+                _ => reach,
+            };
+            radius = radius.max(prefix);
             if room != 0 {
                 continue;
             }
             s.chosen.sort_unstable();
-            let ids: Vec<TicketId> = std::iter::once(seed_e.id)
-                .chain(s.chosen.iter().map(|&i| get(nb[i].1).id))
-                .collect();
-            if fills.iter().any(|f| f.ids == ids) {
+            let ids = || std::iter::once(seed_e.id).chain(s.chosen.iter().map(|&i| get(nb[i].1).id));
+            if fills.iter().any(|f| f.ids.iter().copied().eq(ids())) {
                 continue;
             }
-            if let Some(k) = old_fills.iter().position(|f| f.ids == ids) {
+            if let Some(k) = old_fills.iter().position(|f| f.ids.iter().copied().eq(ids())) {
                 fills.push(old_fills.swap_remove(k));
                 continue;
             }
+            let ids: Vec<TicketId> = ids().collect();
             let slots: Vec<u32> = std::iter::once(seed)
                 .chain(s.chosen.iter().map(|&i| nb[i].1))
                 .collect();
             let feasible = self.table.can_fill(counts, &s.caps);
-            let facts: Vec<PartyFacts> = slots.iter().map(|&s| get(s).facts.clone()).collect();
-            let lump = teams_of(&vec![0; facts.len()], format.teams);
+            // `criteria`'s split-free terms, with its arithmetic.
+            let facts = || slots.iter().map(|&s| &get(s).facts);
+            let skill = spread(facts().map(|f| f.aggregate.skill));
+            let exp = spread(facts().map(|f| f.aggregate.experience));
+            let match_common = facts().fold(u32::MAX, |m, f| m & f.languages) != 0;
             let bound = Criteria {
                 balance: 1.0,
+                skill: (1.0 - skill / p.skill_range).clamp(0.0, 1.0),
+                experience: (1.0 - exp / p.experience_range).clamp(0.0, 1.0),
                 top_player: 1.0,
                 parties: 1.0,
                 team_language: 1.0,
+                match_language: if match_common { 1.0 } else { 0.0 },
                 wait: 0.0,
-                ..criteria(p, &facts, &lump, format.team_size)
             };
             fills.push(FillMemo {
                 ids,
@@ -884,7 +929,19 @@ impl Quality {
                 splits: [Vec::new(), Vec::new()],
             });
         }
-        SeedCache { lo, hi, fills }
+        // A change farther than every prefix's reach sorts after each
+        // prefix in every order, so it cannot alter a fill; and beyond the
+        // neighbourhood's reach it does not enter the neighbourhood at all.
+        // It may push the farthest neighbour out or pull the next one in,
+        // but those lie beyond the radius too, so outside every prefix.
+        let radius = radius.min(reach);
+        let r = seed_e.rating;
+        let margin = 1e-6 * (1.0 + r.abs() + radius);
+        SeedCache {
+            lo: r - radius - margin,
+            hi: r + radius + margin,
+            fills,
+        }
     }
 
     /// The split of kind `kind` for team priority `priority`, computing it
