@@ -498,10 +498,24 @@ struct Entry {
     size: usize,
     /// With `wait_s` 0: the wait is added per pass.
     facts: PartyFacts,
-    /// Index in `Quality::by_rating`.
+    /// Index in `Quality::hot`.
     pos: usize,
     taken: bool,
     cache: Option<SeedCache>,
+}
+
+/// A ticket as a seed's search reads it.
+#[derive(Clone, Copy, Debug)]
+struct Hot {
+    rating: f64,
+    experience: f64,
+    skill: f64,
+    enqueued: SimTime,
+    id: TicketId,
+    slot: u32,
+    languages: u32,
+    size: usize,
+    taken: bool,
 }
 
 /// What a seed's search found, valid until a ticket joins, leaves or is
@@ -519,6 +533,8 @@ struct FillMemo {
     /// order the oracle lists them in.
     ids: Vec<TicketId>,
     slots: Vec<u32>,
+    /// When each party joined, for the wait criterion.
+    enqueued: Vec<SimTime>,
     /// Whether the parties can fill the teams at all; when not, the
     /// balanced split returns before drawing its team priority.
     feasible: bool,
@@ -624,8 +640,10 @@ pub struct Quality {
     free: Vec<u32>,
     /// Slots in the pool's oldest-first (ticket id) order.
     order: Vec<u32>,
-    /// Slots by (rating, id), the pool's nearest-neighbour order.
-    by_rating: Vec<u32>,
+    /// Tickets by (rating, id), the pool's nearest-neighbour order, with
+    /// what a seed's search reads of them: contiguous, so a walk through a
+    /// large pool stays in cache.
+    hot: Vec<Hot>,
     /// Ratings of tickets that joined, left or were taken since the last
     /// pass, sorted at the start of a pass.
     changes: Vec<f64>,
@@ -641,8 +659,8 @@ struct Scratch {
     order: Vec<u32>,
     added: Vec<u32>,
     removed: Vec<u32>,
-    /// (distance, slot) of the seed's neighbours, nearest first.
-    nb: Vec<(f64, u32)>,
+    /// (distance, ticket) of the seed's neighbours, nearest first.
+    nb: Vec<(f64, Hot)>,
     orders: [Vec<usize>; 3],
     keys: Vec<f64>,
     chosen: Vec<usize>,
@@ -659,7 +677,7 @@ impl Quality {
             entries: Vec::new(),
             free: Vec::new(),
             order: Vec::new(),
-            by_rating: Vec::new(),
+            hot: Vec::new(),
             changes: Vec::new(),
             taken_now: Vec::new(),
             taken_slots: Vec::new(),
@@ -726,18 +744,27 @@ impl Quality {
         }
         if !added.is_empty() || !removed.is_empty() {
             let entries = &self.entries;
-            self.by_rating.retain(|&s| entries[s as usize].is_some());
-            self.by_rating.extend_from_slice(&added);
-            let key = |s: u32| {
-                let e = entries[s as usize].as_ref().expect("live slot");
-                (RatingKey(e.rating), e.id)
-            };
-            self.by_rating.sort_by_key(|&s| key(s));
-            for (pos, &s) in self.by_rating.iter().enumerate() {
-                self.entries[s as usize].as_mut().expect("live slot").pos = pos;
+            self.hot.retain(|h| entries[h.slot as usize].is_some());
+            self.hot.extend(added.iter().map(|&slot| {
+                let e = entries[slot as usize].as_ref().expect("live slot");
+                Hot {
+                    rating: e.rating,
+                    experience: e.facts.aggregate.experience,
+                    skill: e.facts.aggregate.skill,
+                    enqueued: e.enqueued,
+                    id: e.id,
+                    slot,
+                    languages: e.facts.languages,
+                    size: e.size,
+                    taken: false,
+                }
+            }));
+            self.hot.sort_by(|a, b| RatingKey(a.rating).cmp(&RatingKey(b.rating)).then(a.id.cmp(&b.id)));
+            for (pos, h) in self.hot.iter().enumerate() {
+                self.entries[h.slot as usize].as_mut().expect("live slot").pos = pos;
             }
         }
-        // Freed only now, so no slot is reused while `by_rating` still holds it.
+        // Freed only now, so no slot is reused while `hot` still holds it.
         self.free.extend_from_slice(&removed);
         std::mem::swap(&mut self.order, &mut order);
         self.scratch.order = order;
@@ -765,20 +792,17 @@ impl Quality {
             (e.rating, e.id)
         };
         let k = self.params.neighbours as usize;
-        let entries = &self.entries;
-        let at = |i: usize| entries[self.by_rating[i] as usize].as_ref().expect("live slot");
-        let q = self
-            .by_rating
-            .partition_point(|&s| RatingKey(entries[s as usize].as_ref().expect("live slot").rating) < RatingKey(r));
+        let hot = &self.hot;
+        let q = hot.partition_point(|h| RatingKey(h.rating) < RatingKey(r));
         let nb = &mut self.scratch.nb;
         nb.clear();
         let (mut below, mut above) = (q, q);
         while nb.len() < k {
-            let take_below = match (below > 0, above < self.by_rating.len()) {
+            let take_below = match (below > 0, above < hot.len()) {
                 (false, false) => break,
                 (true, false) => true,
                 (false, true) => false,
-                (true, true) => (r - at(below - 1).rating) <= (at(above).rating - r),
+                (true, true) => (r - hot[below - 1].rating) <= (hot[above].rating - r),
             };
             let i = if take_below {
                 below -= 1;
@@ -787,11 +811,11 @@ impl Quality {
                 above += 1;
                 above - 1
             };
-            let t = at(i);
+            let t = hot[i];
             if t.id == id || t.taken || t.size > format.team_size {
                 continue;
             }
-            nb.push(((t.rating - r).abs(), self.by_rating[i]));
+            nb.push(((t.rating - r).abs(), t));
         }
         if nb.len() < k {
             return f64::INFINITY;
@@ -823,12 +847,12 @@ impl Quality {
         let nb = &s.nb;
         // The oracle's stable sort on "shares no language": a stable partition.
         s.orders[1].clear();
-        s.orders[1].extend((0..n).filter(|&i| get(nb[i].1).facts.languages & seed_lang != 0));
-        s.orders[1].extend((0..n).filter(|&i| get(nb[i].1).facts.languages & seed_lang == 0));
+        s.orders[1].extend((0..n).filter(|&i| nb[i].1.languages & seed_lang != 0));
+        s.orders[1].extend((0..n).filter(|&i| nb[i].1.languages & seed_lang == 0));
         s.keys.clear();
-        s.keys.extend(nb.iter().map(|&(d, slot)| {
+        s.keys.extend(nb.iter().map(|&(d, t)| {
             d / p.skill_range
-                + (get(slot).facts.aggregate.experience - seed_e.facts.aggregate.experience).abs()
+                + (t.experience - seed_e.facts.aggregate.experience).abs()
                     / p.experience_range
         }));
         let keys = &s.keys;
@@ -852,7 +876,7 @@ impl Quality {
                     break;
                 }
                 last = Some(i);
-                let size = get(nb[i].1).size;
+                let size = nb[i].1.size;
                 if size > room {
                     continue;
                 }
@@ -882,7 +906,7 @@ impl Quality {
             let prefix = match last {
                 Some(i) if room == 0 => match which {
                     0 => nb[i].0,
-                    1 if get(nb[i].1).facts.languages & seed_lang != 0 => nb[i].0,
+                    1 if nb[i].1.languages & seed_lang != 0 => nb[i].0,
                     1 => reach,
                     _ => keys[i] * p.skill_range,
                 },
@@ -893,7 +917,7 @@ impl Quality {
                 continue;
             }
             s.chosen.sort_unstable();
-            let ids = || std::iter::once(seed_e.id).chain(s.chosen.iter().map(|&i| get(nb[i].1).id));
+            let ids = || std::iter::once(seed_e.id).chain(s.chosen.iter().map(|&i| nb[i].1.id));
             if fills.iter().any(|f| f.ids.iter().copied().eq(ids())) {
                 continue;
             }
@@ -903,14 +927,27 @@ impl Quality {
             }
             let ids: Vec<TicketId> = ids().collect();
             let slots: Vec<u32> = std::iter::once(seed)
-                .chain(s.chosen.iter().map(|&i| nb[i].1))
+                .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
                 .collect();
             let feasible = self.table.can_fill(counts, &s.caps);
             // `criteria`'s split-free terms, with its arithmetic.
-            let facts = || slots.iter().map(|&s| &get(s).facts);
-            let skill = spread(facts().map(|f| f.aggregate.skill));
-            let exp = spread(facts().map(|f| f.aggregate.experience));
-            let match_common = facts().fold(u32::MAX, |m, f| m & f.languages) != 0;
+            let party = |i: usize| nb[i].1;
+            let skill = spread(
+                std::iter::once(seed_e.facts.aggregate.skill)
+                    .chain(s.chosen.iter().map(|&i| party(i).skill)),
+            );
+            let exp = spread(
+                std::iter::once(seed_e.facts.aggregate.experience)
+                    .chain(s.chosen.iter().map(|&i| party(i).experience)),
+            );
+            let match_common = s
+                .chosen
+                .iter()
+                .fold(seed_e.facts.languages, |m, &i| m & party(i).languages)
+                != 0;
+            let enqueued: Vec<SimTime> = std::iter::once(seed_e.enqueued)
+                .chain(s.chosen.iter().map(|&i| party(i).enqueued))
+                .collect();
             let bound = Criteria {
                 balance: 1.0,
                 skill: (1.0 - skill / p.skill_range).clamp(0.0, 1.0),
@@ -924,6 +961,7 @@ impl Quality {
             fills.push(FillMemo {
                 ids,
                 slots,
+                enqueued,
                 feasible,
                 bound,
                 splits: [Vec::new(), Vec::new()],
@@ -1018,11 +1056,11 @@ impl Quality {
     /// The wait criterion of a fill, with the oracle's arithmetic.
     fn wait(&self, memo: &FillMemo, now: SimTime) -> f64 {
         let mean_wait = memo
-            .slots
+            .enqueued
             .iter()
-            .map(|&s| now.since(self.entry(s).enqueued).as_secs_f64())
+            .map(|&at| now.since(at).as_secs_f64())
             .sum::<f64>()
-            / memo.slots.len().max(1) as f64;
+            / memo.enqueued.len().max(1) as f64;
         (mean_wait / self.params.wait_scale.secs()).clamp(0.0, 1.0)
     }
 
@@ -1249,6 +1287,7 @@ impl Policy for Quality {
             for s in slots {
                 let e = self.entries[s as usize].as_mut().expect("live slot");
                 e.taken = true;
+                self.hot[e.pos].taken = true;
                 let r = e.rating;
                 let at = self.taken_now.partition_point(|&x| x < r);
                 self.taken_now.insert(at, r);
@@ -1268,6 +1307,7 @@ impl Policy for Quality {
         for &s in &self.taken_slots {
             if let Some(e) = self.entries[s as usize].as_mut() {
                 e.taken = false;
+                self.hot[e.pos].taken = false;
             }
         }
     }
