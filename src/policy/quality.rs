@@ -29,7 +29,8 @@ use super::{Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::model::{check, HumanDuration, ParamError, SimTime, TicketId};
 use crate::pool::{RatingKey, WaitingTicket};
 use rand::seq::SliceRandom;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use crate::teams::balanced_split;
 use crate::teams::dota::{self, PartyAdjust};
@@ -658,6 +659,8 @@ pub struct Quality {
 struct Scratch {
     order: Vec<u32>,
     added: Vec<u32>,
+    fresh: Vec<Hot>,
+    merged: Vec<Hot>,
     removed: Vec<u32>,
     /// (distance, ticket) of the seed's neighbours, nearest first.
     nb: Vec<(f64, Hot)>,
@@ -668,6 +671,29 @@ struct Scratch {
     priority: Vec<usize>,
     priority_b: Vec<usize>,
     caps: Vec<usize>,
+    heap: Vec<Reverse<ByKey>>,
+}
+
+/// A combined key and its neighbour index, ordered as the oracle's stable
+/// sort orders them.
+#[derive(Clone, Copy, Debug)]
+struct ByKey(f64, usize);
+
+impl PartialEq for ByKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other).is_eq()
+    }
+}
+impl Eq for ByKey {}
+impl PartialOrd for ByKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for ByKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
+    }
 }
 
 impl Quality {
@@ -745,7 +771,9 @@ impl Quality {
         if !added.is_empty() || !removed.is_empty() {
             let entries = &self.entries;
             self.hot.retain(|h| entries[h.slot as usize].is_some());
-            self.hot.extend(added.iter().map(|&slot| {
+            let mut fresh = std::mem::take(&mut self.scratch.fresh);
+            fresh.clear();
+            fresh.extend(added.iter().map(|&slot| {
                 let e = entries[slot as usize].as_ref().expect("live slot");
                 Hot {
                     rating: e.rating,
@@ -759,7 +787,22 @@ impl Quality {
                     taken: false,
                 }
             }));
-            self.hot.sort_by(|a, b| RatingKey(a.rating).cmp(&RatingKey(b.rating)).then(a.id.cmp(&b.id)));
+            let key = |h: &Hot| (RatingKey(h.rating), h.id);
+            fresh.sort_by_key(key);
+            // Merge the few new tickets into the sorted rest.
+            let mut merged = std::mem::take(&mut self.scratch.merged);
+            merged.clear();
+            let mut new = fresh.iter().peekable();
+            for h in &self.hot {
+                while let Some(n) = new.next_if(|n| key(n) < key(h)) {
+                    merged.push(*n);
+                }
+                merged.push(*h);
+            }
+            merged.extend(new);
+            std::mem::swap(&mut self.hot, &mut merged);
+            self.scratch.merged = merged;
+            self.scratch.fresh = fresh;
             for (pos, h) in self.hot.iter().enumerate() {
                 self.entries[h.slot as usize].as_mut().expect("live slot").pos = pos;
             }
@@ -856,7 +899,11 @@ impl Quality {
                     / p.experience_range
         }));
         let keys = &s.keys;
-        s.orders[2].sort_unstable_by(|&a, &b| keys[a].total_cmp(&keys[b]).then(a.cmp(&b)));
+        // The oracle's stable sort on the combined key, produced lazily: a
+        // fill reads only the first few, so a heap beats sorting all.
+        s.heap.clear();
+        s.heap.extend(keys.iter().enumerate().map(|(i, &k)| Reverse(ByKey(k, i))));
+        let mut heap = BinaryHeap::from(std::mem::take(&mut s.heap));
 
         s.caps.clear();
         s.caps.resize(format.teams, format.team_size);
@@ -871,10 +918,20 @@ impl Quality {
             let mut room = format.players() - seed_e.size;
             s.chosen.clear();
             let mut last = None;
-            for &i in &s.orders[which] {
-                if room == 0 {
-                    break;
-                }
+            let mut at = 0;
+            while room > 0 {
+                let i = if which == 2 {
+                    match heap.pop() {
+                        Some(Reverse(ByKey(_, i))) => i,
+                        None => break,
+                    }
+                } else {
+                    match s.orders[which].get(at) {
+                        Some(&i) => i,
+                        None => break,
+                    }
+                };
+                at += 1;
                 last = Some(i);
                 let size = nb[i].1.size;
                 if size > room {
@@ -972,6 +1029,7 @@ impl Quality {
         // neighbourhood's reach it does not enter the neighbourhood at all.
         // It may push the farthest neighbour out or pull the next one in,
         // but those lie beyond the radius too, so outside every prefix.
+        s.heap = heap.into_vec();
         let radius = radius.min(reach);
         let r = seed_e.rating;
         let margin = 1e-6 * (1.0 + r.abs() + radius);
