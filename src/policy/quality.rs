@@ -584,6 +584,13 @@ struct FillTable {
 impl FillTable {
     /// `can_fill` of the multiset with `counts[s]` parties of size `s`.
     fn can_fill(&mut self, counts: &[usize], caps: &[usize]) -> bool {
+        if counts.iter().skip(2).all(|&c| c == 0) {
+            // Solos only: `can_fill` asks that the totals agree and that
+            // some team has room for one.
+            let solos = counts.get(1).copied().unwrap_or(0);
+            let largest = caps.iter().copied().max().unwrap_or(0);
+            return solos == caps.iter().sum::<usize>() && (solos == 0 || largest >= 1);
+        }
         // Small formats (every count and room under 16, 15 numbers in all)
         // pack into one word; others use a byte key.
         if counts.len() + caps.len() < 16 && counts.iter().chain(caps).all(|&c| c < 16) {
@@ -1226,10 +1233,20 @@ fn split_with_priority(
         remaining[s] += 1;
     }
     let mut caps = vec![team_size; teams];
+    let mut by_sum: Vec<usize> = Vec::with_capacity(teams);
     for &p in &order {
         let size = sizes[p];
+        // The lowest (sum, priority) among the teams the party fits: try
+        // them in that order and stop at the first that fits.
+        by_sum.clear();
+        by_sum.extend(0..teams);
+        by_sum.sort_unstable_by(|&a, &b| {
+            sums[a]
+                .total_cmp(&sums[b])
+                .then(priority[a].cmp(&priority[b]))
+        });
         let mut pick: Option<usize> = None;
-        for t in 0..teams {
+        for &t in &by_sum {
             if caps[t] < size || remaining[size] == 0 {
                 continue;
             }
@@ -1238,17 +1255,9 @@ fn split_with_priority(
             let ok = table.can_fill(&remaining, &caps);
             remaining[size] += 1;
             caps[t] += size;
-            if !ok {
-                continue;
-            }
-            let lower = pick.is_none_or(|b| {
-                sums[t]
-                    .total_cmp(&sums[b])
-                    .then(priority[t].cmp(&priority[b]))
-                    .is_lt()
-            });
-            if lower {
+            if ok {
                 pick = Some(t);
+                break;
             }
         }
         let team = pick?;
