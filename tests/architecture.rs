@@ -1,6 +1,7 @@
 //! The layering in ARCHITECTURE.md, checked: no import cycle between
-//! top-level modules of `src/`. Reads `crate::` paths in the source text,
-//! so a new cycle fails here before it reaches review.
+//! top-level modules of `src/`, and the engine and its plug-ins do not read
+//! the file schema or the layers above them. Reads `crate::` paths in the
+//! source text, so a new cycle or a reach upward fails here before review.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -122,6 +123,61 @@ fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
         }
     }
     None
+}
+
+/// The simulation core: it works on validated domain types and returns data,
+/// so it must not see the file schema (`scenario`), arguments (`cli`) or
+/// rendering (`report`). Test code may.
+const CORE: [&str; 6] = ["engine", "pool", "policy", "teams", "rating", "outcome"];
+const ABOVE_CORE: [&str; 3] = ["scenario", "cli", "report"];
+
+/// (module, what it imports) pairs where a `layer` module names a `banned` one.
+fn reaches(
+    g: &BTreeMap<String, BTreeSet<String>>,
+    layer: &[&str],
+    banned: &[&str],
+) -> Vec<(String, String)> {
+    layer
+        .iter()
+        .flat_map(|m| {
+            g.get(*m)
+                .into_iter()
+                .flatten()
+                .filter(|t| banned.contains(&t.as_str()))
+                .map(move |t| (m.to_string(), t.clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn the_engine_and_plug_ins_do_not_import_the_schema_cli_or_report() {
+    let g = graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    assert!(
+        g.get("engine").is_some_and(|e| e.contains("pool")),
+        "the reader lost the engine's imports: {g:?}"
+    );
+    let bad = reaches(&g, &CORE, &ABOVE_CORE);
+    assert!(
+        bad.is_empty(),
+        "the core imports a layer above it (convert in scenario/to_engine.rs instead): {bad:?}"
+    );
+}
+
+#[test]
+fn the_reach_finder_finds_a_planted_import() {
+    let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    g.entry("engine".into()).or_default().insert("model".into());
+    g.entry("scenario".into())
+        .or_default()
+        .insert("engine".into());
+    assert_eq!(reaches(&g, &CORE, &ABOVE_CORE), vec![]);
+    g.entry("rating".into())
+        .or_default()
+        .insert("report".into());
+    assert_eq!(
+        reaches(&g, &CORE, &ABOVE_CORE),
+        vec![("rating".to_string(), "report".to_string())]
+    );
 }
 
 #[test]

@@ -316,3 +316,28 @@ fn tables_none_skips_the_row_tables_and_keeps_the_same_summary() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("--tables"), "{}", stderr(&bad));
 }
+
+#[test]
+fn catalogue_lists_every_family_and_refuses_an_unknown_one() {
+    let all = mmsim(&["catalogue"]);
+    assert!(all.status.success(), "{}", stderr(&all));
+    let text = String::from_utf8_lossy(&all.stdout);
+    for needle in [
+        "[policy], picked by `kind`",
+        "[teams], picked by `method`",
+        "[rating], picked by `system`",
+        "[outcome], picked by `model`",
+        "accelbyte ",
+        "parameters: k, scale, initial",
+    ] {
+        assert!(text.contains(needle), "{needle} missing:\n{text}");
+    }
+    let md = mmsim(&["catalogue", "teams", "--markdown"]);
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(md.starts_with("| `method` |"), "{md}");
+    assert_eq!(md.lines().count(), 2 + 3, "{md}");
+    let policies = mmsim(&["policies"]);
+    assert!(String::from_utf8_lossy(&policies.stdout).starts_with("fixed-limit "));
+    let bad = mmsim(&["catalogue", "nope"]);
+    assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}

@@ -2,6 +2,7 @@
 //! library does the work. Exit codes: 0 success, 1 a check found a
 //! regression, 2 bad input.
 
+pub mod catalogue;
 mod rebalance;
 mod tune;
 mod write;
@@ -76,6 +77,16 @@ pub enum Command {
     },
     /// List the matchmaking policies and their parameters.
     Policies,
+    /// List every plug-in (policies, team formers, rating systems, outcome
+    /// models): where each comes from and its parameters.
+    Catalogue {
+        /// Only this family: `policy`, `teams`, `rating` or `outcome`.
+        #[arg(value_parser = ["policy", "teams", "rating", "outcome"])]
+        family: Option<String>,
+        /// Markdown tables, as docs/policies.md and docs/scenarios.md embed them.
+        #[arg(long)]
+        markdown: bool,
+    },
     /// Split a JSON list of players (party, attributes) into teams and print
     /// the teams and their distances (the AccelByte examples paste in as-is).
     Rebalance {
@@ -191,8 +202,25 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Compare { run_a, run_b, json } => compare_command(&run_a, &run_b, json),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
-            for (name, source, params) in crate::policy::CATALOGUE {
-                println!("{name:<22} {source}\n{:<22} parameters: {params}", "");
+            print!("{}", catalogue::text(&catalogue::FAMILIES[0]));
+            Ok(())
+        }
+        Command::Catalogue { family, markdown } => {
+            let families: Vec<&catalogue::Family> = match &family {
+                Some(name) => catalogue::family(name).into_iter().collect(),
+                None => catalogue::FAMILIES.iter().collect(),
+            };
+            for (i, f) in families.iter().enumerate() {
+                if families.len() > 1 {
+                    let gap = if i > 0 { "\n" } else { "" };
+                    let hash = if markdown { "## " } else { "" };
+                    println!("{gap}{hash}[{}], picked by `{}`\n", f.name, f.tag);
+                }
+                if markdown {
+                    print!("{}", catalogue::markdown(f));
+                } else {
+                    print!("{}", catalogue::text(f));
+                }
             }
             Ok(())
         }

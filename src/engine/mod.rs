@@ -8,6 +8,7 @@ mod sim;
 pub mod streams;
 
 pub use config::{Arrivals, Config, Patience};
+pub use population::Population;
 pub use queue::EventQueue;
 pub use sim::{EngineStats, Parts, SimOutput, Simulation};
 

@@ -1,14 +1,67 @@
-//! Drawing the players of a run: hidden true skill from the scenario's
+//! Drawing the players of a run: hidden true skill from the configured
 //! distribution, everyone starting at the rating system's initial rating,
 //! then the attributes team rules read (tier, category, languages, games
-//! played, shown win rate) when the scenario asks for them.
+//! played, shown win rate) when the run asks for them.
 
-use crate::model::{Player, PlayerId, Rating};
-use crate::scenario::{GamesDist, PopulationSection, SkillDist, DOTA_MMR_TABLE};
+use crate::model::{Category, Player, PlayerId, Rating};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use rand_pcg::Pcg64;
 use statrs::distribution::{ContinuousCDF, Normal as StdNormal};
+
+/// Who may queue, as the engine draws them. Built from a validated scenario
+/// (`scenario::to_engine`): weights are finite and not all zero, bounds and
+/// tables are ordered, so drawing never has to check.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Population {
+    pub size: u32,
+    pub skill: SkillDist,
+    /// Rating a new player starts with; the rating system's own if `None`.
+    pub initial_rating: Option<f64>,
+    /// (tier, weight); empty: everyone tier 0.
+    pub tiers: Vec<(u8, f64)>,
+    /// Category weights in `Category` order; `None`: no category.
+    pub categories: Option<[(Category, f64); 5]>,
+    /// Weight of each language as a first language, by its bit in
+    /// `Player::languages`; empty: one common language.
+    pub languages: Vec<f64>,
+    /// Probability of a second language, drawn by the same weights.
+    pub extra_language_prob: f64,
+    pub win_rate: Option<WinRateDist>,
+    /// Games played before the run; `None`: 0.
+    pub games: Option<GamesDist>,
+}
+
+/// Where true skill comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SkillDist {
+    /// Normal, redrawn until inside [min, max] (infinite when unbounded).
+    Normal {
+        mean: f64,
+        sd: f64,
+        min: f64,
+        max: f64,
+    },
+    /// Piecewise-linear inverse CDF through (probability, value) points.
+    Quantiles(Vec<[f64; 2]>),
+}
+
+/// The shown win rate: Normal(mean, sd) whose normal score follows true skill
+/// with correlation `skill_correlation`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WinRateDist {
+    pub mean: f64,
+    pub sd: f64,
+    pub skill_correlation: f64,
+}
+
+/// Games each player has played before the run starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GamesDist {
+    LogNormal { median: f64, sigma: f64 },
+    Uniform { min: u32, max: u32 },
+    Fixed(u32),
+}
 
 pub fn generate(size: u32, dist: &SkillDist, initial: Rating, rng: &mut Pcg64) -> Vec<Player> {
     let mut draw = skill_sampler(dist);
@@ -20,34 +73,33 @@ pub fn generate(size: u32, dist: &SkillDist, initial: Rating, rng: &mut Pcg64) -
 /// Draws the attributes `pop` configures, after every skill has been drawn
 /// (so adding an attribute to a scenario leaves its skills unchanged). Each
 /// attribute is one pass over the players in id order.
-pub fn draw_attributes(players: &mut [Player], pop: &PopulationSection, rng: &mut Pcg64) {
+pub fn draw_attributes(players: &mut [Player], pop: &Population, rng: &mut Pcg64) {
     if let Some(games) = &pop.games {
         for p in players.iter_mut() {
             p.games = draw_games(games, rng);
         }
     }
     if !pop.tiers.is_empty() {
-        let weights: Vec<f64> = pop.tiers.iter().map(|t| t.weight).collect();
+        let weights: Vec<f64> = pop.tiers.iter().map(|t| t.1).collect();
         for p in players.iter_mut() {
-            p.tier = pop.tiers[pick(&weights, rng)].tier;
+            p.tier = pop.tiers[pick(&weights, rng)].0;
         }
     }
-    if let Some(mix) = &pop.categories {
-        let cats = mix.weights();
+    if let Some(cats) = &pop.categories {
         let weights: Vec<f64> = cats.iter().map(|c| c.1).collect();
         for p in players.iter_mut() {
             p.category = Some(cats[pick(&weights, rng)].0);
         }
     }
     if !pop.languages.is_empty() {
-        let weights: Vec<f64> = pop.languages.iter().map(|l| l.weight).collect();
+        let weights = &pop.languages;
         for p in players.iter_mut() {
-            let first = pick(&weights, rng);
+            let first = pick(weights, rng);
             p.languages = 1 << first;
             // A second language by the same weights, never the first again.
             let u: f64 = rng.random();
             if u < pop.extra_language_prob {
-                let mut others = weights.clone();
+                let mut others = weights.to_vec();
                 others[first] = 0.0;
                 if others.iter().any(|w| *w > 0.0) {
                     p.languages |= 1 << pick(&others, rng);
@@ -108,7 +160,7 @@ fn draw_games(dist: &GamesDist, rng: &mut Pcg64) -> u32 {
             (median * (sigma * z).exp()).round().min(1e7) as u32
         }
         GamesDist::Uniform { min, max } => rng.random_range(min..=max),
-        GamesDist::Fixed { games } => games,
+        GamesDist::Fixed(games) => games,
     }
 }
 
@@ -125,15 +177,16 @@ fn pick(weights: &[f64], rng: &mut Pcg64) -> usize {
     weights.iter().rposition(|w| *w > 0.0).unwrap_or(0)
 }
 
-/// A sampler of true skill for a distribution the scenario validated.
+/// A sampler of true skill for a validated distribution.
 pub fn skill_sampler(dist: &SkillDist) -> Box<dyn FnMut(&mut Pcg64) -> f64> {
     match dist {
-        &SkillDist::Normal { mean, sd, min, max } => {
+        &SkillDist::Normal {
+            mean,
+            sd,
+            min: lo,
+            max: hi,
+        } => {
             let normal = Normal::new(mean, sd).expect("validated sd > 0");
-            let (lo, hi) = (
-                min.unwrap_or(f64::NEG_INFINITY),
-                max.unwrap_or(f64::INFINITY),
-            );
             Box::new(move |rng| {
                 // Redraw rather than clamp, so no mass piles up on the bounds;
                 // validation keeps the mean near [lo, hi], so this ends fast.
@@ -146,11 +199,10 @@ pub fn skill_sampler(dist: &SkillDist) -> Box<dyn FnMut(&mut Pcg64) -> f64> {
                 mean.clamp(lo, hi)
             })
         }
-        SkillDist::Quantiles { table } => {
+        SkillDist::Quantiles(table) => {
             let table = table.clone();
             Box::new(move |rng| inverse_cdf(&table, rng.random()))
         }
-        SkillDist::DotaMmr => Box::new(|rng| inverse_cdf(&DOTA_MMR_TABLE, rng.random())),
     }
 }
 
@@ -173,7 +225,7 @@ pub fn inverse_cdf(table: &[[f64; 2]], u: f64) -> f64 {
 mod tests {
     use super::*;
     use crate::engine::streams::{stream, Stream};
-    use crate::model::Category;
+    use crate::scenario::DOTA_MMR_TABLE;
 
     #[test]
     fn inverse_cdf_hits_the_table_and_interpolates() {
@@ -206,8 +258,8 @@ mod tests {
         let dist = SkillDist::Normal {
             mean: 1500.0,
             sd: 500.0,
-            min: Some(0.0),
-            max: Some(3000.0),
+            min: 0.0,
+            max: 3000.0,
         };
         let mut rng = stream(1, Stream::Population);
         let players = generate(20_000, &dist, Rating::new(1500.0, 0.0, 0.0), &mut rng);
@@ -218,23 +270,46 @@ mod tests {
         assert!((mean - 1500.0).abs() < 15.0, "{mean}");
     }
 
-    fn population(extra: &str) -> PopulationSection {
-        let text = format!(
-            "size = 20000\nskill = {{ dist = \"normal\", mean = 1500, sd = 300 }}\n{extra}"
-        );
-        toml::from_str(&text).unwrap()
+    fn population() -> Population {
+        Population {
+            size: 20_000,
+            skill: SkillDist::Normal {
+                mean: 1500.0,
+                sd: 300.0,
+                min: f64::NEG_INFINITY,
+                max: f64::INFINITY,
+            },
+            initial_rating: None,
+            tiers: vec![],
+            categories: None,
+            languages: vec![],
+            extra_language_prob: 0.0,
+            win_rate: None,
+            games: None,
+        }
     }
 
     #[test]
     fn attributes_follow_their_weights_and_tie_win_rate_to_skill() {
-        let pop = population(
-            "tiers = [{ tier = 9, weight = 1 }, { tier = 10, weight = 3 }]\n\
-             categories = { main-battle-tank = 0.3, artillery = 0.7 }\n\
-             languages = [{ name = \"en\", weight = 1 }, { name = \"ru\", weight = 1 }]\n\
-             extra_language_prob = 0.5\n\
-             win_rate = { mean = 0.5, sd = 0.055 }\n\
-             games = { dist = \"fixed\", games = 1000 }\n",
-        );
+        let pop = Population {
+            tiers: vec![(9, 1.0), (10, 3.0)],
+            categories: Some([
+                (Category::MainBattleTank, 0.3),
+                (Category::LightTank, 0.0),
+                (Category::TankDestroyer, 0.0),
+                (Category::ArmouredFighter, 0.0),
+                (Category::Artillery, 0.7),
+            ]),
+            languages: vec![1.0, 1.0],
+            extra_language_prob: 0.5,
+            win_rate: Some(WinRateDist {
+                mean: 0.5,
+                sd: 0.055,
+                skill_correlation: 1.0,
+            }),
+            games: Some(GamesDist::Fixed(1000)),
+            ..population()
+        };
         let mut rng = stream(2, Stream::Population);
         let mut players = generate(20_000, &pop.skill, Rating::new(1500.0, 0.0, 0.0), &mut rng);
         draw_attributes(&mut players, &pop, &mut rng);
@@ -274,7 +349,7 @@ mod tests {
 
     #[test]
     fn a_population_without_attributes_keeps_the_neutral_defaults() {
-        let pop = population("");
+        let pop = population();
         let mut rng = stream(2, Stream::Population);
         let mut players = generate(100, &pop.skill, Rating::new(1500.0, 0.0, 0.0), &mut rng);
         let before = players.clone();

@@ -14,7 +14,6 @@ use crate::outcome::{OutcomeModel, TeamSkills};
 use crate::policy::{FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
-use crate::scenario::Scenario;
 use crate::teams::TeamFormer;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
@@ -120,17 +119,6 @@ pub struct Parts {
     pub rating: Box<dyn RatingSystem>,
     pub outcome: Box<dyn OutcomeModel>,
     pub former: Option<Box<dyn TeamFormer>>,
-}
-
-impl Parts {
-    pub fn from_scenario(s: &Scenario) -> Parts {
-        Parts {
-            policy: s.policy.build(),
-            rating: s.rating.build(),
-            outcome: s.outcome.build(),
-            former: Some(s.teams.build()),
-        }
-    }
 }
 
 pub struct Simulation<'r> {

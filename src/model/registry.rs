@@ -12,8 +12,8 @@ use serde::Serialize;
 /// `Params` implements `Default`, `Serialize`, `Deserialize` and an inherent
 /// `validate(&self) -> Result<(), ParamError>`; `Type::new(Params)` builds the
 /// plug-in behind `dyn $Trait`. With `catalogue NAME`, every `Params` also
-/// has the inherent consts `SOURCE` and `PARAMETERS`, listed in `NAME` in
-/// declaration order. With `validate(arg: Type, ..)` after the trait, every
+/// has the inherent consts `SOURCE` and `PARAMETERS`, listed with the name
+/// and file in `NAME: &[Entry]` in declaration order. With `validate(arg: Type, ..)` after the trait, every
 /// `Params::validate` takes those arguments as well (team formers need the
 /// match format), and so does the generated `validate_params`.
 macro_rules! plugins {
@@ -39,10 +39,15 @@ macro_rules! plugins {
             }
         }
 
-        /// One line per plug-in, in declaration order: name, where it comes
-        /// from, its parameters.
-        pub const $Cat: &[(&str, &str, &str)] = &[
-            $( ($name, $module::$Params::SOURCE, $module::$Params::PARAMETERS), )+
+        /// One entry per plug-in, in declaration order, for `mmsim catalogue`
+        /// and the docs' tables.
+        pub const $Cat: &[$crate::model::registry::Entry] = &[
+            $( $crate::model::registry::Entry {
+                name: $name,
+                source: $module::$Params::SOURCE,
+                parameters: $module::$Params::PARAMETERS,
+                file: concat!(stringify!($module), ".rs"),
+            }, )+
         ];
     };
     (
@@ -72,6 +77,9 @@ macro_rules! plugins {
         }
 
         impl $Config {
+            /// The key whose value picks the plug-in.
+            pub const TAG: &'static str = $tag;
+
             /// Every value of the tag, in declaration order.
             pub const NAMES: &'static [&'static str] = &[$($name),+];
 
@@ -106,6 +114,19 @@ macro_rules! plugins {
     };
 }
 pub(crate) use plugins;
+
+/// A plug-in as the catalogue lists it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// The value of the family's tag that picks it.
+    pub name: &'static str,
+    /// Where it comes from: the seed passage or the paper.
+    pub source: &'static str,
+    /// Its keys in the scenario section (`x.*` for a sub-table).
+    pub parameters: &'static str,
+    /// Its file in the family's folder.
+    pub file: &'static str,
+}
 
 /// Deserializes a plug-in's parameters. A parameter struct that flattens a
 /// shared part (the matching cadence) gets serde's bare "unknown field `x`";

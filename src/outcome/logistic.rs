@@ -58,6 +58,12 @@ impl Default for LogisticParams {
 }
 
 impl LogisticParams {
+    /// Where the outcome model comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "Elo's logistic model on true skill; optional Dota 2 gold timeline and Armored Warfare attrition battle";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "scale, party_bonus, duration, duration_sd, duration_min, gold.*, battle.*";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.scale.is_finite() && self.scale > 0.0) {
             return Err(ParamError::new(

@@ -43,7 +43,7 @@ pub trait OutcomeModel: Send + Sync {
 
 crate::model::registry::plugins! {
     /// The `[outcome]` section of a scenario.
-    pub enum OutcomeConfig tagged "model" builds OutcomeModel {
+    pub enum OutcomeConfig tagged "model" builds OutcomeModel, catalogue CATALOGUE {
         /// Winner by the logistic (Elo) model on true skill.
         "logistic" => Logistic(logistic::LogisticParams) builds LogisticOutcome,
     }

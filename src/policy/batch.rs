@@ -14,7 +14,7 @@
 //!
 //! Batching is the point of this policy, so it has no event mode.
 
-use super::{FreePass, Mode, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{FreePass, Mode, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError};
 use rand::Rng;
@@ -92,26 +92,18 @@ pub(crate) fn fits_pair(view: &PoolView<'_>, a: &WaitingTicket, b: &WaitingTicke
     a.size() + b.size() == f.players() && a.size() <= f.team_size && b.size() <= f.team_size
 }
 
-pub struct BatchWeighted {
-    params: BatchParams,
-}
+pub type BatchWeighted = Stateless<BatchParams>;
 
-impl BatchWeighted {
-    pub fn new(params: BatchParams) -> Self {
-        BatchWeighted { params }
-    }
-}
-
-impl Policy for BatchWeighted {
+impl Rule for BatchParams {
     fn schedule(&self) -> Schedule {
         Schedule {
             on_join: false,
-            tick: Some(self.params.tick.0),
+            tick: Some(self.tick.0),
         }
     }
 
     fn propose(
-        &mut self,
+        &self,
         view: &PoolView<'_>,
         trigger: Trigger,
         rng: &mut Pcg64,
@@ -120,7 +112,7 @@ impl Policy for BatchWeighted {
         if trigger != Trigger::Tick {
             return;
         }
-        let p = &self.params;
+        let p = self;
         let cap = p.candidates as usize;
         let mut pass = FreePass::new(view.pool);
         let mut list: Vec<usize> = Vec::with_capacity(cap);

@@ -12,7 +12,7 @@
 //! The controller is its own type so a test can drive it interval by
 //! interval.
 
-use super::{FormedMatch, Mode, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
+use super::{propose_windows, FormedMatch, Mode, Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
@@ -324,23 +324,13 @@ impl Policy for AdaptiveBrackets {
             let (bs, bt) = (c.index_of(seed.rating), c.index_of(t.rating));
             bs.abs_diff(bt) <= 1 && d <= c.width(bt)
         };
-        match trigger {
-            Trigger::Join(id) => {
-                let Some(seed) = view.pool.get(id) else {
-                    return;
-                };
-                if let Some(tickets) =
-                    fill_from_nearest(view, seed, window(seed), |d, t| accept(seed, d, t))
-                {
-                    out.push(Proposal::new(tickets));
-                }
-            }
-            // In event mode a pass is only worth it when brackets moved.
-            Trigger::Tick if self.params.mode == Mode::Event && !changed => {}
-            Trigger::Tick => greedy_pass(view, window, accept, |tickets| {
-                out.push(Proposal::new(tickets))
-            }),
+        // In event mode a pass is only worth it when brackets moved.
+        if trigger == Trigger::Tick && self.params.mode == Mode::Event && !changed {
+            return;
         }
+        propose_windows(view, trigger, window, accept, |tickets| {
+            out.push(Proposal::new(tickets))
+        });
     }
 
     fn on_formed(&mut self, formed: &FormedMatch<'_>) {

@@ -16,7 +16,7 @@
 //! to both sides; the reply's asymmetric version (the top player keeps the
 //! full loss on a defeat) would need a weight per side.
 
-use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
+use super::{propose_windows, Cadence, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::pool::WaitingTicket;
 use crate::model::{check, ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
@@ -97,30 +97,21 @@ impl DecayParams {
     }
 }
 
-pub struct VirtualDecay {
-    params: DecayParams,
-}
+pub type VirtualDecay = Stateless<DecayParams>;
 
-impl VirtualDecay {
-    pub fn new(params: DecayParams) -> Self {
-        VirtualDecay { params }
-    }
-}
-
-impl Policy for VirtualDecay {
+impl Rule for DecayParams {
     fn schedule(&self) -> Schedule {
-        self.params.cadence.schedule()
+        self.cadence.schedule()
     }
 
     fn propose(
-        &mut self,
+        &self,
         view: &PoolView<'_>,
         trigger: Trigger,
         _rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     ) {
-        let p = &self.params;
-        let now = view.now;
+        let (p, now) = (self, view.now);
         // Higher tickets reach down by their own decay, which is at most the
         // oldest ticket's.
         let top_decay = view
@@ -130,7 +121,7 @@ impl Policy for VirtualDecay {
             .map_or(0.0, |t| p.decay(t, now));
         let reach = p.limit + top_decay;
         let accept = |seed: &WaitingTicket, _: f64, t: &WaitingTicket| p.accepts(seed, t, now);
-        let mut emit = |tickets: Vec<TicketId>| {
+        let emit = |tickets: Vec<TicketId>| {
             let rating = |id: &TicketId| view.pool.get(*id).map_or(0.0, |t| t.rating);
             let seed = rating(&tickets[0]);
             let gap = tickets
@@ -142,19 +133,7 @@ impl Policy for VirtualDecay {
                 ..Proposal::new(tickets)
             });
         };
-        match trigger {
-            Trigger::Join(id) => {
-                let Some(seed) = view.pool.get(id) else {
-                    return;
-                };
-                if let Some(tickets) =
-                    fill_from_nearest(view, seed, reach, |d, t| accept(seed, d, t))
-                {
-                    emit(tickets);
-                }
-            }
-            Trigger::Tick => greedy_pass(view, |_| reach, accept, emit),
-        }
+        propose_windows(view, trigger, |_| reach, accept, emit)
     }
 }
 

@@ -6,7 +6,7 @@
 //! walked longest-waiting first, and each ticket takes the nearest-rated
 //! partner inside the limit.
 
-use super::{Mode, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
+use super::{propose_windows, Mode, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::model::{check, HumanDuration, ParamError};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -46,19 +46,11 @@ impl FixedLimitParams {
     }
 }
 
-pub struct FixedLimit {
-    params: FixedLimitParams,
-}
+pub type FixedLimit = Stateless<FixedLimitParams>;
 
-impl FixedLimit {
-    pub fn new(params: FixedLimitParams) -> Self {
-        FixedLimit { params }
-    }
-}
-
-impl Policy for FixedLimit {
+impl Rule for FixedLimitParams {
     fn schedule(&self) -> Schedule {
-        match self.params.mode {
+        match self.mode {
             // The limit never changes, so a pool that held no match still holds none
             // until someone joins: no timer needed.
             Mode::Event => Schedule {
@@ -67,34 +59,24 @@ impl Policy for FixedLimit {
             },
             Mode::Tick => Schedule {
                 on_join: false,
-                tick: Some(self.params.tick.0),
+                tick: Some(self.tick.0),
             },
         }
     }
 
     fn propose(
-        &mut self,
+        &self,
         view: &PoolView<'_>,
         trigger: Trigger,
         _rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     ) {
-        let limit = self.params.limit;
-        match trigger {
-            Trigger::Join(id) => {
-                let Some(seed) = view.pool.get(id) else {
-                    return;
-                };
-                if let Some(tickets) = fill_from_nearest(view, seed, limit, |_, _| true) {
-                    out.push(Proposal::new(tickets));
-                }
-            }
-            Trigger::Tick => greedy_pass(
-                view,
-                |_| limit,
-                |_, _, _| true,
-                |tickets| out.push(Proposal::new(tickets)),
-            ),
-        }
+        propose_windows(
+            view,
+            trigger,
+            |_| self.limit,
+            |_, _, _| true,
+            |tickets| out.push(Proposal::new(tickets)),
+        )
     }
 }

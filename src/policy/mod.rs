@@ -127,6 +127,47 @@ pub trait Policy: Send {
     fn on_formed(&mut self, _formed: &FormedMatch<'_>) {}
 }
 
+/// A policy that needs nothing but its parameters: it remembers nothing
+/// between calls. Its parameter type implements `Rule` and the policy is
+/// `Stateless<Params>`, so its file declares no struct, constructor or
+/// `Policy` impl of its own.
+pub trait Rule: Send {
+    fn schedule(&self) -> Schedule;
+
+    fn propose(
+        &self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    );
+}
+
+/// The policy of a `Rule`: `pub type Widening = Stateless<WideningParams>`.
+pub struct Stateless<P>(P);
+
+impl<P> Stateless<P> {
+    pub fn new(params: P) -> Self {
+        Stateless(params)
+    }
+}
+
+impl<P: Rule> Policy for Stateless<P> {
+    fn schedule(&self) -> Schedule {
+        self.0.schedule()
+    }
+
+    fn propose(
+        &mut self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        self.0.propose(view, trigger, rng, out)
+    }
+}
+
 /// Whether a policy reacts to each join or only works on a timer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -416,15 +457,16 @@ pub fn greedy_pass(
     }
 }
 
-/// The whole `propose` of a mutual-window policy: two tickets may meet only
-/// when each lies inside the other's `window`. On a join the newcomer seeds a
-/// match; on a tick `greedy_pass` seeds one from every ticket, longest-waiting
-/// first.
-pub fn propose_mutual_windows(
+/// The whole `propose` of a window policy: on a join the newcomer seeds a
+/// match from the nearest tickets within `window(seed)` that `accept(seed,
+/// distance, other)` allows; on a tick `greedy_pass` seeds one from every
+/// ticket, longest-waiting first. `emit` receives each match, seed first.
+pub fn propose_windows(
     view: &PoolView<'_>,
     trigger: Trigger,
-    window: impl Fn(&WaitingTicket) -> f64,
-    out: &mut Vec<Proposal>,
+    mut window: impl FnMut(&WaitingTicket) -> f64,
+    mut accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
+    mut emit: impl FnMut(Vec<TicketId>),
 ) {
     match trigger {
         Trigger::Join(id) => {
@@ -432,18 +474,57 @@ pub fn propose_mutual_windows(
                 return;
             };
             if let Some(tickets) =
-                fill_from_nearest(view, seed, window(seed), |d, t| d <= window(t))
+                fill_from_nearest(view, seed, window(seed), |d, t| accept(seed, d, t))
             {
-                out.push(Proposal::new(tickets));
+                emit(tickets);
             }
         }
-        Trigger::Tick => greedy_pass(
-            view,
-            &window,
-            |_, d, t| d <= window(t),
-            |tickets| out.push(Proposal::new(tickets)),
-        ),
+        Trigger::Tick => greedy_pass(view, window, accept, emit),
     }
+}
+
+/// A mutual-window policy: a cadence and a window per ticket, and two
+/// tickets meet only when each lies inside the other's window. Its
+/// parameter type implementing this is a `Rule`, so the policy is
+/// `Stateless<Params>` with nothing more to write.
+pub trait MutualWindow: Send {
+    fn cadence(&self) -> &Cadence;
+
+    /// The window of ticket `t` at `now`, in rating points on each side.
+    fn window(&self, t: &WaitingTicket, now: SimTime) -> f64;
+}
+
+impl<W: MutualWindow> Rule for W {
+    fn schedule(&self) -> Schedule {
+        self.cadence().schedule()
+    }
+
+    fn propose(
+        &self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        _rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        propose_mutual_windows(view, trigger, |t| self.window(t, view.now), out);
+    }
+}
+
+/// The whole `propose` of a mutual-window policy: two tickets may meet only
+/// when each lies inside the other's `window`.
+pub fn propose_mutual_windows(
+    view: &PoolView<'_>,
+    trigger: Trigger,
+    window: impl Fn(&WaitingTicket) -> f64,
+    out: &mut Vec<Proposal>,
+) {
+    propose_windows(
+        view,
+        trigger,
+        &window,
+        |_, d, t| d <= window(t),
+        |tickets| out.push(Proposal::new(tickets)),
+    )
 }
 
 /// Whether the parties of `sizes` plus one of `size` can still go into the

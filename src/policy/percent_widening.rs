@@ -11,10 +11,9 @@
 //! the reply's "re-check the queue at regular intervals" rather than a timer
 //! per ticket.
 
-use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, propose_mutual_windows};
+use super::{Cadence, MutualWindow, Stateless};
 use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError, SimTime};
-use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -66,9 +65,16 @@ impl PercentWideningParams {
         }
         self.cadence.validate()
     }
+}
 
-    /// The window of a ticket at `now`, in rating points on each side.
-    pub fn window(&self, t: &WaitingTicket, now: SimTime) -> f64 {
+pub type PercentWidening = Stateless<PercentWideningParams>;
+
+impl MutualWindow for PercentWideningParams {
+    fn cadence(&self) -> &Cadence {
+        &self.cadence
+    }
+
+    fn window(&self, t: &WaitingTicket, now: SimTime) -> f64 {
         let steps = (now.since(t.enqueued).as_ms() / self.step.0.as_ms()) as f64;
         let mut pct = self.step_pct * (1.0 + steps);
         if let Some(m) = self.max_pct {
@@ -77,33 +83,6 @@ impl PercentWideningParams {
         // Ratings can sit at or below zero on some scales; the window never
         // shrinks below nothing.
         t.rating.abs() * pct / 100.0
-    }
-}
-
-pub struct PercentWidening {
-    params: PercentWideningParams,
-}
-
-impl PercentWidening {
-    pub fn new(params: PercentWideningParams) -> Self {
-        PercentWidening { params }
-    }
-}
-
-impl Policy for PercentWidening {
-    fn schedule(&self) -> Schedule {
-        self.params.cadence.schedule()
-    }
-
-    fn propose(
-        &mut self,
-        view: &PoolView<'_>,
-        trigger: Trigger,
-        _rng: &mut Pcg64,
-        out: &mut Vec<Proposal>,
-    ) {
-        let (p, now) = (&self.params, view.now);
-        propose_mutual_windows(view, trigger, |t| p.window(t, now), out);
     }
 }
 

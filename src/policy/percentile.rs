@@ -9,7 +9,7 @@
 //! as ratings move (O(N log N) per refresh, whatever the traffic); a
 //! ticket's percentile is then a binary search, O(log N) per ticket.
 
-use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, fill_from_nearest, greedy_pass};
+use super::{propose_windows, Cadence, Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
@@ -178,21 +178,9 @@ impl Policy for PercentileWindow {
             let gap = (table.percentile(t.rating) - table.percentile(seed.rating)).abs();
             gap <= p.half_width(seed, now) && gap <= p.half_width(t, now)
         };
-        match trigger {
-            Trigger::Join(id) => {
-                let Some(seed) = view.pool.get(id) else {
-                    return;
-                };
-                if let Some(tickets) =
-                    fill_from_nearest(view, seed, window(seed), |d, t| accept(seed, d, t))
-                {
-                    out.push(Proposal::new(tickets));
-                }
-            }
-            Trigger::Tick => greedy_pass(view, window, accept, |tickets| {
-                out.push(Proposal::new(tickets))
-            }),
-        }
+        propose_windows(view, trigger, window, accept, |tickets| {
+            out.push(Proposal::new(tickets))
+        });
     }
 }
 

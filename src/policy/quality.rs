@@ -1450,6 +1450,7 @@ mod tests {
                     players: party,
                     rating: sum / size as f64,
                     enqueued: SimTime::from_ms(now_ms - waited),
+                    requeue: false,
                 });
                 next_ticket += 1;
             }

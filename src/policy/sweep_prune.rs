@@ -16,7 +16,7 @@
 //! sweep costs O(n log n). Matches are pairs of tickets.
 
 use super::batch::fits_pair;
-use super::{Cadence, TickFirst, Policy, PoolView, Proposal, Schedule, Trigger, check_growing_window, growing_window};
+use super::{check_growing_window, growing_window, Cadence, PoolView, Proposal, Rule, Schedule, Stateless, TickFirst, Trigger};
 use crate::pool::{RatingKey, WaitingTicket};
 use crate::model::{ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
@@ -69,20 +69,13 @@ impl SweepPruneParams {
     }
 }
 
-pub struct SweepPrune {
-    params: SweepPruneParams,
-}
+pub type SweepPrune = Stateless<SweepPruneParams>;
 
-impl SweepPrune {
-    pub fn new(params: SweepPruneParams) -> Self {
-        SweepPrune { params }
-    }
-
+impl SweepPruneParams {
     /// The sweep: every ticket leaves in order of its upper edge, and when it
     /// leaves takes the nearest free ticket whose interval has begun.
     fn sweep(&self, view: &PoolView<'_>, out: &mut Vec<Proposal>) {
-        let now = view.now;
-        let p = &self.params;
+        let (p, now) = (self, view.now);
         // Entries sorted by lower edge, exits by upper edge; equal edges enter
         // before they leave, so touching intervals overlap.
         let mut enters: Vec<(f64, &WaitingTicket)> = Vec::with_capacity(view.pool.len());
@@ -157,13 +150,13 @@ fn nearest_fitting<'a>(
     }
 }
 
-impl Policy for SweepPrune {
+impl Rule for SweepPruneParams {
     fn schedule(&self) -> Schedule {
-        self.params.cadence.schedule()
+        self.cadence.schedule()
     }
 
     fn propose(
-        &mut self,
+        &self,
         view: &PoolView<'_>,
         trigger: Trigger,
         _rng: &mut Pcg64,
@@ -172,7 +165,7 @@ impl Policy for SweepPrune {
         match trigger {
             Trigger::Tick => self.sweep(view, out),
             Trigger::Join(id) => {
-                let p = &self.params;
+                let p = self;
                 let Some(seed) = view.pool.get(id) else {
                     return;
                 };

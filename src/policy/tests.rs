@@ -186,10 +186,11 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
         )
         .unwrap_or_else(|e| panic!("{kind} defaults invalid: {e}"));
         assert_eq!(loaded.scenario.policy.name(), kind);
-        let (_, source, params) = CATALOGUE
+        let entry = CATALOGUE
             .iter()
-            .find(|(n, _, _)| *n == kind)
+            .find(|e| e.name == kind)
             .unwrap_or_else(|| panic!("{kind} missing from CATALOGUE"));
+        let (source, params) = (entry.source, entry.parameters);
         // Every policy names the seed passage it comes from.
         assert!(
             source.contains("gamedev thread") || source.contains("Dota 2 post"),

@@ -7,10 +7,9 @@
 //! into an old ticket's wide window before its own has grown. Longest-waiting
 //! tickets choose first; each takes the nearest-rated ticket that accepts it.
 
-use super::{Cadence, Policy, PoolView, Proposal, Schedule, Trigger, check_growing_window, growing_window, propose_mutual_windows};
+use super::{check_growing_window, growing_window, Cadence, MutualWindow, Stateless};
 use crate::pool::WaitingTicket;
 use crate::model::{ParamError, SimTime};
-use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -50,36 +49,16 @@ impl WideningParams {
         check_growing_window(self.base, self.rate_per_s, self.max)?;
         self.cadence.validate()
     }
+}
 
-    /// The window of a ticket at `now`.
-    pub fn window(&self, t: &WaitingTicket, now: SimTime) -> f64 {
+pub type Widening = Stateless<WideningParams>;
+
+impl MutualWindow for WideningParams {
+    fn cadence(&self) -> &Cadence {
+        &self.cadence
+    }
+
+    fn window(&self, t: &WaitingTicket, now: SimTime) -> f64 {
         growing_window(self.base, self.rate_per_s, self.max, t, now)
-    }
-}
-
-pub struct Widening {
-    params: WideningParams,
-}
-
-impl Widening {
-    pub fn new(params: WideningParams) -> Self {
-        Widening { params }
-    }
-}
-
-impl Policy for Widening {
-    fn schedule(&self) -> Schedule {
-        self.params.cadence.schedule()
-    }
-
-    fn propose(
-        &mut self,
-        view: &PoolView<'_>,
-        trigger: Trigger,
-        _rng: &mut Pcg64,
-        out: &mut Vec<Proposal>,
-    ) {
-        let (p, now) = (&self.params, view.now);
-        propose_mutual_windows(view, trigger, |t| p.window(t, now), out);
     }
 }

@@ -34,6 +34,12 @@ impl Default for EloParams {
 }
 
 impl EloParams {
+    /// Where the rating system comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "Elo: one number moved by K times the surprise; a team plays as its mean rating";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "k, scale, initial";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         check_positive("k", self.k)?;
         check_positive("scale", self.scale)?;

@@ -62,6 +62,12 @@ impl Default for Glicko1Params {
 }
 
 impl Glicko1Params {
+    /// Where the rating system comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "Glickman, The Glicko system (the gamedev thread's system): a deviation that shrinks with games and grows back with time away";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "initial, initial_rd, c, period";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         check_finite("initial", self.initial)?;
         check_positive("initial_rd", self.initial_rd)?;

@@ -58,6 +58,12 @@ impl Default for Glicko2Params {
 }
 
 impl Glicko2Params {
+    /// Where the rating system comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "Glickman, Glicko-2: Glicko with a per-player volatility; teams meet a composite opponent";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "initial, initial_rd, initial_volatility, tau, period";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         check_finite("initial", self.initial)?;
         check_positive("initial_rd", self.initial_rd)?;

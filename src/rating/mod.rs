@@ -32,7 +32,7 @@ crate::model::registry::plugins! {
     /// The `[rating]` section of a scenario: which system, and its parameters
     /// beside the `system` key, e.g. `system = "glicko1"`, `c = 34.6`,
     /// `period = "1d"`.
-    pub enum RatingConfig tagged "system" builds RatingSystem {
+    pub enum RatingConfig tagged "system" builds RatingSystem, catalogue CATALOGUE {
         "elo" => Elo(elo::EloParams) builds Elo,
         "glicko1" => Glicko1(glicko1::Glicko1Params) builds Glicko1,
         "glicko2" => Glicko2(glicko2::Glicko2Params) builds Glicko2,

@@ -72,6 +72,12 @@ impl Default for TrueSkillParams {
 }
 
 impl TrueSkillParams {
+    /// Where the rating system comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "Herbrich, Minka and Graepel, TrueSkill (2006), with the Dota 2 post's calibration games";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "mu, sigma, beta, tau, draw_probability, calibration_games, calibration_boost";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         if !self.mu.is_finite() {
             return Err(ParamError::new(

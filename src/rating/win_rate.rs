@@ -27,6 +27,12 @@ impl Default for WinRateParams {
 }
 
 impl WinRateParams {
+    /// Where the rating system comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "Armored Warfare's skill: the share of games won, smoothed toward 50% by `prior_games` phantom games";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "prior_games";
+
     pub fn validate(&self) -> Result<(), ParamError> {
         check_non_negative("prior_games", self.prior_games)
     }

@@ -3,6 +3,7 @@
 mod attributes;
 mod config;
 mod load;
+mod to_engine;
 
 pub use config::*;
 pub use load::{from_text, line_of_key, load, LoadedScenario, ScenarioError};

@@ -61,6 +61,12 @@ impl Default for AbbaParams {
 }
 
 impl AbbaParams {
+    /// Where the team former comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "Armored Warfare, Matchmaking 2.0 diary: platoons first, then players by artillery, tier, category and win rate, with win-rate smoothing";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "smoothing, smoothing_threshold_pp, category_margin";
+
     /// The smoothing settings, and that the format has exactly 2 teams.
     pub fn validate(&self, teams: usize, _team_size: usize) -> Result<(), ParamError> {
         if teams != 2 {

@@ -67,6 +67,12 @@ pub const PERMUTATION_MAX_PLAYERS: usize = 8;
 pub const PERMUTATION_MAX_PARTIES: usize = 10;
 
 impl AccelByteParams {
+    /// Where the team former comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "AccelByte AGS, Matchmaking rebalance page: permutation, combination or greedy, by member-count difference then mean-MMR distance";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "mode";
+
     /// That the mode's cost stays bounded for this many players per match.
     pub fn validate(&self, teams: usize, team_size: usize) -> Result<(), ParamError> {
         let players = teams * team_size;

@@ -47,6 +47,12 @@ impl Default for BalancedParams {
 }
 
 impl BalancedParams {
+    /// Where the team former comes from, for `mmsim catalogue`.
+    pub const SOURCE: &str =
+        "mmsim's default: a greedy fill by rating, then party swaps that narrow the gap between team means; any number of teams";
+    /// Its keys, for `mmsim catalogue`.
+    pub const PARAMETERS: &str = "max_swaps, rating, party_adjust.*";
+
     /// The party adjustment's coefficients; any match format will do.
     pub fn validate(&self, _teams: usize, _team_size: usize) -> Result<(), ParamError> {
         if let Some(adj) = &self.party_adjust {

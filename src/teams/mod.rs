@@ -43,7 +43,7 @@ crate::model::registry::plugins! {
     /// keys are that method's parameters. Every `validate` also gets the
     /// match format (teams, players per team).
     pub enum TeamsConfig tagged "method" builds TeamFormer,
-        validate(teams: usize, team_size: usize) {
+        validate(teams: usize, team_size: usize), catalogue CATALOGUE {
         "balanced" => Balanced(balanced::BalancedParams) builds Balanced,
         "abba" => Abba(abba::AbbaParams) builds Abba,
         "accelbyte" => Accelbyte(accelbyte::AccelByteParams) builds AccelByte,
