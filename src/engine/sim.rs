@@ -610,10 +610,10 @@ impl<'r> Simulation<'r> {
             team_win_rate_pct: team_wr,
             spread_rating: r_max - r_min,
             spread_skill: s_max - s_min,
-            p_team0: f64::NAN,
+            p_team0: None,
             p_team0_predicted: predicted,
             winner: None,
-            duration_s: 0.0,
+            duration_s: None,
             survivors: None,
             gold_integral: None,
             rematch,
@@ -661,8 +661,8 @@ impl<'r> Simulation<'r> {
             .record
             .as_mut()
             .expect("active matches have a record");
-        rec.p_team0 = result.p_team0;
-        rec.duration_s = result.duration.as_secs_f64();
+        rec.p_team0 = Some(result.p_team0);
+        rec.duration_s = Some(result.duration.as_secs_f64());
         rec.survivors = result.survivors;
         rec.gold_integral = result.gold_integral;
         self.queue

@@ -171,8 +171,8 @@ impl<'r> Collector<'r> {
         self.matches += 1;
         self.view.spread_rating.add(m.spread_rating);
         self.spread_skill.add(m.spread_skill);
-        if !m.p_team0.is_nan() {
-            self.win_prob_gap.add(m.win_prob_gap());
+        if let Some(gap) = m.win_prob_gap() {
+            self.win_prob_gap.add(gap);
         }
         if m.rematch {
             self.rematches += 1;

@@ -86,11 +86,7 @@ pub fn summarize_records(
 
     let mut spread: Vec<f64> = matches.iter().map(|m| m.spread_rating).collect();
     let mut spread_skill: Vec<f64> = matches.iter().map(|m| m.spread_skill).collect();
-    let mut gap: Vec<f64> = matches
-        .iter()
-        .filter(|m| !m.p_team0.is_nan())
-        .map(|m| m.win_prob_gap())
-        .collect();
+    let mut gap: Vec<f64> = matches.iter().filter_map(|m| m.win_prob_gap()).collect();
     gap.sort_by(f64::total_cmp);
     let finished: Vec<_> = matches.iter().filter(|m| m.winner.is_some()).collect();
     let upsets: Vec<bool> = finished.iter().filter_map(|m| m.upset()).collect();

@@ -73,13 +73,15 @@ pub struct MatchRecord {
     pub spread_rating: f64,
     /// Highest minus lowest true skill of any player in the match.
     pub spread_skill: f64,
-    /// True probability that team 0 wins, from the outcome model.
-    pub p_team0: f64,
+    /// True probability that team 0 wins, from the outcome model; `None`
+    /// while the match is still in the lobby (not yet played).
+    pub p_team0: Option<f64>,
     /// The rating system's prediction that team 0 wins.
     pub p_team0_predicted: f64,
     /// Winning team, once the match has ended.
     pub winner: Option<u32>,
-    pub duration_s: f64,
+    /// How long the match lasts; `None` while it is still in the lobby.
+    pub duration_s: Option<f64>,
     pub survivors: Option<u32>,
     pub gold_integral: Option<f64>,
     /// Whether two of the match's tickets' leads met in their previous match.
@@ -89,16 +91,17 @@ pub struct MatchRecord {
 
 impl MatchRecord {
     /// |P(team 0 wins) - 0.5| on true skill: how far from a coin flip the match was.
-    pub fn win_prob_gap(&self) -> f64 {
-        (self.p_team0 - 0.5).abs()
+    pub fn win_prob_gap(&self) -> Option<f64> {
+        self.p_team0.map(|p| (p - 0.5).abs())
     }
     /// Whether the team the truth favoured lost.
     pub fn upset(&self) -> Option<bool> {
         let w = self.winner?;
-        if (self.p_team0 - 0.5).abs() < 1e-12 {
+        let p = self.p_team0?;
+        if (p - 0.5).abs() < 1e-12 {
             return None;
         }
-        let favourite = if self.p_team0 > 0.5 { 0 } else { 1 };
+        let favourite = if p > 0.5 { 0 } else { 1 };
         Some(w != favourite)
     }
     /// Largest minus smallest team mean rating.

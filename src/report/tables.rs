@@ -495,6 +495,20 @@ mod tests {
     }
 
     #[test]
+    fn a_match_still_in_the_lobby_has_null_outcome_columns_not_nan() {
+        let mut r = testdata::team_records();
+        r.matches[8].p_team0 = None;
+        r.matches[8].duration_s = None;
+        let df = matches_frame(&r.matches).unwrap();
+        for col in ["p_team0", "win_prob_gap", "duration_s"] {
+            let c = df.column(col).unwrap().f64().unwrap().clone();
+            assert_eq!(c.get(8), None, "{col}");
+            assert!(c.get(7).is_some_and(f64::is_finite), "{col}");
+            assert_eq!(c.null_count(), 1, "{col}");
+        }
+    }
+
+    #[test]
     fn matches_per_minute_uses_the_interval_since_the_previous_sample() {
         let r = testdata::team_records();
         let df = queue_frame(&r.queue).unwrap();
