@@ -289,7 +289,11 @@ fn run_command(
         let mut t = PartialFile::create(dir, "tickets.parquet")?;
         let mut m = PartialFile::create(dir, "matches.parquet")?;
         let mut rows = crate::report::tables::ParquetRows::new(&mut t.out, &mut m.out)?;
-        let out = crate::run::run(s, seed, &mut progress, &mut rows)?;
+        // Encoding and writing the tables runs on a second thread beside the simulation.
+        let out = std::thread::scope(|scope| {
+            let mut behind = crate::metrics::BackgroundRows::spawn(scope, &mut rows);
+            crate::run::run(s, seed, &mut progress, &mut behind)
+        })?;
         let counts = rows.rows();
         drop(rows);
         t.commit()?;

@@ -447,3 +447,119 @@ fn games_to_within_deviation(players: &[Player]) -> GamesToWithin {
         share_of_players_who_played: ratio(games.len() as u64, played),
     }
 }
+
+/// Rows handed across in batches of this many, so the channel costs little per row.
+const HANDOFF_ROWS: usize = 4096;
+
+enum Handoff {
+    Tickets(Vec<TicketRecord>),
+    Matches(Vec<MatchRecord>),
+}
+
+/// Runs another sink on its own thread: the engine only clones rows into a
+/// batch and hands it over, while encoding and writing (the Parquet tables)
+/// go on beside the simulation. Rows reach the inner sink in the order they
+/// came, so its output is the same as when it runs inline; the channel holds
+/// a few batches at most, so memory stays bounded if the writer falls behind.
+pub struct BackgroundRows<'scope> {
+    tickets: Vec<TicketRecord>,
+    matches: Vec<MatchRecord>,
+    send: Option<std::sync::mpsc::SyncSender<Handoff>>,
+    worker: Option<std::thread::ScopedJoinHandle<'scope, anyhow::Result<()>>>,
+}
+
+impl<'scope> BackgroundRows<'scope> {
+    pub fn spawn<'env>(
+        scope: &'scope std::thread::Scope<'scope, 'env>,
+        inner: &'scope mut (dyn RowSink + Send),
+    ) -> Self {
+        let (send, recv) = std::sync::mpsc::sync_channel::<Handoff>(4);
+        let worker = scope.spawn(move || {
+            for batch in recv {
+                match batch {
+                    Handoff::Tickets(rows) => rows.iter().for_each(|t| inner.ticket(t)),
+                    Handoff::Matches(rows) => rows.iter().for_each(|m| inner.match_row(m)),
+                }
+            }
+            inner.finish()
+        });
+        BackgroundRows {
+            tickets: Vec::with_capacity(HANDOFF_ROWS),
+            matches: Vec::with_capacity(HANDOFF_ROWS),
+            send: Some(send),
+            worker: Some(worker),
+        }
+    }
+
+    /// Hands a batch over; false once the writer has stopped (its error
+    /// comes out of `finish`).
+    fn hand(&mut self, batch: Handoff) -> bool {
+        self.send.as_ref().is_some_and(|s| s.send(batch).is_ok())
+    }
+}
+
+impl RowSink for BackgroundRows<'_> {
+    fn ticket(&mut self, t: &TicketRecord) {
+        self.tickets.push(t.clone());
+        if self.tickets.len() >= HANDOFF_ROWS {
+            let batch = std::mem::replace(&mut self.tickets, Vec::with_capacity(HANDOFF_ROWS));
+            if !self.hand(Handoff::Tickets(batch)) {
+                self.send = None;
+            }
+        }
+    }
+    fn match_row(&mut self, m: &MatchRecord) {
+        self.matches.push(m.clone());
+        if self.matches.len() >= HANDOFF_ROWS {
+            let batch = std::mem::replace(&mut self.matches, Vec::with_capacity(HANDOFF_ROWS));
+            if !self.hand(Handoff::Matches(batch)) {
+                self.send = None;
+            }
+        }
+    }
+    fn finish(&mut self) -> anyhow::Result<()> {
+        let tickets = std::mem::take(&mut self.tickets);
+        let matches = std::mem::take(&mut self.matches);
+        self.hand(Handoff::Tickets(tickets));
+        self.hand(Handoff::Matches(matches));
+        // Closing the channel ends the worker's loop.
+        self.send = None;
+        match self.worker.take() {
+            Some(w) => w
+                .join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("the table writer panicked"))),
+            None => Ok(()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn background_rows_reach_the_inner_sink_in_order() {
+        let records = crate::report::testdata::team_records();
+        let mut inline = KeepRows::default();
+        let mut behind = KeepRows::default();
+        std::thread::scope(|scope| {
+            let mut bg = BackgroundRows::spawn(scope, &mut behind);
+            // Enough rows for several hand-overs, interleaved as a run interleaves them.
+            for k in 0..(3 * HANDOFF_ROWS / records.tickets.len() + 1) {
+                for (i, t) in records.tickets.iter().enumerate() {
+                    let mut t = t.clone();
+                    t.ticket = crate::model::TicketId((k * 1000 + i) as u32);
+                    inline.ticket(&t);
+                    bg.ticket(&t);
+                    if let Some(m) = records.matches.get(i) {
+                        inline.match_row(m);
+                        bg.match_row(m);
+                    }
+                }
+            }
+            bg.finish().unwrap();
+        });
+        assert_eq!(inline.0, behind.0);
+        assert!(behind.0.tickets.len() > 3 * HANDOFF_ROWS);
+    }
+}

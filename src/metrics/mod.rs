@@ -11,7 +11,7 @@ mod records;
 pub mod stats;
 pub mod summary;
 
-pub use collect::{Collector, KeepRows, NoRows, RowSink, RunView};
+pub use collect::{BackgroundRows, Collector, KeepRows, NoRows, RowSink, RunView};
 pub use records::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
 pub use summary::{RunMeta, Summary};
 
