@@ -54,6 +54,10 @@ rm -rf "$RUNS" "$EXECUTED"
 mkdir -p "$RUNS" "$EXECUTED"
 "$MMSIM" run scenarios/smoke.toml --out "$RUNS/smoke" --quiet
 "$MMSIM" run scenarios/smoke.toml --set policy.rate_per_s=1 --out "$RUNS/smoke-slow-widening" --quiet
+# Team outputs too (survivors, gold, parties, matches still in the lobby at
+# the end): single-run.ipynb runs once more on each, shortened.
+"$MMSIM" run scenarios/armored-warfare-15v15.toml --set run.duration=3h --set run.warmup=30m --out "$RUNS/armored-warfare" --quiet
+"$MMSIM" run scenarios/dota2-5v5.toml --set run.duration=3h --set run.warmup=30m --out "$RUNS/dota2-5v5" --quiet
 
 # --- execute the notebooks ---------------------------------------------------
 # Keep the kernel away from the user's Jupyter and IPython settings (a user
@@ -67,7 +71,8 @@ export MMSIM_RUN=$RUNS/smoke
 export MMSIM_RUN_A=$RUNS/smoke MMSIM_RUN_B=$RUNS/smoke-slow-widening
 unset MMSIM_SWEEP
 
-"$VENV/bin/python" - "$ROOT/notebooks" "$EXECUTED" <<'PY'
+"$VENV/bin/python" - "$ROOT/notebooks" "$EXECUTED" "$RUNS" <<'PY'
+import os
 import sys
 import time
 from pathlib import Path
@@ -76,12 +81,17 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellExecutionError
 
-src, dst = Path(sys.argv[1]), Path(sys.argv[2])
+src, dst, runs = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 notebooks = sorted(src.glob("*.ipynb"))
 if not notebooks:
     sys.exit(f"no notebooks in {src}")
+# (notebook, the run it reads, name of the executed copy)
+jobs = [(p, None, p.name) for p in notebooks]
+jobs += [(src / "single-run.ipynb", runs / r, f"single-run-{r}.ipynb") for r in ("armored-warfare", "dota2-5v5")]
 failed = []
-for path in notebooks:
+for path, run, name in jobs:
+    if run is not None:
+        os.environ["MMSIM_RUN"] = str(run)
     nb = nbformat.read(path, as_version=4)
     started = time.monotonic()
     client = NotebookClient(nb, timeout=600, kernel_name="python3",
@@ -91,10 +101,10 @@ for path in notebooks:
         status = "ok"
     except CellExecutionError as err:
         status = "FAILED"
-        failed.append(path.name)
+        failed.append(name)
         print(err, file=sys.stderr)
-    nbformat.write(nb, dst / path.name)
-    print(f"{path.name}: {status} in {time.monotonic() - started:.1f} s ({len(nb.cells)} cells) -> {dst / path.name}")
+    nbformat.write(nb, dst / name)
+    print(f"{name}: {status} in {time.monotonic() - started:.1f} s ({len(nb.cells)} cells) -> {dst / name}")
 if failed:
     sys.exit(f"notebooks failed: {', '.join(failed)}")
 PY
