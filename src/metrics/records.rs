@@ -84,7 +84,7 @@ pub struct MatchRecord {
     pub duration_s: Option<f64>,
     pub survivors: Option<u32>,
     pub gold_integral: Option<f64>,
-    /// Whether two of the match's tickets' leads met in their previous match.
+    /// Whether two players on opposite teams played their previous match in the same match (as teammates or opponents).
     pub rematch: bool,
     pub in_warmup: bool,
 }
