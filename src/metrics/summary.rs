@@ -53,7 +53,7 @@ pub struct Summary {
     pub win_prob_gap: MeanP90,
     /// Share of finished matches the side favoured by true skill lost.
     pub upset_rate: Option<f64>,
-    /// Share of matches in which two opponents had met in their previous match.
+    /// Share of matches in which two players on opposite teams played their previous match in the same match (as teammates or opponents).
     pub rematch_rate: Option<f64>,
     /// Mean squared error of the rating system's win prediction.
     pub brier_score: Option<f64>,
@@ -247,7 +247,7 @@ pub const MEANINGS: &[(&str, &str)] = &[
     ),
     (
         "rematch_rate",
-        "share of matches in which two opponents had met in their previous match",
+        "share of matches in which two players on opposite teams played their previous match in the same match (as teammates or opponents)",
     ),
     (
         "brier_score",
