@@ -792,10 +792,15 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
             }
             for s in series {
                 let color = s.color;
+                // A wide stroke over many near-vertical segments makes the
+                // bitmap backend's stroke polygons overshoot into spikes past
+                // the data (and past the axes); a dense series reads as well
+                // with a one-pixel line, which has no joins to overshoot.
+                let width = if s.points.len() > 300 { 1 } else { 2 };
                 chart
                     .draw_series(LineSeries::new(
                         s.points.iter().copied(),
-                        color.stroke_width(2),
+                        color.stroke_width(width),
                     ))
                     .map_err(de)?
                     .label(s.label.as_str())
