@@ -1,6 +1,7 @@
 //! The command line: arguments become validated configuration, then the
 //! library does the work. Exit codes: 0 success, 1 a check found a
-//! regression, 2 bad input.
+//! regression, 2 bad input; a closed stdout (`| head -1`) ends the
+//! process by SIGPIPE, status 141 in a shell (see `main.rs`).
 
 pub mod catalogue;
 mod rebalance;
