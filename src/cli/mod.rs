@@ -1,6 +1,7 @@
 //! The command line: arguments become validated configuration, then the
 //! library does the work. Exit codes: 0 success, 1 a check found a
-//! regression, 2 bad input.
+//! regression, 2 bad input; a closed stdout (`| head -1`) ends the
+//! process by SIGPIPE, status 141 in a shell (see `main.rs`).
 
 pub mod catalogue;
 mod rebalance;
@@ -171,11 +172,15 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                     "--replications must be 1 or more".into(),
                 ));
             }
+            // The scenario as run, seed included, is what is saved and hashed.
+            let seed = seed.unwrap_or(loaded.scenario.run.seed);
+            let loaded = loaded
+                .with_run(seed, Some(reps))
+                .map_err(CliError::BadInput)?;
             if reps > 1 {
-                let first = seed.unwrap_or(loaded.scenario.run.seed);
-                return tune::run_replicated(&loaded, first, reps, &dir, quiet);
+                return tune::run_replicated(&loaded, &dir, quiet);
             }
-            run_command(&loaded, seed, &dir, quiet, tables.into())
+            run_command(&loaded, &dir, quiet, tables.into())
         }
         Command::Validate { scenario, sets } => {
             let loaded = load_scenario(&scenario, &sets)?;
@@ -193,6 +198,10 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.format.teams,
                 s.policy.name(),
                 s.rating.name()
+            );
+            println!(
+                "scenario_sha256 {} (as its outputs' provenance records it)",
+                scenario::provenance::scenario_sha256(s)
             );
             Ok(())
         }
@@ -269,15 +278,34 @@ fn progress_bar_runs(quiet: bool) -> ProgressBar {
     bar
 }
 
+/// `value` as JSON with a `provenance` block last: where the output came
+/// from (mmsim version, scenario hash). `compare` reads only numbers, so the
+/// block's strings never appear as metrics.
+pub(crate) fn with_provenance(
+    value: &impl serde::Serialize,
+    provenance: &scenario::Provenance,
+) -> serde_json::Value {
+    let mut v = serde_json::to_value(value).expect("in-memory JSON serializes");
+    if let serde_json::Value::Object(m) = &mut v {
+        m.insert(
+            "provenance".into(),
+            serde_json::to_value(provenance).expect("provenance serializes"),
+        );
+    }
+    v
+}
+
+/// Runs `loaded` on its own `run.seed` (the caller set it with `with_run`,
+/// so the saved scenario.toml and its hash name the seed used).
 fn run_command(
     loaded: &LoadedScenario,
-    seed: Option<u64>,
     dir: &Path,
     quiet: bool,
     tables: crate::report::Tables,
 ) -> Result<(), CliError> {
     let s = &loaded.scenario;
-    let seed = seed.unwrap_or(s.run.seed);
+    let seed = s.run.seed;
+    let provenance = scenario::Provenance::of(s);
     let bar = progress_bar(quiet);
     let mut progress = |now: crate::model::SimTime, end: crate::model::SimTime| {
         bar.set_position(now.as_ms() * 1000 / end.as_ms().max(1));
@@ -316,11 +344,19 @@ fn run_command(
         },
         tables,
     )?;
-    write_whole(dir, "summary.json", &json_bytes(&out.summary))?;
+    write_whole(
+        dir,
+        "summary.json",
+        &json_bytes(&with_provenance(&out.summary, &provenance)),
+    )?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
     write_artifacts(dir, &artifacts)?;
     // Last, so a folder with perf.json holds a finished run.
-    write_whole(dir, "perf.json", &json_bytes(&out.perf))?;
+    write_whole(
+        dir,
+        "perf.json",
+        &json_bytes(&with_provenance(&out.perf, &provenance)),
+    )?;
     println!(
         "{}",
         crate::report::text::run_line(&s.run.name, &out.summary, dir)
@@ -346,13 +382,38 @@ fn compare_command(a: &Path, b: &Path, json: bool) -> Result<(), CliError> {
     // Same seed means same arrivals (common random numbers): differences are paired.
     let paired = sa.get("seed").is_some() && sa.get("seed") == sb.get("seed");
     let names = (&*a.to_string_lossy(), &*b.to_string_lossy());
+    let versions = [&sa, &sb].map(|s| {
+        s.pointer("/provenance/mmsim_version")
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    });
+    let other_builds = versions[0] != versions[1];
     if json {
-        let v = crate::report::compare_json(&sa, &sb, names, paired);
+        let mut v = crate::report::compare_json(&sa, &sb, names, paired);
+        if let (true, Some(m)) = (other_builds, v.as_object_mut()) {
+            m.insert(
+                "mmsim_versions".into(),
+                serde_json::json!({"a": versions[0], "b": versions[1]}),
+            );
+        }
         println!(
             "{}",
             serde_json::to_string_pretty(&v).expect("JSON serializes")
         );
     } else {
+        if other_builds {
+            let said = |v: &Option<String>| match v {
+                Some(v) => format!("mmsim {v}"),
+                None => "an mmsim that did not record its version".to_owned(),
+            };
+            println!(
+                "note: {} was written by {} and {} by {}: differences may come from the code, not the setting",
+                names.0,
+                said(&versions[0]),
+                names.1,
+                said(&versions[1])
+            );
+        }
         print!("{}", crate::report::compare(&sa, &sb, names, paired));
     }
     Ok(())

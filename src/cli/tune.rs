@@ -2,7 +2,9 @@
 //! `tune`, and `run` with replications. Arguments become validated input
 //! here; the work is in `crate::tune`, the files in `crate::report`.
 
-use super::{json_bytes, progress_bar_runs, write_artifacts, write_whole, CliError};
+use super::{
+    json_bytes, progress_bar_runs, with_provenance, write_artifacts, write_whole, CliError,
+};
 use crate::report::text;
 use crate::scenario::LoadedScenario;
 use crate::tune::check::{self, Baseline};
@@ -128,6 +130,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             quiet,
         } => {
             let loaded = super::load_scenario(&scenario, &sets)?;
+            let provenance = crate::scenario::Provenance::of(&loaded.scenario);
             let plot = match metrics.as_slice() {
                 [] => None,
                 [x, y] => Some([x.trim().to_string(), y.trim().to_string()]),
@@ -157,7 +160,9 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             bar.finish_and_clear();
             match shard {
                 Some(s) => {
-                    write_whole(&dir, &s.file_name(), &json_bytes(&table))?;
+                    let file = sweep::ShardFile::new(table, &loaded);
+                    write_whole(&dir, &s.file_name(), &json_bytes(&file))?;
+                    let table = file.table;
                     println!(
                         "shard {}/{}: {} of {} settings → {}",
                         s.k,
@@ -168,16 +173,16 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                     );
                     Ok(())
                 }
-                None => finish_sweep(&dir, &table),
+                None => finish_sweep(&dir, &table, &provenance),
             }
         }
         TuningCommand::Merge { dirs, out } => {
             let shards = sweep::read_shards(&dirs).map_err(CliError::BadInput)?;
             let n = shards.len();
-            let table = sweep::merge(shards).map_err(CliError::BadInput)?;
+            let (table, provenance) = sweep::merge(shards).map_err(CliError::BadInput)?;
             let dir = out.unwrap_or_else(|| dirs[0].clone());
             println!("merged {n} shards");
-            finish_sweep(&dir, &table)
+            finish_sweep(&dir, &table, &provenance)
         }
         TuningCommand::Check {
             scenarios,
@@ -248,9 +253,18 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
     }
 }
 
-fn finish_sweep(dir: &Path, table: &sweep::SweepTable) -> Result<(), CliError> {
+fn finish_sweep(
+    dir: &Path,
+    table: &sweep::SweepTable,
+    provenance: &crate::scenario::Provenance,
+) -> Result<(), CliError> {
     let artifacts = crate::report::sweep::sweep_artifacts(table)?;
     write_artifacts(dir, &artifacts)?;
+    write_whole(
+        dir,
+        "provenance.json",
+        &json_bytes(&with_provenance(&json!({"seeds": table.seeds}), provenance)),
+    )?;
     print!("{}", crate::report::sweep::render_text(table));
     let names: Vec<&str> = artifacts.iter().map(|a| a.name.as_str()).collect();
     println!("→ {} ({})", dir.display(), names.join(", "));
@@ -260,15 +274,10 @@ fn finish_sweep(dir: &Path, table: &sweep::SweepTable) -> Result<(), CliError> {
 /// `run` with replications: every seed's summary under
 /// `replications/seed-K/`, and `summary.json` with a mean and a 95%
 /// interval for every number.
-pub fn run_replicated(
-    loaded: &LoadedScenario,
-    first_seed: u64,
-    reps: u32,
-    dir: &Path,
-    quiet: bool,
-) -> Result<(), CliError> {
+pub fn run_replicated(loaded: &LoadedScenario, dir: &Path, quiet: bool) -> Result<(), CliError> {
     let s = &loaded.scenario;
-    let seeds = seeds(first_seed, reps);
+    let seeds = seeds(s.run.seed, s.run.replications);
+    let provenance = crate::scenario::Provenance::of(s);
     let bar = progress_bar_runs(quiet);
     bar.set_length(seeds.len() as u64);
     let outs = par_map(
@@ -281,17 +290,33 @@ pub fn run_replicated(
     let summaries: Vec<serde_json::Value> = outs.iter().map(|o| o.summary.to_value()).collect();
     for (seed, out) in seeds.iter().zip(&outs) {
         let sub = dir.join("replications").join(format!("seed-{seed}"));
-        write_whole(&sub, "summary.json", &json_bytes(&out.summary))?;
-        write_whole(&sub, "perf.json", &json_bytes(&out.perf))?;
+        write_whole(
+            &sub,
+            "summary.json",
+            &json_bytes(&with_provenance(&out.summary, &provenance)),
+        )?;
+        write_whole(
+            &sub,
+            "perf.json",
+            &json_bytes(&with_provenance(&out.perf, &provenance)),
+        )?;
     }
     let agg = aggregate(&seeds, &summaries);
-    write_whole(dir, "summary.json", &json_bytes(&agg))?;
+    write_whole(
+        dir,
+        "summary.json",
+        &json_bytes(&with_provenance(&agg, &provenance)),
+    )?;
     let perf: Vec<_> = seeds
         .iter()
         .zip(&outs)
         .map(|(seed, o)| json!({"seed": seed, "perf": o.perf}))
         .collect();
-    write_whole(dir, "perf.json", &json_bytes(&perf))?;
+    write_whole(
+        dir,
+        "perf.json",
+        &json_bytes(&json!({"runs": perf, "provenance": provenance})),
+    )?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
     println!(
         "{}",

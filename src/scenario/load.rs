@@ -118,8 +118,9 @@ impl LoadedScenario {
                 },
             }
         })?;
+        // `text`, not `source`: a seed set by `with_run` stays in it.
         let text = if all_sets.is_empty() {
-            self.source.clone()
+            self.text.clone()
         } else {
             toml::to_string(&table).unwrap_or_else(|_| self.source.clone())
         };
@@ -131,6 +132,45 @@ impl LoadedScenario {
             table,
             sets: all_sets,
         })
+    }
+
+    /// This scenario as actually run: `run.seed` set to `seed` and, when
+    /// given, `run.replications` to `replications`, in the scenario and in
+    /// its text (comments kept), so the saved `scenario.toml` reruns to the
+    /// same numbers. Fails only for a seed TOML cannot hold (above i64::MAX).
+    pub fn with_run(&self, seed: u64, replications: Option<u32>) -> Result<LoadedScenario, String> {
+        let reps = replications.unwrap_or(self.scenario.run.replications);
+        if seed == self.scenario.run.seed && reps == self.scenario.run.replications {
+            return Ok(self.clone());
+        }
+        let seed_i64 = i64::try_from(seed).map_err(|_| {
+            format!(
+                "--seed {seed}: must be at most {} (a TOML integer), so the saved scenario.toml can record it",
+                i64::MAX
+            )
+        })?;
+        let mut doc: toml_edit::DocumentMut = self
+            .text
+            .parse()
+            .map_err(|e| format!("the effective scenario does not parse again: {e}"))?;
+        let mut out = self.clone();
+        let mut changed = Vec::new();
+        if seed != self.scenario.run.seed {
+            changed.push(("seed", seed_i64));
+        }
+        if reps != self.scenario.run.replications {
+            changed.push(("replications", i64::from(reps)));
+        }
+        for (key, v) in changed {
+            doc["run"][key] = toml_edit::value(v);
+            if let Some(toml::Value::Table(run)) = out.table.get_mut("run") {
+                run.insert(key.into(), toml::Value::Integer(v));
+            }
+        }
+        out.text = doc.to_string();
+        out.scenario.run.seed = seed;
+        out.scenario.run.replications = reps;
+        Ok(out)
     }
 
     /// A section the scenario schema leaves to another layer (`[sweep]`,
@@ -386,6 +426,36 @@ limit = 150
             "{err}"
         );
         assert!(err.contains("t.toml:7"), "{err}");
+    }
+
+    #[test]
+    fn the_seed_run_is_written_into_the_text_with_its_comments() {
+        let text = BASE.replace("name = \"t\"", "name = \"t\" # the name\nseed = 7");
+        let loaded = load_str(&text, &["policy.limit=151"]).unwrap();
+        let same = loaded.with_run(7, None).unwrap();
+        assert_eq!(same.text, loaded.text);
+        let run = load_str(&text, &[]).unwrap().with_run(42, Some(3)).unwrap();
+        assert_eq!(
+            (run.scenario.run.seed, run.scenario.run.replications),
+            (42, 3)
+        );
+        assert!(run.text.contains("# the name"), "{}", run.text);
+        let again = load_str(&run.text, &[]).unwrap();
+        assert_eq!(again.scenario, run.scenario);
+        // Later overrides start from the seed run, not the file's seed.
+        assert_eq!(
+            run.with_sets(&["policy.limit=9".into()])
+                .unwrap()
+                .scenario
+                .run
+                .seed,
+            42
+        );
+        let err = loaded.with_run(u64::MAX, None).unwrap_err();
+        assert!(
+            err.contains("--seed") && err.contains("9223372036854775807"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::replicate::{par_map, seeds, summary_for};
 use super::stats::{ci95, lookup, metric, Ci};
+use crate::scenario::provenance::{self, Provenance};
 use crate::scenario::{LoadedScenario, ScenarioError};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -214,6 +215,31 @@ pub struct SweepTable {
     pub rows: Vec<SweepRow>,
 }
 
+/// A shard's file (`shard-K-of-N.json`): its table, and where it came from,
+/// so that `merge` refuses shards of different sweeps or builds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ShardFile {
+    #[serde(flatten)]
+    pub table: SweepTable,
+    /// Absent in shards written before mmsim recorded it; `merge` refuses those.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
+    /// The swept scenario's canonical form (`[sweep]` and `--set`s
+    /// included), so a refused merge can name the first key that differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_scenario: Option<Value>,
+}
+
+impl ShardFile {
+    pub fn new(table: SweepTable, base: &LoadedScenario) -> ShardFile {
+        ShardFile {
+            table,
+            provenance: Some(Provenance::of(&base.scenario)),
+            canonical_scenario: Some(provenance::canonical(&base.scenario)),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
     pub setting: usize,
@@ -393,28 +419,22 @@ fn toml_to_json(v: &toml::Value) -> Value {
     }
 }
 
-/// Combines shard tables into the table one unsharded run would give.
-pub fn merge(mut shards: Vec<SweepTable>) -> Result<SweepTable, String> {
-    let Some(first) = shards.first().cloned() else {
+/// Combines shard tables into the table one unsharded run would give,
+/// with their common provenance. Shards of different scenarios, sweeps,
+/// seeds or mmsim versions are refused, naming the first difference.
+pub fn merge(files: Vec<ShardFile>) -> Result<(SweepTable, Provenance), String> {
+    let Some(first) = files.first().cloned() else {
         return Err("no shard files (shard-K-of-N.json) found".into());
     };
-    let n = first.shard.map(|s| s.n);
-    for s in &shards {
-        let same = s.scenario == first.scenario
-            && s.settings_total == first.settings_total
-            && s.seeds == first.seeds
-            && s.keys == first.keys
-            && s.metrics == first.metrics
-            && s.plot == first.plot
-            && s.shard.map(|s| s.n) == n;
-        if !same {
-            return Err(format!(
-                "shard {} does not belong with shard {}: different scenario, settings, seeds, metrics or shard count",
-                describe(s),
-                describe(&first)
-            ));
-        }
+    for f in &files {
+        check_belongs(f, &first)?;
     }
+    let provenance = first
+        .provenance
+        .clone()
+        .expect("check_belongs refuses shards without provenance");
+    let first = first.table;
+    let mut shards: Vec<SweepTable> = files.into_iter().map(|f| f.table).collect();
     shards.sort_by_key(|s| s.shard.map(|s| s.k));
     let mut rows: Vec<SweepRow> = shards.into_iter().flat_map(|s| s.rows).collect();
     rows.sort_by_key(|r| r.setting);
@@ -433,11 +453,86 @@ pub fn merge(mut shards: Vec<SweepTable>) -> Result<SweepTable, String> {
             first.settings_total
         ));
     }
-    Ok(SweepTable {
-        shard: None,
-        rows,
-        ..first
-    })
+    Ok((
+        SweepTable {
+            shard: None,
+            rows,
+            ..first
+        },
+        provenance,
+    ))
+}
+
+/// Whether shard `f` may be merged with shard `first`: the same mmsim
+/// version, scenario (by hash), seeds, metrics and shard count.
+fn check_belongs(f: &ShardFile, first: &ShardFile) -> Result<(), String> {
+    let (name, name0) = (
+        format!("shard {}", describe(&f.table)),
+        format!("shard {}", describe(&first.table)),
+    );
+    let refuse = |why: String| Err(format!("{name} does not belong with {name0}: {why}"));
+    let (Some(p), Some(p0)) = (&f.provenance, &first.provenance) else {
+        let old = if f.provenance.is_none() {
+            &name
+        } else {
+            &name0
+        };
+        return Err(format!(
+            "{old} records no scenario hash or mmsim version (written by an older mmsim), so it cannot be checked against the others; rerun it"
+        ));
+    };
+    if p.mmsim_version != p0.mmsim_version {
+        return refuse(format!(
+            "written by mmsim {} and mmsim {}; rerun every shard with one build",
+            p.mmsim_version, p0.mmsim_version
+        ));
+    }
+    if p.scenario_sha256 != p0.scenario_sha256 {
+        let diff = match (&first.canonical_scenario, &f.canonical_scenario) {
+            (Some(a), Some(b)) => provenance::describe_difference(a, b, &name0, &name),
+            _ => None,
+        };
+        return refuse(format!(
+            "they ran different scenarios (scenario_sha256 {} and {}){}",
+            short(&p.scenario_sha256),
+            short(&p0.scenario_sha256),
+            diff.map(|d| format!(": {d}")).unwrap_or_default()
+        ));
+    }
+    let (t, t0) = (&f.table, &first.table);
+    let differs: Option<(&str, String, String)> = if t.scenario != t0.scenario {
+        Some(("scenario", t.scenario.clone(), t0.scenario.clone()))
+    } else if t.settings_total != t0.settings_total {
+        Some((
+            "settings_total",
+            t.settings_total.to_string(),
+            t0.settings_total.to_string(),
+        ))
+    } else if t.seeds != t0.seeds {
+        Some(("seeds", format!("{:?}", t.seeds), format!("{:?}", t0.seeds)))
+    } else if t.keys != t0.keys {
+        Some(("keys", format!("{:?}", t.keys), format!("{:?}", t0.keys)))
+    } else if t.metrics != t0.metrics {
+        Some((
+            "metrics",
+            format!("{:?}", t.metrics),
+            format!("{:?}", t0.metrics),
+        ))
+    } else if t.plot != t0.plot {
+        Some(("plot", format!("{:?}", t.plot), format!("{:?}", t0.plot)))
+    } else if t.shard.map(|s| s.n) != t0.shard.map(|s| s.n) {
+        Some(("shard count", describe(t), describe(t0)))
+    } else {
+        None
+    };
+    match differs {
+        Some((what, a, b)) => refuse(format!("`{what}` is {a} in {name} and {b} in {name0}")),
+        None => Ok(()),
+    }
+}
+
+fn short(hash: &str) -> &str {
+    &hash[..hash.len().min(12)]
 }
 
 fn describe(t: &SweepTable) -> String {
@@ -447,7 +542,7 @@ fn describe(t: &SweepTable) -> String {
 }
 
 /// Reads every `shard-*.json` in the folders, in name order.
-pub fn read_shards(dirs: &[std::path::PathBuf]) -> Result<Vec<SweepTable>, String> {
+pub fn read_shards(dirs: &[std::path::PathBuf]) -> Result<Vec<ShardFile>, String> {
     let mut out = Vec::new();
     for dir in dirs {
         let mut names: Vec<_> = std::fs::read_dir(dir)
@@ -545,15 +640,54 @@ mod tests {
         }
     }
 
+    fn file(table: SweepTable, base: i64) -> ShardFile {
+        let scenario = serde_json::json!({"run": {"seed": 1}, "policy": {"base": base}});
+        ShardFile {
+            table,
+            provenance: Some(Provenance {
+                mmsim_version: "0.1.0".into(),
+                scenario_sha256: format!("hash-of-base-{base}"),
+            }),
+            canonical_scenario: Some(scenario),
+        }
+    }
+
     #[test]
     fn merging_shards_restores_setting_order_and_finds_gaps() {
-        let a = table(Some(Shard { k: 0, n: 2 }), &[0, 2]);
-        let b = table(Some(Shard { k: 1, n: 2 }), &[1, 3]);
-        let merged = merge(vec![b.clone(), a.clone()]).unwrap();
+        let a = file(table(Some(Shard { k: 0, n: 2 }), &[0, 2]), 10);
+        let b = file(table(Some(Shard { k: 1, n: 2 }), &[1, 3]), 10);
+        let (merged, prov) = merge(vec![b.clone(), a.clone()]).unwrap();
         assert_eq!(merged, table(None, &[0, 1, 2, 3]));
+        assert_eq!(Some(prov), a.provenance);
         let err = merge(vec![a.clone()]).unwrap_err();
         assert!(err.contains("[1, 3]"), "{err}");
         let err = merge(vec![a.clone(), a]).unwrap_err();
         assert!(err.contains("two shards"), "{err}");
+    }
+
+    #[test]
+    fn shards_of_other_scenarios_builds_or_seeds_are_refused_naming_the_difference() {
+        let a = file(table(Some(Shard { k: 0, n: 2 }), &[0, 2]), 10);
+        let b = file(table(Some(Shard { k: 1, n: 2 }), &[1, 3]), 20);
+        let err = merge(vec![a.clone(), b.clone()]).unwrap_err();
+        assert!(
+            err.contains("`policy.base` is 10 in shard 0/2 and 20 in shard 1/2"),
+            "{err}"
+        );
+        let mut other_build = file(b.table.clone(), 10);
+        other_build.provenance.as_mut().unwrap().mmsim_version = "9.9.9".into();
+        let err = merge(vec![a.clone(), other_build]).unwrap_err();
+        assert!(err.contains("mmsim 9.9.9 and mmsim 0.1.0"), "{err}");
+        let mut other_seeds = file(b.table.clone(), 10);
+        other_seeds.table.seeds = vec![1, 2];
+        let err = merge(vec![a.clone(), other_seeds]).unwrap_err();
+        assert!(
+            err.contains("`seeds` is [1, 2] in shard 1/2 and [1] in shard 0/2"),
+            "{err}"
+        );
+        let mut unrecorded = file(b.table.clone(), 10);
+        unrecorded.provenance = None;
+        let err = merge(vec![a, unrecorded]).unwrap_err();
+        assert!(err.contains("shard 1/2 records no scenario hash"), "{err}");
     }
 }
