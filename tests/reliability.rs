@@ -285,3 +285,46 @@ fn compare_says_when_two_runs_come_from_different_mmsim_versions() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v.get("mmsim_versions").is_none(), "{v}");
 }
+
+/// (id, winner, duration, P(team 0)) of every match, in id order, and
+/// whether any match carried a gold integral or survivors.
+fn outcomes(sets: &[&str], seed: u64) -> (Vec<(u64, Option<u32>, f64, f64)>, bool, bool) {
+    let mut sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    sets.push("run.duration=\"50m\"".into());
+    let loaded = mmsim::scenario::load(Path::new(&scenario("ci/teams-3v3.toml")), &sets).unwrap();
+    let mut matches = mmsim::run::run_keeping(&loaded.scenario, seed)
+        .records
+        .matches;
+    matches.sort_by_key(|m| m.id);
+    let gold = matches.iter().any(|m| m.gold_integral.is_some());
+    let battle = matches.iter().any(|m| m.survivors.is_some());
+    let rows = matches
+        .iter()
+        .map(|m| (m.id.0 as u64, m.winner, m.duration_s, m.p_team0))
+        .collect();
+    (rows, gold, battle)
+}
+
+/// Issue 13: with `[outcome.gold]` on, match #2 of a seed (identical teams)
+/// had another winner, as the gold walk drew from the winners' stream.
+#[test]
+fn gold_and_battle_switched_on_or_off_leave_every_winner_of_a_seed_alone() {
+    let gold = "outcome.gold.snowball=0.04";
+    let battle = "outcome.battle.hit_points=2";
+    for seed in [23, 24] {
+        let (plain, g, b) = outcomes(&[], seed);
+        assert!(plain.len() > 100 && !g && !b, "{} matches", plain.len());
+        for (sets, want_gold, want_battle) in [
+            (vec![gold], true, false),
+            (vec![battle], false, true),
+            (vec![gold, battle], true, true),
+        ] {
+            let (other, g, b) = outcomes(&sets, seed);
+            assert_eq!((g, b), (want_gold, want_battle), "{sets:?} not switched on");
+            assert_eq!(plain.len(), other.len(), "{sets:?}, seed {seed}");
+            for (a, o) in plain.iter().zip(&other) {
+                assert_eq!(a, o, "{sets:?}, seed {seed}: match {} differs", a.0);
+            }
+        }
+    }
+}
