@@ -285,3 +285,130 @@ fn compare_says_when_two_runs_come_from_different_mmsim_versions() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v.get("mmsim_versions").is_none(), "{v}");
 }
+
+/// (id, winner, duration, P(team 0)) of one match.
+type Outcome = (u64, Option<u32>, f64, f64);
+
+/// Every match's `Outcome`, in id order, and whether any match carried a
+/// gold integral or survivors.
+fn outcomes(sets: &[&str], seed: u64) -> (Vec<Outcome>, bool, bool) {
+    let mut sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    sets.push("run.duration=\"50m\"".into());
+    let loaded = mmsim::scenario::load(Path::new(&scenario("ci/teams-3v3.toml")), &sets).unwrap();
+    let mut matches = mmsim::run::run_keeping(&loaded.scenario, seed)
+        .records
+        .matches;
+    matches.sort_by_key(|m| m.id);
+    let gold = matches.iter().any(|m| m.gold_integral.is_some());
+    let battle = matches.iter().any(|m| m.survivors.is_some());
+    let rows = matches
+        .iter()
+        .map(|m| (m.id.0 as u64, m.winner, m.duration_s, m.p_team0))
+        .collect();
+    (rows, gold, battle)
+}
+
+/// Issue 13: with `[outcome.gold]` on, match #2 of a seed (identical teams)
+/// had another winner, as the gold walk drew from the winners' stream.
+#[test]
+fn gold_and_battle_switched_on_or_off_leave_every_winner_of_a_seed_alone() {
+    let gold = "outcome.gold.snowball=0.04";
+    let battle = "outcome.battle.hit_points=2";
+    for seed in [23, 24] {
+        let (plain, g, b) = outcomes(&[], seed);
+        assert!(plain.len() > 100 && !g && !b, "{} matches", plain.len());
+        for (sets, want_gold, want_battle) in [
+            (vec![gold], true, false),
+            (vec![battle], false, true),
+            (vec![gold, battle], true, true),
+        ] {
+            let (other, g, b) = outcomes(&sets, seed);
+            assert_eq!((g, b), (want_gold, want_battle), "{sets:?} not switched on");
+            assert_eq!(plain.len(), other.len(), "{sets:?}, seed {seed}");
+            for (a, o) in plain.iter().zip(&other) {
+                assert_eq!(a, o, "{sets:?}, seed {seed}: match {} differs", a.0);
+            }
+        }
+    }
+}
+
+/// Issue 13: a `--out` that cannot be written failed only after the whole
+/// run. Now every writing command refuses it first, with exit 2.
+#[test]
+fn an_unwritable_out_is_refused_before_simulating() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("file"), b"not a folder").unwrap();
+    let out = tmp.path().join("file/run");
+    let smoke = scenario("smoke.toml");
+    let sweep = "scenarios/gamedev-1v1-sweep.toml";
+    let cases: [&[&str]; 4] = [
+        &["run", &smoke, "--tables", "none"],
+        &["run", &smoke, "--replications", "2"],
+        &["sweep", sweep],
+        &["sweep", sweep, "--shard", "0/2"],
+    ];
+    for args in cases {
+        let mut args = args.to_vec();
+        args.extend_from_slice(&["--quiet", "--out", p(&out)]);
+        let o = mmsim(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--out") && err.contains("file/run"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+/// Issue 13: two runs writing one `--out` both exited 0 and once mixed the
+/// folder. The second is refused while the first runs; the lock of a
+/// killed run is taken over.
+#[cfg(unix)]
+#[test]
+fn a_second_writer_to_a_folder_is_refused_and_a_killed_writers_lock_taken_over() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("run");
+    let lock = out.join(".mmsim.lock");
+    let smoke = scenario("smoke.toml");
+    // Long enough to be still running when the second starts; killed below.
+    let mut first = Command::new(env!("CARGO_BIN_EXE_mmsim"))
+        .args([
+            "run",
+            &smoke,
+            "--set",
+            "run.duration=\"400d\"",
+            "--quiet",
+            "--out",
+            p(&out),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    while !std::fs::read_to_string(&lock).is_ok_and(|t| t.ends_with('\n')) {
+        assert!(
+            first.try_wait().unwrap().is_none(),
+            "the first run ended early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = mmsim(&["run", &smoke, "--quiet", "--out", p(&out)]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!(
+            "another mmsim (pid {}) is writing this folder",
+            first.id()
+        )),
+        "{err}"
+    );
+    assert!(!out.join("summary.json").exists());
+    first.kill().unwrap();
+    first.wait().unwrap();
+    // SIGKILL left the lock; its process is gone, so the next run takes it.
+    assert!(lock.exists());
+    let o = mmsim(&["run", &smoke, "--quiet", "--out", p(&out)]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(out.join("summary.json").exists() && !lock.exists());
+}

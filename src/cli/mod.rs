@@ -8,7 +8,7 @@ mod rebalance;
 mod tune;
 mod write;
 
-pub use write::{json_bytes, write_artifacts, write_whole, PartialFile};
+pub use write::{json_bytes, write_artifacts, write_whole, OutDir, PartialFile};
 
 use crate::scenario::{self, LoadedScenario};
 use anyhow::Result;
@@ -177,6 +177,8 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             let loaded = loaded
                 .with_run(seed, Some(reps))
                 .map_err(CliError::BadInput)?;
+            // Before simulating: an unwritable or busy --out fails now.
+            let _held = OutDir::lock(&dir).map_err(CliError::BadInput)?;
             if reps > 1 {
                 return tune::run_replicated(&loaded, &dir, quiet);
             }

@@ -144,6 +144,15 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let dir = out.unwrap_or_else(|| {
                 Path::new("output").join(format!("{}-sweep", loaded.scenario.run.name))
             });
+            // Before simulating. Shards of one sweep share a folder, so
+            // they only check it; a whole sweep holds it.
+            let _held = match shard {
+                Some(_) => {
+                    super::OutDir::check_writable(&dir).map_err(CliError::BadInput)?;
+                    None
+                }
+                None => Some(super::OutDir::lock(&dir).map_err(CliError::BadInput)?),
+            };
             let bar = progress_bar_runs(quiet);
             let table = sweep::run_sweep(
                 &loaded,
@@ -181,6 +190,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let n = shards.len();
             let (table, provenance) = sweep::merge(shards).map_err(CliError::BadInput)?;
             let dir = out.unwrap_or_else(|| dirs[0].clone());
+            let _held = super::OutDir::lock(&dir).map_err(CliError::BadInput)?;
             println!("merged {n} shards");
             finish_sweep(&dir, &table, &provenance)
         }

@@ -10,7 +10,7 @@ use crate::metrics::{Collector, MatchRecord, QueueSample, RowSink, TicketEnd, Ti
 use crate::model::{
     MatchId, Party, PerTeam, Player, PlayerId, Rating, SimDuration, SimTime, TicketId,
 };
-use crate::outcome::{OutcomeModel, TeamSkills};
+use crate::outcome::{OutcomeModel, OutcomeRngs, TeamSkills};
 use crate::policy::{FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
@@ -151,7 +151,7 @@ pub struct Simulation<'r> {
     format: MatchFormat,
     rng_arrivals: Pcg64,
     rng_behaviour: Pcg64,
-    rng_outcomes: Pcg64,
+    rng_outcomes: OutcomeRngs,
     rng_policy: Pcg64,
     rng_teams: Pcg64,
     proposals: Vec<Proposal>,
@@ -217,7 +217,11 @@ impl<'r> Simulation<'r> {
             format: config.format,
             rng_arrivals: stream(seed, Stream::Arrivals),
             rng_behaviour: stream(seed, Stream::Behaviour),
-            rng_outcomes: stream(seed, Stream::Outcomes),
+            rng_outcomes: OutcomeRngs {
+                winner: stream(seed, Stream::Outcomes),
+                gold: stream(seed, Stream::Gold),
+                battle: stream(seed, Stream::Battle),
+            },
             rng_policy: stream(seed, Stream::Policy),
             rng_teams: stream(seed, Stream::Teams),
             config,

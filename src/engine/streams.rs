@@ -13,6 +13,10 @@ pub enum Stream {
     Outcomes = 4,
     Policy = 5,
     Teams = 6,
+    /// The optional outcome processes, apart from the winners' `Outcomes`
+    /// so that switching one on shifts no winner.
+    Gold = 7,
+    Battle = 8,
 }
 
 /// SplitMix64: spreads neighbouring seeds (1, 2, 3) far apart.

@@ -6,13 +6,14 @@
 //! `[outcome.gold]` a gold-difference timeline scored by the Dota balance
 //! measure ([`super::gold`]), `[outcome.battle]` an attrition battle that
 //! counts the winners' survivors ([`super::battle`]). Both are drawn after the
-//! winner and the duration and conditioned on that winner, so switching them
-//! on or off changes neither who wins nor how long matches last for a seed.
+//! winner and the duration, conditioned on that winner, each from its own
+//! stream ([`super::OutcomeRngs`]), so switching them on or off changes
+//! neither who wins nor how long matches last for a seed, in any match.
 //! Both need exactly two teams; with more, their fields stay `None`.
 
 use super::battle::{Battle, BattleParams};
 use super::gold::{GoldParams, GoldProcess};
-use super::{MatchResult, OutcomeModel, TeamSkills};
+use super::{MatchResult, OutcomeModel, OutcomeRngs, TeamSkills};
 use crate::model::{HumanDuration, ParamError, SimDuration};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
@@ -175,22 +176,25 @@ impl LogisticOutcome {
 }
 
 impl OutcomeModel for LogisticOutcome {
-    fn play(&self, teams: &[TeamSkills], rng: &mut Pcg64) -> MatchResult {
+    fn play(&self, teams: &[TeamSkills], rngs: &mut OutcomeRngs) -> MatchResult {
         let strengths = self.strengths(teams);
-        let (winner, p_team0) = self.draw_winner_from(&strengths, rng);
-        let duration = self.draw_duration(rng);
+        let (winner, p_team0) = self.draw_winner_from(&strengths, &mut rngs.winner);
+        let duration = self.draw_duration(&mut rngs.winner);
         let two_teams = teams.len() == 2;
         let gold_integral = match &self.gold {
-            Some(gold) if two_teams => {
-                Some(gold.sample_integral(p_team0, winner == 0, duration, rng))
-            }
+            Some(gold) if two_teams => Some(gold.sample_integral(
+                p_team0,
+                winner == 0,
+                duration,
+                &mut rngs.gold,
+            )),
             _ => None,
         };
         let survivors = match &self.battle {
             Some(battle) if two_teams => {
                 let edge = battle.exchange_edge(strengths[0] - strengths[1], self.params.scale);
                 let (size0, size1) = (teams[0].skills.len(), teams[1].skills.len());
-                Some(battle.fight(size0, size1, edge, winner == 0, rng))
+                Some(battle.fight(size0, size1, edge, winner == 0, &mut rngs.battle))
             }
             _ => None,
         };
@@ -237,11 +241,11 @@ mod tests {
     #[test]
     fn realised_wins_follow_the_logistic_prediction() {
         let model = LogisticOutcome::new(LogisticParams::default());
-        let mut rng = Pcg64::seed_from_u64(7);
+        let mut rngs = OutcomeRngs::from_seed(7);
         let n = 40_000;
         let mut wins = 0;
         for _ in 0..n {
-            let r = model.play(&[solo(1700.0), solo(1500.0)], &mut rng);
+            let r = model.play(&[solo(1700.0), solo(1500.0)], &mut rngs);
             wins += usize::from(r.winner == 0);
             assert!(r.duration >= SimDuration::from_secs(60));
         }
@@ -268,11 +272,12 @@ mod tests {
         seed: u64,
     ) -> Vec<(usize, f64, f64, f64)> {
         let mut rng = Pcg64::seed_from_u64(seed);
+        let mut rngs = OutcomeRngs::from_seed(seed);
         let mut bins = vec![(0usize, 0.0f64, 0usize, 0.0f64); 10];
         for _ in 0..n {
             let target: f64 = rng.random_range(0.001..0.999);
             let gap = 400.0 * (target / (1.0 - target)).log10();
-            let r = model.play(&[team(1500.0 + gap, size), team(1500.0, size)], &mut rng);
+            let r = model.play(&[team(1500.0 + gap, size), team(1500.0, size)], &mut rngs);
             if let Some(s) = r.survivors {
                 assert!(s >= 1 && s as usize <= size);
             }
@@ -331,11 +336,11 @@ mod tests {
             battle: Some(BattleParams::default()),
             ..LogisticParams::default()
         });
-        let mut rng = Pcg64::seed_from_u64(28_000);
+        let mut rngs = OutcomeRngs::from_seed(28_000);
         let n = 20_000;
         let mut hist = [0usize; 16];
         for _ in 0..n {
-            let r = model.play(&[team(1500.0, 15), team(1500.0, 15)], &mut rng);
+            let r = model.play(&[team(1500.0, 15), team(1500.0, 15)], &mut rngs);
             hist[r.survivors.unwrap() as usize] += 1;
         }
         println!("survivors histogram over {n} even 15v15 battles: {hist:?}");
@@ -348,29 +353,51 @@ mod tests {
     }
 
     #[test]
-    fn sub_tables_do_not_change_winners_or_durations_for_a_seed() {
+    fn sub_tables_do_not_change_winners_or_durations_of_any_later_match() {
         let plain = LogisticOutcome::new(LogisticParams::default());
-        let full = LogisticOutcome::new(LogisticParams {
-            gold: Some(GoldParams::default()),
-            battle: Some(BattleParams::default()),
-            ..LogisticParams::default()
-        });
+        let with = |gold: bool, battle: bool| {
+            LogisticOutcome::new(LogisticParams {
+                gold: gold.then(GoldParams::default),
+                battle: battle.then(BattleParams::default),
+                ..LogisticParams::default()
+            })
+        };
         let teams = [team(1600.0, 5), team(1500.0, 5)];
-        for seed in 0..50 {
-            let a = plain.play(&teams, &mut Pcg64::seed_from_u64(seed));
-            let b = full.play(&teams, &mut Pcg64::seed_from_u64(seed));
-            assert_eq!(
-                (a.winner, a.p_team0, a.duration),
-                (b.winner, b.p_team0, b.duration)
-            );
-            assert!(a.gold_integral.is_none() && a.survivors.is_none());
-            assert!(b.gold_integral.unwrap() >= 0.0);
-            assert!((1..=5).contains(&b.survivors.unwrap()));
+        // One sequence of matches per model, as the engine plays them: a
+        // process drawing from the winners' stream would shift every later
+        // winner.
+        let play_all = |model: &LogisticOutcome| {
+            let mut rngs = OutcomeRngs::from_seed(3);
+            (0..200)
+                .map(|_| model.play(&teams, &mut rngs))
+                .collect::<Vec<_>>()
+        };
+        let base = play_all(&plain);
+        for (gold, battle) in [(true, false), (false, true), (true, true)] {
+            let other = play_all(&with(gold, battle));
+            for (a, b) in base.iter().zip(&other) {
+                assert_eq!(
+                    (a.winner, a.p_team0, a.duration),
+                    (b.winner, b.p_team0, b.duration),
+                    "gold {gold}, battle {battle}"
+                );
+                assert!(a.gold_integral.is_none() && a.survivors.is_none());
+                assert_eq!(b.gold_integral.is_some(), gold);
+                assert!(b.gold_integral.is_none_or(|g| g >= 0.0));
+                assert!(b.survivors.is_none_or(|s| (1..=5).contains(&s)));
+            }
+        }
+        // Each process has its own stream: switching battle on leaves the
+        // gold timelines alone.
+        let gold_only = play_all(&with(true, false));
+        let both = play_all(&with(true, true));
+        for (a, b) in gold_only.iter().zip(&both) {
+            assert_eq!(a.gold_integral, b.gold_integral);
         }
         // Three teams: no gold difference or survivors to speak of.
-        let r = full.play(
+        let r = with(true, true).play(
             &[team(1500.0, 5), team(1500.0, 5), team(1500.0, 5)],
-            &mut Pcg64::seed_from_u64(1),
+            &mut OutcomeRngs::from_seed(1),
         );
         assert!(r.gold_integral.is_none() && r.survivors.is_none());
     }

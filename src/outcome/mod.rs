@@ -34,11 +34,36 @@ pub struct MatchResult {
     pub gold_integral: Option<f64>,
 }
 
+/// The outcome model's random streams, one per process: the winner and the
+/// duration draw from `winner`, the gold timeline from `gold`, the battle
+/// from `battle`. An optional process switched on or off consumes only its
+/// own stream, so it changes no winner or duration, in its match or any
+/// later one, for a seed.
+pub struct OutcomeRngs {
+    pub winner: Pcg64,
+    pub gold: Pcg64,
+    pub battle: Pcg64,
+}
+
+impl OutcomeRngs {
+    /// Three distinct generators from one seed, for tests and tools (the
+    /// engine passes its own per-purpose streams).
+    pub fn from_seed(seed: u64) -> OutcomeRngs {
+        use rand::SeedableRng;
+        let mut seeder = Pcg64::seed_from_u64(seed);
+        OutcomeRngs {
+            winner: Pcg64::from_rng(&mut seeder),
+            gold: Pcg64::from_rng(&mut seeder),
+            battle: Pcg64::from_rng(&mut seeder),
+        }
+    }
+}
+
 /// An outcome model. The engine calls `play` once when a match starts, with
-/// the match's own random stream; the model may use only that stream and its
+/// the outcome streams; the model may use only those streams and its
 /// parameters, never the world.
 pub trait OutcomeModel: Send + Sync {
-    fn play(&self, teams: &[TeamSkills], rng: &mut Pcg64) -> MatchResult;
+    fn play(&self, teams: &[TeamSkills], rngs: &mut OutcomeRngs) -> MatchResult;
 }
 
 crate::model::registry::plugins! {
