@@ -287,7 +287,7 @@ fn compare_says_when_two_runs_come_from_different_mmsim_versions() {
 }
 
 /// (id, winner, duration, P(team 0)) of one match.
-type Outcome = (u64, Option<u32>, f64, f64);
+type Outcome = (u64, Option<u32>, Option<f64>, Option<f64>);
 
 /// Every match's `Outcome`, in id order, and whether any match carried a
 /// gold integral or survivors.
