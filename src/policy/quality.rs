@@ -44,7 +44,7 @@ use rand::seq::SliceRandom;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
-use crate::teams::balanced_split;
+use crate::teams::balanced::{self, balanced_split};
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -1109,7 +1109,7 @@ impl Quality {
             Some(team_of) => criteria(
                 &self.params,
                 &facts,
-                &teams_of(team_of, format.teams),
+                &balanced::members_by_team(team_of, format.teams),
                 format.team_size,
             ),
             // Never scored.
@@ -1197,15 +1197,6 @@ impl Quality {
     }
 }
 
-/// Party indices per team, ascending, from each party's team.
-fn teams_of(team_of: &[usize], teams: usize) -> Vec<Vec<usize>> {
-    let mut out = vec![Vec::new(); teams];
-    for (p, &t) in team_of.iter().enumerate() {
-        out[t].push(p);
-    }
-    out
-}
-
 /// `teams::balanced_split` with its team priority given instead of drawn
 /// (the caller draws it from the same rng in the same way), and its
 /// feasibility checks answered from `table`. The caller has checked that the
@@ -1266,51 +1257,8 @@ fn split_with_priority(
         team_of[p] = team;
         sums[team] += strengths[p];
     }
-    for _ in 0..max_swaps {
-        let current = split_spread(&sums);
-        let mut best: Option<((f64, f64), usize, usize)> = None;
-        for p in 0..sizes.len() {
-            for q in (p + 1)..sizes.len() {
-                let (tp, tq) = (team_of[p], team_of[q]);
-                if tp == tq || sizes[p] != sizes[q] || strengths[p] == strengths[q] {
-                    continue;
-                }
-                let delta = strengths[q] - strengths[p];
-                sums[tp] += delta;
-                sums[tq] -= delta;
-                let score = split_spread(&sums);
-                sums[tp] -= delta;
-                sums[tq] += delta;
-                if split_better(score, best.map_or(current, |b| b.0)) {
-                    best = Some((score, p, q));
-                }
-            }
-        }
-        let Some((_, p, q)) = best else { break };
-        let (tp, tq) = (team_of[p], team_of[q]);
-        let delta = strengths[q] - strengths[p];
-        sums[tp] += delta;
-        sums[tq] -= delta;
-        team_of.swap(p, q);
-    }
+    balanced::improve_by_swaps(sizes, strengths, &mut team_of, &mut sums, max_swaps);
     Some(team_of)
-}
-
-/// `teams::balanced`'s measure of a split, copied so the two agree bit for bit.
-fn split_spread(sums: &[f64]) -> (f64, f64) {
-    let hi = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let lo = sums.iter().copied().fold(f64::INFINITY, f64::min);
-    let mean = sums.iter().sum::<f64>() / sums.len() as f64;
-    (hi - lo, sums.iter().map(|s| (s - mean).powi(2)).sum())
-}
-
-fn split_better(a: (f64, f64), b: (f64, f64)) -> bool {
-    const EPS: f64 = 1e-9;
-    let scale = 1.0 + b.0.abs();
-    if a.0 < b.0 - EPS * scale {
-        return true;
-    }
-    a.0 <= b.0 + EPS * scale && a.1 < b.1 - EPS * (1.0 + b.1.abs())
 }
 
 impl Policy for Quality {
@@ -1545,7 +1493,7 @@ mod tests {
             let got = split_with_priority(
                 &mut table, &sizes, &strengths, teams, team_size, 32, &priority,
             );
-            assert_eq!(got.map(|t| teams_of(&t, teams)), expected, "{sizes:?} {strengths:?}");
+            assert_eq!(got.map(|t| balanced::members_by_team(&t, teams)), expected, "{sizes:?} {strengths:?}");
             compared += 1;
         }
         assert!(compared > 1000);

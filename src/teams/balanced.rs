@@ -161,8 +161,24 @@ pub fn balanced_split(
         sums[team] += strengths[p];
     }
 
+    improve_by_swaps(sizes, strengths, &mut team_of, &mut sums, max_swaps);
+    Some(members_by_team(&team_of, teams))
+}
+
+/// The swap phase of `balanced_split`: at most `max_swaps` times, the swap of
+/// two equal-sized parties on different teams that most lowers the spread of
+/// the team sums. `team_of[p]` is party p's team and `sums` the teams' sums;
+/// both are updated. Shared with the `quality` policy's split, which must
+/// agree with this one bit for bit.
+pub(crate) fn improve_by_swaps(
+    sizes: &[usize],
+    strengths: &[f64],
+    team_of: &mut [usize],
+    sums: &mut [f64],
+    max_swaps: u32,
+) {
     for _ in 0..max_swaps {
-        let current = spread(&sums);
+        let current = spread(sums);
         let mut best: Option<((f64, f64), usize, usize)> = None;
         for p in 0..sizes.len() {
             for q in (p + 1)..sizes.len() {
@@ -173,7 +189,7 @@ pub fn balanced_split(
                 let delta = strengths[q] - strengths[p];
                 sums[tp] += delta;
                 sums[tq] -= delta;
-                let score = spread(&sums);
+                let score = spread(sums);
                 sums[tp] -= delta;
                 sums[tq] += delta;
                 if better(score, best.map_or(current, |b| b.0)) {
@@ -188,12 +204,15 @@ pub fn balanced_split(
         sums[tq] -= delta;
         team_of.swap(p, q);
     }
+}
 
+/// Party indices per team, ascending, from each party's team.
+pub(crate) fn members_by_team(team_of: &[usize], teams: usize) -> Vec<Vec<usize>> {
     let mut out = vec![Vec::new(); teams];
     for (p, &t) in team_of.iter().enumerate() {
         out[t].push(p);
     }
-    Some(out)
+    out
 }
 
 /// Teams are all full, so comparing sums is comparing means. The range is
