@@ -84,7 +84,8 @@ impl Dist for Sorted {
 /// chunk each rather than a dense array up to the longest.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MsHist {
-    chunks: BTreeMap<u64, Box<[u64; CHUNK]>>,
+    /// Per chunk: its total (so a rank query skips whole chunks) and its counts.
+    chunks: BTreeMap<u64, (u64, Box<[u64; CHUNK]>)>,
     n: u64,
     sum_ms: u128,
 }
@@ -93,10 +94,11 @@ const CHUNK: usize = 1024;
 
 impl MsHist {
     pub fn add_ms(&mut self, ms: u64) {
-        let chunk = self
+        let (total, chunk) = self
             .chunks
             .entry(ms / CHUNK as u64)
-            .or_insert_with(|| Box::new([0; CHUNK]));
+            .or_insert_with(|| (0, Box::new([0; CHUNK])));
+        *total += 1;
         chunk[(ms % CHUNK as u64) as usize] += 1;
         self.n += 1;
         self.sum_ms += u128::from(ms);
@@ -104,8 +106,12 @@ impl MsHist {
 
     /// Adds every count of `other` (histograms of two runs, or of deciles).
     pub fn merge(&mut self, other: &MsHist) {
-        for (&k, c) in &other.chunks {
-            let mine = self.chunks.entry(k).or_insert_with(|| Box::new([0; CHUNK]));
+        for (&k, (total, c)) in &other.chunks {
+            let (my_total, mine) = self
+                .chunks
+                .entry(k)
+                .or_insert_with(|| (0, Box::new([0; CHUNK])));
+            *my_total += total;
             for (m, o) in mine.iter_mut().zip(c.iter()) {
                 *m += o;
             }
@@ -131,8 +137,7 @@ impl Dist for MsHist {
     }
     fn at_rank(&self, r: u64) -> f64 {
         let mut seen = 0;
-        for (&k, c) in &self.chunks {
-            let total: u64 = c.iter().sum();
+        for (&k, &(total, ref c)) in &self.chunks {
             if seen + total <= r {
                 seen += total;
                 continue;
@@ -147,7 +152,7 @@ impl Dist for MsHist {
         panic!("rank {r} out of {} values", self.n)
     }
     fn for_each(&self, f: &mut dyn FnMut(f64, u64)) {
-        for (&k, c) in &self.chunks {
+        for (&k, (_, c)) in &self.chunks {
             for (i, &n) in c.iter().enumerate() {
                 if n > 0 {
                     f(Self::secs(k * CHUNK as u64 + i as u64), n);
