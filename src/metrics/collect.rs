@@ -491,30 +491,31 @@ impl<'scope> BackgroundRows<'scope> {
         }
     }
 
-    /// Hands a batch over; false once the writer has stopped (its error
-    /// comes out of `finish`).
-    fn hand(&mut self, batch: Handoff) -> bool {
-        self.send.as_ref().is_some_and(|s| s.send(batch).is_ok())
+    /// Hands a batch over. Once the writer has stopped, rows are dropped: its
+    /// error comes out of `finish`.
+    fn hand(&mut self, batch: Handoff) {
+        if self.send.as_ref().is_some_and(|s| s.send(batch).is_err()) {
+            self.send = None;
+        }
     }
+}
+
+/// Adds a row to a batch; the batch, once full, to be handed over.
+fn fill<R: Clone>(batch: &mut Vec<R>, row: &R) -> Option<Vec<R>> {
+    batch.push(row.clone());
+    (batch.len() >= HANDOFF_ROWS)
+        .then(|| std::mem::replace(batch, Vec::with_capacity(HANDOFF_ROWS)))
 }
 
 impl RowSink for BackgroundRows<'_> {
     fn ticket(&mut self, t: &TicketRecord) {
-        self.tickets.push(t.clone());
-        if self.tickets.len() >= HANDOFF_ROWS {
-            let batch = std::mem::replace(&mut self.tickets, Vec::with_capacity(HANDOFF_ROWS));
-            if !self.hand(Handoff::Tickets(batch)) {
-                self.send = None;
-            }
+        if let Some(full) = fill(&mut self.tickets, t) {
+            self.hand(Handoff::Tickets(full));
         }
     }
     fn match_row(&mut self, m: &MatchRecord) {
-        self.matches.push(m.clone());
-        if self.matches.len() >= HANDOFF_ROWS {
-            let batch = std::mem::replace(&mut self.matches, Vec::with_capacity(HANDOFF_ROWS));
-            if !self.hand(Handoff::Matches(batch)) {
-                self.send = None;
-            }
+        if let Some(full) = fill(&mut self.matches, m) {
+            self.hand(Handoff::Matches(full));
         }
     }
     fn finish(&mut self) -> anyhow::Result<()> {

@@ -127,16 +127,23 @@ pub const BATCH_ROWS: usize = 64 * 1024;
 
 /// One streamed table: rows wait in `buf` until a row group is full.
 struct Stream<W: std::io::Write, R> {
+    /// The file's name, for error messages.
+    name: &'static str,
     writer: polars::io::parquet::write::BatchedWriter<W>,
     buf: Vec<R>,
     rows: u64,
     frame: fn(&[R]) -> anyhow::Result<DataFrame>,
 }
 
-impl<W: std::io::Write, R> Stream<W, R> {
-    fn new(w: W, frame: fn(&[R]) -> anyhow::Result<DataFrame>) -> anyhow::Result<Self> {
+impl<W: std::io::Write, R: Clone> Stream<W, R> {
+    fn new(
+        name: &'static str,
+        w: W,
+        frame: fn(&[R]) -> anyhow::Result<DataFrame>,
+    ) -> anyhow::Result<Self> {
         let schema = frame(&[])?.schema().clone();
         Ok(Stream {
+            name,
             writer: parquet_writer(w).batched(&schema)?,
             buf: Vec::with_capacity(BATCH_ROWS),
             rows: 0,
@@ -144,13 +151,33 @@ impl<W: std::io::Write, R> Stream<W, R> {
         })
     }
 
+    /// Rows handed in so far, written or waiting.
+    fn len(&self) -> u64 {
+        self.rows + self.buf.len() as u64
+    }
+
+    fn push(&mut self, row: &R) -> anyhow::Result<()> {
+        self.buf.push(row.clone());
+        if self.buf.len() >= BATCH_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
     fn flush(&mut self) -> anyhow::Result<()> {
         if !self.buf.is_empty() {
-            let df = (self.frame)(&self.buf)?;
-            self.writer.write_batch(&df)?;
+            let written =
+                (self.frame)(&self.buf).and_then(|df| Ok(self.writer.write_batch(&df)?));
+            anyhow::Context::with_context(written, || format!("writing {}", self.name))?;
             self.rows += self.buf.len() as u64;
             self.buf.clear();
         }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> anyhow::Result<()> {
+        self.flush()?;
+        anyhow::Context::with_context(self.writer.finish(), || format!("closing {}", self.name))?;
         Ok(())
     }
 }
@@ -168,57 +195,41 @@ pub struct ParquetRows<W: std::io::Write> {
 impl<W: std::io::Write> ParquetRows<W> {
     pub fn new(tickets: W, matches: W) -> anyhow::Result<Self> {
         Ok(ParquetRows {
-            tickets: Stream::new(tickets, tickets_frame)?,
-            matches: Stream::new(matches, matches_frame)?,
+            tickets: Stream::new("tickets.parquet", tickets, tickets_frame)?,
+            matches: Stream::new("matches.parquet", matches, matches_frame)?,
             error: None,
         })
     }
 
     /// Rows written so far to the tickets and the matches table.
     pub fn rows(&self) -> (u64, u64) {
-        (
-            self.tickets.rows + self.tickets.buf.len() as u64,
-            self.matches.rows + self.matches.buf.len() as u64,
-        )
+        (self.tickets.len(), self.matches.len())
     }
 
-    fn keep(&mut self, r: anyhow::Result<()>) {
-        if let (Err(e), None) = (r, &self.error) {
-            self.error = Some(e);
+    /// Keeps the first error; after it, rows are dropped (the run goes on and
+    /// `finish` reports the error).
+    fn keep(&mut self, r: impl FnOnce(&mut Self) -> anyhow::Result<()>) {
+        if self.error.is_none() {
+            if let Err(e) = r(self) {
+                self.error = Some(e);
+            }
         }
     }
 }
 
 impl<W: std::io::Write> RowSink for ParquetRows<W> {
     fn ticket(&mut self, t: &TicketRecord) {
-        if self.error.is_some() {
-            return;
-        }
-        self.tickets.buf.push(t.clone());
-        if self.tickets.buf.len() >= BATCH_ROWS {
-            let r = self.tickets.flush().context("writing tickets.parquet");
-            self.keep(r);
-        }
+        self.keep(|s| s.tickets.push(t));
     }
     fn match_row(&mut self, m: &MatchRecord) {
-        if self.error.is_some() {
-            return;
-        }
-        self.matches.buf.push(m.clone());
-        if self.matches.buf.len() >= BATCH_ROWS {
-            let r = self.matches.flush().context("writing matches.parquet");
-            self.keep(r);
-        }
+        self.keep(|s| s.matches.push(m));
     }
     fn finish(&mut self) -> anyhow::Result<()> {
         if let Some(e) = self.error.take() {
             return Err(e);
         }
-        self.tickets.flush().context("writing tickets.parquet")?;
-        anyhow::Context::context(self.tickets.writer.finish(), "closing tickets.parquet")?;
-        self.matches.flush().context("writing matches.parquet")?;
-        anyhow::Context::context(self.matches.writer.finish(), "closing matches.parquet")?;
-        Ok(())
+        self.tickets.finish()?;
+        self.matches.finish()
     }
 }
 
