@@ -2,27 +2,10 @@
 //! input (exit 2, a message naming the key and line, no output folder).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-fn mmsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mmsim"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
-
-fn scenario(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{mmsim, scenario, stderr};
 
 fn run_to(dir: &Path, extra: &[&str]) -> Output {
     let smoke = scenario("smoke.toml");

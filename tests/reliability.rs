@@ -4,25 +4,8 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-fn mmsim(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_mmsim"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
-}
-
-fn scenario(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("scenarios")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
+mod common;
+use common::{mmsim, scenario, stderr};
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("temporary paths are UTF-8")
