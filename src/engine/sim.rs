@@ -287,7 +287,7 @@ impl<'r> Simulation<'r> {
             .filter_map(|a| a.record.take())
             .collect();
         running.sort_by_key(|m| m.id);
-        for m in &running {
+        for m in running {
             self.collector.match_row(m);
         }
         SimOutput {
@@ -383,7 +383,7 @@ impl<'r> Simulation<'r> {
             .iter()
             .map(|p| self.players[p.index()].true_skill)
             .sum();
-        self.collector.ticket(&TicketRecord {
+        self.collector.ticket(TicketRecord {
             ticket: t.id,
             lead: t.players[0],
             party_size: t.players.len() as u32,
@@ -740,7 +740,7 @@ impl<'r> Simulation<'r> {
         let mut rec = active.record.take().expect("active matches have a record");
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
-        self.collector.match_row(&rec);
+        self.collector.match_row(rec);
         // Each party decides on its own whether to queue again.
         let requeue_prob = self.config.arrivals.requeue_prob;
         let think = self.config.arrivals.think_time.as_secs_f64();

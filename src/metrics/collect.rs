@@ -10,11 +10,12 @@ use crate::model::Player;
 
 /// Where finished rows go: the Parquet writer of a run's folder, nowhere
 /// (`--tables none`, sweeps), or a vector in tests. The engine calls these in
-/// event order, once per ticket and per match; a sink may not fail the run,
-/// so a writer keeps its first error for `finish`.
+/// event order, once per ticket and per match, and hands the row over (a
+/// sink that keeps rows keeps them without copying); a sink may not fail the
+/// run, so a writer keeps its first error for `finish`.
 pub trait RowSink {
-    fn ticket(&mut self, t: &TicketRecord);
-    fn match_row(&mut self, m: &MatchRecord);
+    fn ticket(&mut self, t: TicketRecord);
+    fn match_row(&mut self, m: MatchRecord);
     /// Called once after the last row; returns the first error, if any.
     fn finish(&mut self) -> anyhow::Result<()> {
         Ok(())
@@ -24,19 +25,19 @@ pub trait RowSink {
 /// Drops every row.
 pub struct NoRows;
 impl RowSink for NoRows {
-    fn ticket(&mut self, _: &TicketRecord) {}
-    fn match_row(&mut self, _: &MatchRecord) {}
+    fn ticket(&mut self, _: TicketRecord) {}
+    fn match_row(&mut self, _: MatchRecord) {}
 }
 
 /// Keeps every row, in the order they came: for tests and small tools.
 #[derive(Default)]
 pub struct KeepRows(pub RunRecords);
 impl RowSink for KeepRows {
-    fn ticket(&mut self, t: &TicketRecord) {
-        self.0.tickets.push(t.clone());
+    fn ticket(&mut self, t: TicketRecord) {
+        self.0.tickets.push(t);
     }
-    fn match_row(&mut self, m: &MatchRecord) {
-        self.0.matches.push(m.clone());
+    fn match_row(&mut self, m: MatchRecord) {
+        self.0.matches.push(m);
     }
 }
 
@@ -138,8 +139,12 @@ impl<'r> Collector<'r> {
     }
 
     /// A finished ticket: matched, abandoned, or censored at the run's end.
-    pub fn ticket(&mut self, t: &TicketRecord) {
+    pub fn ticket(&mut self, t: TicketRecord) {
+        self.count_ticket(&t);
         self.rows.ticket(t);
+    }
+
+    fn count_ticket(&mut self, t: &TicketRecord) {
         if t.in_warmup {
             return;
         }
@@ -162,8 +167,12 @@ impl<'r> Collector<'r> {
     }
 
     /// A finished match: ended, or still running (or in the lobby) at the run's end.
-    pub fn match_row(&mut self, m: &MatchRecord) {
+    pub fn match_row(&mut self, m: MatchRecord) {
+        self.count_match(&m);
         self.rows.match_row(m);
+    }
+
+    fn count_match(&mut self, m: &MatchRecord) {
         self.any_team_format |= m.team_size > 1;
         if m.in_warmup {
             return;
@@ -235,8 +244,11 @@ impl<'r> Collector<'r> {
     /// Feeds a run's records in one go, as the engine would have: for tests
     /// and for reports of hand-made runs.
     pub fn feed(&mut self, records: &RunRecords) {
-        records.tickets.iter().for_each(|t| self.ticket(t));
-        records.matches.iter().for_each(|m| self.match_row(m));
+        records.tickets.iter().for_each(|t| self.ticket(t.clone()));
+        records
+            .matches
+            .iter()
+            .for_each(|m| self.match_row(m.clone()));
         records.queue.iter().for_each(|q| self.sample(q.clone()));
         for (k, m) in records.rating_moves.iter().enumerate() {
             if self.view.rating_moves.len() <= k {
@@ -477,8 +489,8 @@ impl<'scope> BackgroundRows<'scope> {
         let worker = scope.spawn(move || {
             for batch in recv {
                 match batch {
-                    Handoff::Tickets(rows) => rows.iter().for_each(|t| inner.ticket(t)),
-                    Handoff::Matches(rows) => rows.iter().for_each(|m| inner.match_row(m)),
+                    Handoff::Tickets(rows) => rows.into_iter().for_each(|t| inner.ticket(t)),
+                    Handoff::Matches(rows) => rows.into_iter().for_each(|m| inner.match_row(m)),
                 }
             }
             inner.finish()
@@ -501,19 +513,19 @@ impl<'scope> BackgroundRows<'scope> {
 }
 
 /// Adds a row to a batch; the batch, once full, to be handed over.
-fn fill<R: Clone>(batch: &mut Vec<R>, row: &R) -> Option<Vec<R>> {
-    batch.push(row.clone());
+fn fill<R>(batch: &mut Vec<R>, row: R) -> Option<Vec<R>> {
+    batch.push(row);
     (batch.len() >= HANDOFF_ROWS)
         .then(|| std::mem::replace(batch, Vec::with_capacity(HANDOFF_ROWS)))
 }
 
 impl RowSink for BackgroundRows<'_> {
-    fn ticket(&mut self, t: &TicketRecord) {
+    fn ticket(&mut self, t: TicketRecord) {
         if let Some(full) = fill(&mut self.tickets, t) {
             self.hand(Handoff::Tickets(full));
         }
     }
-    fn match_row(&mut self, m: &MatchRecord) {
+    fn match_row(&mut self, m: MatchRecord) {
         if let Some(full) = fill(&mut self.matches, m) {
             self.hand(Handoff::Matches(full));
         }
@@ -550,11 +562,11 @@ mod tests {
                 for (i, t) in records.tickets.iter().enumerate() {
                     let mut t = t.clone();
                     t.ticket = crate::model::TicketId((k * 1000 + i) as u32);
-                    inline.ticket(&t);
-                    bg.ticket(&t);
+                    inline.ticket(t.clone());
+                    bg.ticket(t);
                     if let Some(m) = records.matches.get(i) {
-                        inline.match_row(m);
-                        bg.match_row(m);
+                        inline.match_row(m.clone());
+                        bg.match_row(m.clone());
                     }
                 }
             }

@@ -135,7 +135,7 @@ struct Stream<W: std::io::Write, R> {
     frame: fn(&[R]) -> anyhow::Result<DataFrame>,
 }
 
-impl<W: std::io::Write, R: Clone> Stream<W, R> {
+impl<W: std::io::Write, R> Stream<W, R> {
     fn new(
         name: &'static str,
         w: W,
@@ -156,8 +156,8 @@ impl<W: std::io::Write, R: Clone> Stream<W, R> {
         self.rows + self.buf.len() as u64
     }
 
-    fn push(&mut self, row: &R) -> anyhow::Result<()> {
-        self.buf.push(row.clone());
+    fn push(&mut self, row: R) -> anyhow::Result<()> {
+        self.buf.push(row);
         if self.buf.len() >= BATCH_ROWS {
             self.flush()?;
         }
@@ -218,10 +218,10 @@ impl<W: std::io::Write> ParquetRows<W> {
 }
 
 impl<W: std::io::Write> RowSink for ParquetRows<W> {
-    fn ticket(&mut self, t: &TicketRecord) {
+    fn ticket(&mut self, t: TicketRecord) {
         self.keep(|s| s.tickets.push(t));
     }
-    fn match_row(&mut self, m: &MatchRecord) {
+    fn match_row(&mut self, m: MatchRecord) {
         self.keep(|s| s.matches.push(m));
     }
     fn finish(&mut self) -> anyhow::Result<()> {
@@ -414,8 +414,8 @@ mod tests {
     fn tables(r: &RunRecords) -> [Vec<u8>; 3] {
         let (mut t, mut m) = (Vec::new(), Vec::new());
         let mut rows = ParquetRows::new(&mut t, &mut m).unwrap();
-        r.tickets.iter().for_each(|x| rows.ticket(x));
-        r.matches.iter().for_each(|x| rows.match_row(x));
+        r.tickets.iter().for_each(|x| rows.ticket(x.clone()));
+        r.matches.iter().for_each(|x| rows.match_row(x.clone()));
         rows.finish().unwrap();
         drop(rows);
         let q = table_artifacts(&r.queue).unwrap().remove(0).bytes;
