@@ -4,9 +4,11 @@
 
 use super::config::{Config, Patience};
 use super::population;
-use super::queue::EventQueue;
+use super::queue::{EventQueue, Lane};
 use super::streams::{stream, Stream};
-use crate::metrics::{Collector, MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
+use crate::metrics::{
+    Collector, MatchRecord, QueueSample, RankCorr, RowSink, TicketEnd, TicketRecord,
+};
 use crate::model::{
     MatchId, Party, PerTeam, Player, PlayerId, Rating, SimDuration, SimTime, TicketId,
 };
@@ -35,9 +37,18 @@ enum Event {
     Sample,
 }
 
-// Every event passes through the heap, sifted up and down by value: keep it
-// two words at most (a party or a match lives in a slot, not in the event).
+// Events in the heap are sifted up and down by value: keep them two words
+// at most (a party or a match lives in a slot, not in the event).
 const _: () = assert!(std::mem::size_of::<Event>() <= 16);
+
+// The queue's FIFO lanes: each holds events that come due in the order they
+// are scheduled, so they skip the heap. Arrivals, ticks and samples have one
+// pending event each; match starts follow formation after a fixed lobby time.
+const ARRIVALS: Lane = Lane(0);
+const TICKS: Lane = Lane(1);
+const SAMPLES: Lane = Lane(2);
+const STARTS: Lane = Lane(3);
+const LANES: usize = 4;
 
 /// Where a running match lives in `Simulation::active`.
 #[derive(Clone, Copy, Debug)]
@@ -158,6 +169,7 @@ pub struct Simulation<'r> {
     matches_since_sample: u32,
     samples_taken: u64,
     corr_every: u64,
+    rank_corr: RankCorr,
     stats: EngineStats,
 }
 
@@ -193,12 +205,14 @@ impl<'r> Simulation<'r> {
         let samples_total = (end.as_ms() / sample).max(1);
         let corr_every = (samples_total / config.corr_points.max(1) as u64).max(1);
         let schedule = parts.policy.schedule();
-        let collector = Collector::new(&players, rows);
+        let by_skill = crate::metrics::skill_order(&players);
+        let collector = Collector::new(&players, &by_skill, rows);
+        let rank_corr = RankCorr::new(by_skill);
         Simulation {
             now: SimTime::ZERO,
             end,
             warmup_end: SimTime::ZERO + config.warmup,
-            queue: EventQueue::default(),
+            queue: EventQueue::with_lanes(LANES),
             pool: Pool::default(),
             busy: vec![false; n],
             last_match: vec![None; n],
@@ -229,6 +243,7 @@ impl<'r> Simulation<'r> {
             matches_since_sample: 0,
             samples_taken: 0,
             corr_every,
+            rank_corr,
             stats: EngineStats::default(),
         }
     }
@@ -238,9 +253,11 @@ impl<'r> Simulation<'r> {
     pub fn run(mut self, progress: &mut dyn FnMut(SimTime, SimTime)) -> SimOutput<'r> {
         self.schedule_next_arrival();
         if let Some(tick) = self.schedule.tick {
-            self.queue.schedule(SimTime::ZERO + tick, Event::Tick);
+            self.queue
+                .schedule_in(TICKS, SimTime::ZERO + tick, Event::Tick);
         }
-        self.queue.schedule(SimTime::ZERO, Event::Sample);
+        self.queue
+            .schedule_in(SAMPLES, SimTime::ZERO, Event::Sample);
         while let Some((t, event)) = self.queue.pop() {
             if t > self.end {
                 break;
@@ -263,7 +280,7 @@ impl<'r> Simulation<'r> {
                 Event::Tick => {
                     self.run_policy(Trigger::Tick);
                     if let Some(tick) = self.schedule.tick {
-                        self.queue.schedule(self.now + tick, Event::Tick);
+                        self.queue.schedule_in(TICKS, self.now + tick, Event::Tick);
                     }
                 }
                 Event::MatchStart(id) => self.on_match_start(id),
@@ -303,7 +320,7 @@ impl<'r> Simulation<'r> {
         let gap_s: f64 = Exp1.sample(&mut self.rng_arrivals);
         let t = self.now + SimDuration::from_secs_f64(gap_s / self.config.arrivals.peak_rate_per_s);
         if t <= self.end {
-            self.queue.schedule(t, Event::Arrival);
+            self.queue.schedule_in(ARRIVALS, t, Event::Arrival);
         }
     }
 
@@ -357,11 +374,20 @@ impl<'r> Simulation<'r> {
             enqueued: self.now,
             requeue,
         });
-        if let Some(p) = patience {
-            self.queue.schedule(self.now + p, Event::Abandon(id));
-        }
+        // The abandon timer takes its place in the order now but enters the
+        // queue only if the ticket is still waiting after the join's pass
+        // (most tickets of a busy queue match on joining), and is cancelled
+        // when the ticket matches later, so timers that would never fire
+        // are not sifted through the heap.
+        let abandon = patience.map(|p| (self.queue.reserve(), self.now + p));
         if self.schedule.on_join {
             self.run_policy(Trigger::Join(id));
+        }
+        if let Some((seq, at)) = abandon {
+            if self.pool.contains(id) {
+                self.queue
+                    .schedule_cancellable(timer_key(id), seq, at, Event::Abandon(id));
+            }
         }
     }
 
@@ -552,6 +578,7 @@ impl<'r> Simulation<'r> {
                     .pool
                     .remove(*tid)
                     .expect("proposal tickets are waiting");
+                self.queue.cancel(timer_key(*tid));
                 self.leave(&t, self.now, TicketEnd::Matched(id));
                 let solo = t.players.len() == 1;
                 for p in &t.players {
@@ -637,8 +664,11 @@ impl<'r> Simulation<'r> {
         self.scratch.ratings = member_ratings;
         self.scratch.team_tickets = team_tickets;
         self.matches_since_sample += 1;
-        self.queue
-            .schedule(self.now + self.config.lobby, Event::MatchStart(Slot(slot)));
+        self.queue.schedule_in(
+            STARTS,
+            self.now + self.config.lobby,
+            Event::MatchStart(Slot(slot)),
+        );
     }
 
     fn on_match_start(&mut self, slot: Slot) {
@@ -774,9 +804,9 @@ impl<'r> Simulation<'r> {
     }
     fn on_sample(&mut self) {
         let corr = if self.samples_taken.is_multiple_of(self.corr_every) {
-            crate::metrics::rating_skill_rank_corr(&self.players, |p| {
-                self.parts.rating.current(&p.rating, self.now).value
-            })
+            let (rating, now) = (&self.parts.rating, self.now);
+            self.rank_corr
+                .sample(&self.players, |p| rating.current(&p.rating, now).value)
         } else {
             None
         };
@@ -791,9 +821,17 @@ impl<'r> Simulation<'r> {
         });
         self.matches_since_sample = 0;
         self.samples_taken += 1;
-        self.queue
-            .schedule(self.now + self.config.sample_interval, Event::Sample);
+        self.queue.schedule_in(
+            SAMPLES,
+            self.now + self.config.sample_interval,
+            Event::Sample,
+        );
     }
+}
+
+/// The key of a ticket's abandon timer in the event queue.
+fn timer_key(id: TicketId) -> u64 {
+    u64::from(id.0)
 }
 
 fn draw_patience(p: &Patience, rng: &mut Pcg64) -> Option<SimDuration> {

@@ -103,11 +103,15 @@ pub struct Collector<'r> {
 }
 
 impl<'r> Collector<'r> {
-    pub fn new(players: &[Player], rows: &'r mut dyn RowSink) -> Self {
+    /// `by_skill`: the players' indices by ascending true skill
+    /// (`super::skill_order`), sorted once per run for everyone who needs it.
+    pub fn new(players: &[Player], by_skill: &[u32], rows: &'r mut dyn RowSink) -> Self {
         // Deciles of true skill over the whole population, so decile 10 is
         // the top tenth of players whoever happened to queue.
-        let mut skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
-        skills.sort_by(f64::total_cmp);
+        let skills: Vec<f64> = by_skill
+            .iter()
+            .map(|&i| players[i as usize].true_skill)
+            .collect();
         let cuts = (1..10)
             .map(|d| super::stats::percentile(&skills, d as f64 / 10.0).unwrap_or(0.0))
             .collect();

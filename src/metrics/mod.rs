@@ -7,15 +7,31 @@ mod collect;
 pub mod dist;
 #[cfg(test)]
 mod oracle;
+mod rank_corr;
 mod records;
 pub mod stats;
 pub mod summary;
 
 pub use collect::{BackgroundRows, Collector, KeepRows, NoRows, RowSink, RunView};
+pub use rank_corr::RankCorr;
+
 pub use records::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
 pub use summary::{RunMeta, Summary};
 
 use crate::model::Player;
+
+/// The players' indices by ascending true skill (ties by index), for the
+/// skill deciles and the rank correlation. Sorts (skill, index) pairs, not
+/// indices into the players, so the sort reads memory in order.
+pub fn skill_order(players: &[Player]) -> Vec<u32> {
+    let mut pairs: Vec<(f64, u32)> = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.true_skill, i as u32))
+        .collect();
+    pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    pairs.into_iter().map(|(_, i)| i).collect()
+}
 
 /// Spearman correlation between each player's rating (as `rating_of` reads
 /// it) and true skill, over players who have played at least once.

@@ -14,7 +14,7 @@
 use super::battle::{Battle, BattleParams};
 use super::gold::{GoldParams, GoldProcess};
 use super::{MatchResult, OutcomeModel, OutcomeRngs, TeamSkills};
-use crate::model::{HumanDuration, ParamError, SimDuration};
+use crate::model::{HumanDuration, ParamError, PerTeam, SimDuration};
 use rand::Rng;
 use rand_distr::{Distribution, Normal};
 use rand_pcg::Pcg64;
@@ -108,9 +108,9 @@ pub fn logistic_win_probability(a: f64, b: f64, scale: f64) -> f64 {
 
 /// Win probability of each team among several (Bradley-Terry: weight 10^(s/scale));
 /// with two teams this is exactly the logistic model.
-pub fn team_win_probabilities(strengths: &[f64], scale: f64) -> Vec<f64> {
+pub fn team_win_probabilities(strengths: &[f64], scale: f64) -> PerTeam<f64> {
     let max = strengths.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let w: Vec<f64> = strengths
+    let w: PerTeam<f64> = strengths
         .iter()
         .map(|s| 10f64.powf((s - max) / scale))
         .collect();
@@ -139,7 +139,7 @@ impl LogisticOutcome {
         }
     }
 
-    fn strengths(&self, teams: &[TeamSkills]) -> Vec<f64> {
+    fn strengths(&self, teams: &[TeamSkills]) -> PerTeam<f64> {
         teams
             .iter()
             .map(|t| team_strength(t, self.params.party_bonus))

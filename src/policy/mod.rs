@@ -246,8 +246,12 @@ pub fn fill_from_nearest(
         return None;
     }
     let mut room = need - seed.size();
-    let mut chosen = vec![seed.id];
-    let mut sizes = vec![seed.size()];
+    // One allocation per join at most: the proposal's own list, sized for
+    // the most tickets a match can hold.
+    let mut chosen = Vec::with_capacity(room + 1);
+    chosen.push(seed.id);
+    let mut sizes = Vec::with_capacity(room + 1);
+    sizes.push(seed.size());
     if room == 0 {
         return Some(chosen);
     }

@@ -6,7 +6,7 @@
 //! a single player's rating would.
 
 use super::{blend, check_finite, check_positive, games_of, mean_value, stamp, RatingSystem};
-use crate::model::{ParamError, Rating, SimTime};
+use crate::model::{ParamError, PerTeam, Rating, SimTime};
 use serde::{Deserialize, Serialize};
 
 /// Parameters of `system = "elo"`.
@@ -85,10 +85,11 @@ impl RatingSystem for Elo {
     }
 
     fn update(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime) {
-        let means: Vec<f64> = teams.iter().map(|t| mean_value(t)).collect();
+        // Per-team buffers inline (two teams fit): this runs once per match.
+        let means: PerTeam<f64> = teams.iter().map(|t| mean_value(t)).collect();
         let n = teams.len();
         for (i, team) in teams.iter_mut().enumerate() {
-            let games: Vec<(f64, f64)> = games_of(i, winner, n)
+            let games: PerTeam<(f64, f64)> = games_of(i, winner, n)
                 .into_iter()
                 .map(|(j, score)| (means[j], score))
                 .collect();

@@ -2,7 +2,7 @@
 //! a game. The engine owns the ratings; a system only rewrites the copies it
 //! is handed.
 
-use crate::model::{ParamError, Rating, SimTime};
+use crate::model::{ParamError, PerTeam, Rating, SimTime};
 
 /// A rating system. The engine calls `update` once per finished match, after
 /// the outcome is known, with the pre-match ratings of every player grouped by
@@ -71,13 +71,13 @@ pub(crate) fn blend(old: f64, new: f64, weight: f64) -> f64 {
 /// beaten every other team and each other team to have lost to the winner;
 /// losers are not ranked among themselves because the engine reports only a
 /// winner. An out-of-range `winner` yields no games, so nothing moves.
-pub(crate) fn games_of(i: usize, winner: usize, n_teams: usize) -> Vec<(usize, f64)> {
+pub(crate) fn games_of(i: usize, winner: usize, n_teams: usize) -> PerTeam<(usize, f64)> {
     if winner >= n_teams || i >= n_teams {
-        Vec::new()
+        PerTeam::new()
     } else if i == winner {
         (0..n_teams).filter(|&j| j != i).map(|j| (j, 1.0)).collect()
     } else {
-        vec![(winner, 0.0)]
+        smallvec::smallvec![(winner, 0.0)]
     }
 }
 

@@ -105,7 +105,7 @@ pub(crate) mod testdata {
     impl Run {
         pub fn from_records(records: RunRecords) -> Run {
             let mut rows = NoRows;
-            let mut c = Collector::new(&[], &mut rows);
+            let mut c = Collector::new(&[], &[], &mut rows);
             c.feed(&records);
             let meta = RunMeta {
                 scenario: "test-run",

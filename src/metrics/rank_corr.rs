@@ -1,0 +1,130 @@
+//! The rating-to-skill rank correlation, sampled many times a run over the
+//! whole population: true skill never changes, so its order is sorted once
+//! and each sample sorts only the ratings.
+
+use super::stats;
+use crate::model::Player;
+
+/// Samples Spearman's ρ between rating and true skill over players who have
+/// played, to the same bits as `rating_skill_rank_corr` (the obvious version,
+/// kept as the oracle).
+pub struct RankCorr {
+    /// Player indices by ascending true skill.
+    by_skill: Vec<u32>,
+    /// Per player: its place among the players who have played, or `NONE`.
+    slot: Vec<u32>,
+    rated: Vec<(f64, u32)>,
+    rating_ranks: Vec<f64>,
+    skill_ranks: Vec<f64>,
+}
+
+const NONE: u32 = u32::MAX;
+
+impl RankCorr {
+    /// `by_skill`: the players' indices by ascending true skill (`super::skill_order`).
+    pub fn new(by_skill: Vec<u32>) -> Self {
+        RankCorr {
+            slot: vec![NONE; by_skill.len()],
+            by_skill,
+            rated: Vec::new(),
+            rating_ranks: Vec::new(),
+            skill_ranks: Vec::new(),
+        }
+    }
+
+    /// ρ now, with each player's rating as `rating_of` reads it; `None`
+    /// with fewer than two players who have played.
+    pub fn sample(
+        &mut self,
+        players: &[Player],
+        rating_of: impl Fn(&Player) -> f64,
+    ) -> Option<f64> {
+        self.rated.clear();
+        for (i, p) in players.iter().enumerate() {
+            if p.games > 0 {
+                self.slot[i] = self.rated.len() as u32;
+                self.rated.push((rating_of(p), i as u32));
+            } else {
+                self.slot[i] = NONE;
+            }
+        }
+        let n = self.rated.len();
+        self.rating_ranks.clear();
+        self.rating_ranks.resize(n, 0.0);
+        self.skill_ranks.clear();
+        self.skill_ranks.resize(n, 0.0);
+        // Ratings: sorted now; ties share their mean rank, as `stats::ranks` gives.
+        self.rated.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+        let slot = &self.slot;
+        assign_ranks(&self.rated, &mut self.rating_ranks, |&(v, i)| {
+            (v, slot[i as usize])
+        });
+        // True skill: the population's order, less those who have not played.
+        let played = self.by_skill.iter().filter(|&&i| slot[i as usize] != NONE);
+        let in_order: Vec<(f64, u32)> = played
+            .map(|&i| (players[i as usize].true_skill, slot[i as usize]))
+            .collect();
+        assign_ranks(&in_order, &mut self.skill_ranks, |&x| x);
+        stats::pearson(&self.rating_ranks, &self.skill_ranks)
+    }
+}
+
+/// 1-based ranks of `sorted` (ascending values), written at each item's
+/// slot, ties sharing the mean of their ranks.
+fn assign_ranks<T>(sorted: &[T], ranks: &mut [f64], key: impl Fn(&T) -> (f64, u32)) {
+    let mut i = 0;
+    while i < sorted.len() {
+        let v = key(&sorted[i]).0;
+        let mut j = i;
+        while j + 1 < sorted.len() && key(&sorted[j + 1]).0 == v {
+            j += 1;
+        }
+        let rank = (i + j) as f64 / 2.0 + 1.0;
+        for item in &sorted[i..=j] {
+            ranks[key(item).1 as usize] = rank;
+        }
+        i = j + 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PlayerId, Rating};
+    use proptest::prelude::*;
+
+    fn player(i: usize, skill: f64, games: u32) -> Player {
+        let mut p = Player::new(PlayerId(i as u32), skill, Rating::new(1500.0, 0.0, 0.0));
+        p.games = games;
+        p
+    }
+
+    proptest! {
+        /// Bit-identical to the obvious version (collect, rank both, Pearson),
+        /// with ties in skill and rating and players who have not played.
+        #[test]
+        fn sampled_corr_equals_the_obvious_computation_to_the_bit(
+            people in proptest::collection::vec((0u8..20, 0u8..3, 0u8..15), 0..120),
+            later in proptest::collection::vec(0u8..15, 0..120),
+        ) {
+            let mut players: Vec<Player> = people
+                .iter()
+                .enumerate()
+                .map(|(i, &(s, g, _))| player(i, f64::from(s) * 50.0, u32::from(g)))
+                .collect();
+            let ratings: Vec<f64> = people.iter().map(|&(_, _, r)| f64::from(r) * 10.0).collect();
+            let mut corr = RankCorr::new(crate::metrics::skill_order(&players));
+            let rating_of = |p: &Player| ratings[p.id.index()];
+            let want = crate::metrics::rating_skill_rank_corr(&players, rating_of);
+            let got = corr.sample(&players, rating_of);
+            prop_assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits));
+            // The same sampler again after more players have played.
+            for (p, &g) in players.iter_mut().zip(&later) {
+                p.games += u32::from(g % 2);
+            }
+            let want = crate::metrics::rating_skill_rank_corr(&players, rating_of);
+            let got = corr.sample(&players, rating_of);
+            prop_assert_eq!(got.map(f64::to_bits), want.map(f64::to_bits));
+        }
+    }
+}
