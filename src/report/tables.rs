@@ -7,7 +7,6 @@
 
 use super::Artifact;
 use crate::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
-use anyhow::Context;
 use polars::io::parquet::write::KeyValueMetadata;
 use polars::prelude::*;
 
