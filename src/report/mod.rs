@@ -4,6 +4,7 @@
 //! same run always gives the same files and only `cli::write_artifacts` touches disk.
 
 pub mod compare;
+pub mod headline;
 pub mod html;
 pub mod plots;
 pub mod sweep;

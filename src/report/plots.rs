@@ -416,10 +416,17 @@ fn queue_length(input: &ReportInput) -> Option<Spec> {
         title: "Queue length over time".into(),
         caption: format!(
             "Tickets waiting in the queue: the line is the mean of each {width}'s samples, the band \
-             runs from the lowest to the highest sample in it ({} samples, highest {}); the grey \
-             band is the warm-up. Per hour of the day after warm-up: by_hour in summary.json.",
-            q.len(),
-            fmt_num(y_max)
+             runs from the lowest to the highest sample in it; the grey band is the warm-up. After \
+             warm-up: {} samples, at most {} tickets waiting (summary.json's by_hour gives each \
+             hour of the day).",
+            input.summary.by_hour.iter().map(|h| h.queue_samples).sum::<u64>(),
+            input
+                .summary
+                .by_hour
+                .iter()
+                .filter_map(|h| h.queue_max_tickets)
+                .max()
+                .unwrap_or(0)
         ),
         x_desc: format!("simulated time ({unit})"),
         y_desc: "tickets waiting in queue".into(),
@@ -1301,6 +1308,7 @@ mod tests {
                 rating_skill_rank_corr: None,
             })
             .collect();
+        r.summary.by_hour[0].queue_max_tickets = Some(52);
         let mut inp = r.input();
         inp.duration_s = 86_400.0;
         let spec = queue_length(&inp).unwrap();
@@ -1345,6 +1353,10 @@ mod tests {
             "band bottom: png {png_bottom} svg {svg_bottom}"
         );
         // The band's top is the data's maximum (52 tickets) on the axis.
-        assert!(spec.caption.contains("highest 52"), "{}", spec.caption);
+        assert!(
+            spec.caption.contains("at most 52 tickets"),
+            "{}",
+            spec.caption
+        );
     }
 }
