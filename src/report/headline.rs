@@ -67,7 +67,7 @@ pub fn headlines(s: &Summary) -> Vec<Headline> {
             "spread_rating.mean",
             "rating spread, mean",
             s.spread_rating.mean,
-            Named("rating points"),
+            Named("pts"),
         ),
         Headline::new(
             "win_prob_gap.mean",
@@ -82,7 +82,7 @@ pub fn headlines(s: &Summary) -> Vec<Headline> {
             "team_rating_gap.mean",
             "team rating gap, mean",
             t.team_rating_gap.mean,
-            Named("rating points"),
+            Named("pts"),
         ));
         h.push(Headline::new(
             "win_rate_gap_pp.within_1",
@@ -104,7 +104,7 @@ pub fn headlines(s: &Summary) -> Vec<Headline> {
             "gold_integral.p50",
             "gold integral p50",
             g.p50,
-            Named("gold-minutes"),
+            Named("gold-min"),
         ));
     }
     h
@@ -113,14 +113,34 @@ pub fn headlines(s: &Summary) -> Vec<Headline> {
 /// A value in its unit, as the strip prints it: the same digits as the
 /// report's tables (`html::fmt_float`), shares in percent.
 pub fn fmt_figure(v: f64, unit: Unit) -> String {
-    let f = super::html::fmt_float;
     match unit {
-        Unit::Seconds => format!("{} s", f(v)),
-        Unit::Share => format!("{}%", f(100.0 * v)),
-        Unit::ProbabilityPoints => format!("{} pp", f(100.0 * v)),
-        Unit::PerHour => format!("{} /h", f(v)),
-        Unit::Named(u) => format!("{} {u}", f(v)),
+        Unit::Seconds => format!("{} s", short(v)),
+        Unit::Share => format!("{}%", short(100.0 * v)),
+        Unit::ProbabilityPoints => format!("{} pp", short(100.0 * v)),
+        Unit::PerHour => format!("{} /h", short(v)),
+        Unit::Named(u) => format!("{} {u}", short(v)),
     }
+}
+
+/// Three significant digits at most (whole numbers from 100 up): a strip is
+/// read at a glance; the tables below give every digit.
+fn short(v: f64) -> String {
+    let a = v.abs();
+    let decimals = if a >= 100.0 {
+        0
+    } else if a >= 10.0 {
+        1
+    } else {
+        2
+    };
+    let mut s = format!("{v:.decimals$}");
+    if s.contains('.') {
+        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    if s == "-0" {
+        s = "0".into();
+    }
+    s
 }
 
 /// The strip as HTML: one card per figure, wrapping to the page's width.
@@ -192,8 +212,10 @@ mod tests {
 
     #[test]
     fn shares_print_in_percent() {
-        assert_eq!(fmt_figure(0.1234, Unit::Share), "12.34%");
+        assert_eq!(fmt_figure(0.1234, Unit::Share), "12.3%");
+        assert_eq!(fmt_figure(0.037_09, Unit::Share), "3.71%");
         assert_eq!(fmt_figure(0.05, Unit::ProbabilityPoints), "5 pp");
-        assert_eq!(fmt_figure(61.25, Unit::Seconds), "61.25 s");
+        assert_eq!(fmt_figure(300.909, Unit::PerHour), "301 /h");
+        assert_eq!(fmt_figure(29.482, Unit::Seconds), "29.5 s");
     }
 }
