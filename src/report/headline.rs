@@ -126,6 +126,12 @@ pub fn fmt_figure(v: f64, unit: Unit) -> String {
 /// read at a glance; the tables below give every digit.
 fn short(v: f64) -> String {
     let a = v.abs();
+    if a >= 1e7 {
+        return format!("{}M", short(v / 1e6));
+    }
+    if a >= 1e4 {
+        return format!("{}k", short(v / 1e3));
+    }
     let decimals = if a >= 100.0 {
         0
     } else if a >= 10.0 {
@@ -217,5 +223,7 @@ mod tests {
         assert_eq!(fmt_figure(0.05, Unit::ProbabilityPoints), "5 pp");
         assert_eq!(fmt_figure(300.909, Unit::PerHour), "301 /h");
         assert_eq!(fmt_figure(29.482, Unit::Seconds), "29.5 s");
+        assert_eq!(fmt_figure(206_695.0, Unit::Named("gold-min")), "207k gold-min");
+        assert_eq!(fmt_figure(31_250_000.0, Unit::PerHour), "31.2M /h");
     }
 }
