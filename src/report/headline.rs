@@ -223,7 +223,10 @@ mod tests {
         assert_eq!(fmt_figure(0.05, Unit::ProbabilityPoints), "5 pp");
         assert_eq!(fmt_figure(300.909, Unit::PerHour), "301 /h");
         assert_eq!(fmt_figure(29.482, Unit::Seconds), "29.5 s");
-        assert_eq!(fmt_figure(206_695.0, Unit::Named("gold-min")), "207k gold-min");
+        assert_eq!(
+            fmt_figure(206_695.0, Unit::Named("gold-min")),
+            "207k gold-min"
+        );
         assert_eq!(fmt_figure(31_250_000.0, Unit::PerHour), "31.2M /h");
     }
 }
