@@ -359,7 +359,14 @@ fn queue_bin_s(end_s: f64) -> f64 {
 }
 
 /// Tickets waiting, as one point per bin: (bin centre s, mean, min, max).
-pub fn queue_bins(q: &[crate::metrics::QueueSample], bin_s: f64) -> Vec<(f64, f64, f64, f64)> {
+/// A sample at the run's very end (`end_s`) joins the last bin rather than
+/// opening a bin of one sample.
+pub fn queue_bins(
+    q: &[crate::metrics::QueueSample],
+    bin_s: f64,
+    end_s: f64,
+) -> Vec<(f64, f64, f64, f64)> {
+    let last = ((end_s / bin_s).ceil() as u64).saturating_sub(1);
     let mut out: Vec<(f64, f64, f64, f64)> = Vec::new();
     let mut cur: Option<(u64, f64, u32, u32, u32)> = None; // bin, sum, n, min, max
     let close = |c: (u64, f64, u32, u32, u32), out: &mut Vec<_>| {
@@ -371,7 +378,7 @@ pub fn queue_bins(q: &[crate::metrics::QueueSample], bin_s: f64) -> Vec<(f64, f6
         ))
     };
     for s in q {
-        let k = (s.t.as_secs_f64() / bin_s).floor() as u64;
+        let k = ((s.t.as_secs_f64() / bin_s).floor() as u64).min(last);
         let v = s.waiting_tickets;
         match &mut cur {
             Some(c) if c.0 == k => {
@@ -404,7 +411,7 @@ fn queue_length(input: &ReportInput) -> Option<Spec> {
         .max(q.last().map_or(0.0, |s| s.t.as_secs_f64()));
     let (div, unit) = time_unit(end_s);
     let bin_s = queue_bin_s(end_s);
-    let bins = queue_bins(q, bin_s);
+    let bins = queue_bins(q, bin_s, end_s);
     let y_max = bins.iter().map(|b| b.3).fold(0.0, f64::max);
     let width = if bin_s >= 3600.0 {
         "hour".to_string()
@@ -491,11 +498,15 @@ fn wait_by_hour(summary: &Summary) -> Option<Spec> {
     })
 }
 
+/// Bins with fewer matches than this are left off the upset plot (a rate
+/// over a handful of matches is noise); the summary's table keeps them.
+const MIN_BIN_MATCHES: u64 = 20;
+
 /// Realised upset rate against the models', by gap between the teams.
 fn upset_by_gap(summary: &Summary) -> Option<Spec> {
     let u = &summary.upset_by_gap;
     let n: u64 = u.skill.iter().map(|b| b.matches).sum();
-    if n == 0 {
+    if !u.skill.iter().any(|b| b.matches >= MIN_BIN_MATCHES) {
         return None;
     }
     let mid = |b: &crate::metrics::summary::GapBin| match b.gap_to {
@@ -507,6 +518,7 @@ fn upset_by_gap(summary: &Summary) -> Option<Spec> {
         color,
         points: bins
             .iter()
+            .filter(|b| b.matches >= MIN_BIN_MATCHES)
             .filter_map(|b| {
                 let v = if model {
                     b.model_upset_rate
@@ -527,6 +539,7 @@ fn upset_by_gap(summary: &Summary) -> Option<Spec> {
         .skill
         .iter()
         .chain(&u.rating)
+        .filter(|b| b.matches >= MIN_BIN_MATCHES)
         .map(|b| b.gap_to.unwrap_or(b.gap_from + 100.0))
         .fold(0.0, f64::max);
     Some(Spec {
@@ -536,7 +549,7 @@ fn upset_by_gap(summary: &Summary) -> Option<Spec> {
             "Share of finished two-team matches after warm-up ({n}) that the favourite lost, \
              by gap in mean true skill (favourite and chance from the outcome model) and in mean \
              rating (the rating system's prediction); each point is a bin of summary.json's \
-             upset_by_gap at its centre."
+             upset_by_gap at its centre, drawn when it holds at least {MIN_BIN_MATCHES} matches."
         ),
         x_desc: "gap between the teams (skill or rating points)".into(),
         y_desc: "upset rate (%)".into(),
@@ -1181,7 +1194,6 @@ mod tests {
                 "survivors_hist",
                 "gold_integral_hist",
                 "queue_length",
-                "upset_by_gap",
                 "rank_corr"
             ]
         );
@@ -1194,8 +1206,7 @@ mod tests {
                 "wait_cdf",
                 "wait_by_decile",
                 "spread_hist",
-                "queue_length",
-                "upset_by_gap"
+                "queue_length"
             ]
         );
     }
