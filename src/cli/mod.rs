@@ -297,6 +297,18 @@ pub(crate) fn with_provenance(
     v
 }
 
+/// The key-value metadata every Parquet table of a run carries (COLUMNS.md lists it).
+fn parquet_metadata(p: &scenario::Provenance, name: &str, seed: u64) -> Vec<(String, String)> {
+    [
+        ("mmsim.version", p.mmsim_version.clone()),
+        ("mmsim.scenario_sha256", p.scenario_sha256.clone()),
+        ("mmsim.seed", seed.to_string()),
+        ("mmsim.scenario", name.to_string()),
+    ]
+    .map(|(k, v)| (k.to_string(), v))
+    .to_vec()
+}
+
 /// Runs `loaded` on its own `run.seed` (the caller set it with `with_run`,
 /// so the saved scenario.toml and its hash name the seed used).
 fn run_command(
@@ -308,6 +320,7 @@ fn run_command(
     let s = &loaded.scenario;
     let seed = s.run.seed;
     let provenance = scenario::Provenance::of(s);
+    let file_meta = parquet_metadata(&provenance, &s.run.name, seed);
     let bar = progress_bar(quiet);
     let mut progress = |now: crate::model::SimTime, end: crate::model::SimTime| {
         bar.set_position(now.as_ms() * 1000 / end.as_ms().max(1));
@@ -318,7 +331,7 @@ fn run_command(
     let (out, table_rows) = if tables == crate::report::Tables::All {
         let mut t = PartialFile::create(dir, "tickets.parquet")?;
         let mut m = PartialFile::create(dir, "matches.parquet")?;
-        let mut rows = crate::report::tables::ParquetRows::new(&mut t.out, &mut m.out)?;
+        let mut rows = crate::report::tables::ParquetRows::new(&mut t.out, &mut m.out, &file_meta)?;
         // Encoding and writing the tables runs on a second thread beside the simulation.
         let out = std::thread::scope(|scope| {
             let mut behind = crate::metrics::BackgroundRows::spawn(scope, &mut rows);
@@ -345,6 +358,7 @@ fn run_command(
             duration_s: s.run.duration.secs(),
         },
         tables,
+        &file_meta,
     )?;
     write_whole(
         dir,

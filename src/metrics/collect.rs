@@ -65,6 +65,46 @@ pub struct RunView {
 /// a rounding error above it.
 const EDGE_TOLERANCE_PP: f64 = 1e-9;
 
+/// One hour of the simulated day's tickets.
+#[derive(Clone, Debug, Default)]
+struct Hour {
+    waits: MsHist,
+    tickets: u64,
+    abandoned: u64,
+}
+
+/// One gap bin's matches, upsets and summed model chance of an upset.
+#[derive(Clone, Copy, Debug, Default)]
+struct UpsetBin {
+    matches: u64,
+    upsets: u64,
+    model_sum: f64,
+}
+
+impl UpsetBin {
+    fn add(bins: &mut [UpsetBin], (gap, upset, model): (f64, bool, f64)) {
+        let b = &mut bins[gap_bin(gap)];
+        b.matches += 1;
+        b.upsets += u64::from(upset);
+        b.model_sum += model;
+    }
+}
+
+/// The non-empty bins as the summary shows them.
+fn gap_bins(bins: &[UpsetBin]) -> Vec<GapBin> {
+    bins.iter()
+        .enumerate()
+        .filter(|(_, b)| b.matches > 0)
+        .map(|(i, b)| GapBin {
+            gap_from: GAP_EDGES[i],
+            gap_to: GAP_EDGES.get(i + 1).copied(),
+            matches: b.matches,
+            upset_rate: ratio(b.upsets, b.matches),
+            model_upset_rate: Some(b.model_sum / b.matches as f64),
+        })
+        .collect()
+}
+
 #[derive(Clone, Debug, Default)]
 struct Decile {
     waits: MsHist,
@@ -99,6 +139,9 @@ pub struct Collector<'r> {
     party_gap: Vec<u64>,
     win_rate_gap: Sketch,
     win_rate_within: [u64; 2],
+    hours: Vec<Hour>,
+    upset_skill: [UpsetBin; GAP_EDGES.len()],
+    upset_rating: [UpsetBin; GAP_EDGES.len()],
     view: RunView,
 }
 
@@ -138,6 +181,9 @@ impl<'r> Collector<'r> {
             party_gap: Vec::new(),
             win_rate_gap: Sketch::default(),
             win_rate_within: [0; 2],
+            hours: vec![Hour::default(); 24],
+            upset_skill: Default::default(),
+            upset_rating: Default::default(),
             view: RunView::default(),
         }
     }
@@ -157,13 +203,17 @@ impl<'r> Collector<'r> {
         self.queue_time.add_ms(ms);
         let d = &mut self.deciles[self.cuts.partition_point(|&c| c < t.true_skill)];
         d.tickets += 1;
+        let h = &mut self.hours[hour_of_day(t.enqueued.as_ms()) as usize];
+        h.tickets += 1;
         match t.end {
             TicketEnd::Matched(_) => {
                 d.waits.add_ms(ms);
+                h.waits.add_ms(ms);
                 self.view.waits.add_ms(ms);
             }
             TicketEnd::Abandoned => {
                 d.abandoned += 1;
+                h.abandoned += 1;
                 self.abandoned += 1;
             }
             TicketEnd::Waiting => self.waiting += 1,
@@ -207,6 +257,12 @@ impl<'r> Collector<'r> {
                     self.win_rate_within[i] += 1;
                 }
             }
+        }
+        if let Some(u) = m.skill_upset() {
+            UpsetBin::add(&mut self.upset_skill, u);
+        }
+        if let Some(u) = m.rating_upset() {
+            UpsetBin::add(&mut self.upset_rating, u);
         }
         if let Some(w) = m.winner {
             self.finished += 1;
@@ -417,7 +473,47 @@ impl<'r> Collector<'r> {
                     })
                 })
                 .collect(),
+            by_hour: self.by_hour(meta.warmup_s),
+            upset_by_gap: UpsetByGap {
+                skill: gap_bins(&self.upset_skill),
+                rating: gap_bins(&self.upset_rating),
+            },
         }
+    }
+
+    /// The hours of the day with tickets or queue samples after warm-up.
+    /// The queue samples are in the view already, so they are binned here.
+    fn by_hour(&self, warmup_s: f64) -> Vec<HourFigures> {
+        let mut samples = [(0u64, 0u64, 0u32); 24];
+        for q in self
+            .view
+            .queue
+            .iter()
+            .filter(|q| q.t.as_secs_f64() >= warmup_s)
+        {
+            let s = &mut samples[hour_of_day(q.t.as_ms()) as usize];
+            s.0 += 1;
+            s.1 += u64::from(q.waiting_tickets);
+            s.2 = s.2.max(q.waiting_tickets);
+        }
+        self.hours
+            .iter()
+            .zip(samples)
+            .enumerate()
+            .filter(|(_, (h, s))| h.tickets > 0 || s.0 > 0)
+            .map(|(hour, (h, (n, sum, max)))| HourFigures {
+                hour: hour as u32,
+                tickets: h.tickets,
+                matched: h.waits.n(),
+                wait_p50_s: h.waits.quantile(0.5),
+                wait_p90_s: h.waits.quantile(0.9),
+                wait_p99_s: h.waits.quantile(0.99),
+                abandon_rate: ratio(h.abandoned, h.tickets),
+                queue_samples: n,
+                queue_mean_tickets: (n > 0).then(|| sum as f64 / n as f64),
+                queue_max_tickets: (n > 0).then_some(max),
+            })
+            .collect()
     }
 }
 

@@ -187,7 +187,89 @@ pub fn summarize_records(
         })
         .collect();
     out.insert("rating_skill_rank_corr_series".into(), Value::Array(series));
+    out.insert("by_hour".into(), by_hour(meta, &tickets, &records.queue));
+    let finished_two: Vec<_> = finished.iter().filter(|m| m.teams == 2).collect();
+    out.insert(
+        "upset_by_gap".into(),
+        json!({
+            "skill": gap_bins(finished_two.iter().filter_map(|m| m.skill_upset())),
+            "rating": gap_bins(finished_two.iter().filter_map(|m| m.rating_upset())),
+        }),
+    );
     Value::Object(out)
+}
+
+/// Each hour of the day's tickets and queue samples, from the kept records.
+fn by_hour(
+    meta: &super::RunMeta<'_>,
+    tickets: &[&super::TicketRecord],
+    queue: &[super::QueueSample],
+) -> Value {
+    let hour = |s: f64| ((s / 3600.0).floor() as u64 % 24) as u32;
+    let rows: Vec<Value> = (0..24u32)
+        .filter_map(|h| {
+            let mine: Vec<_> = tickets
+                .iter()
+                .filter(|t| hour(t.enqueued.as_secs_f64()) == h)
+                .collect();
+            let mut waits: Vec<f64> = mine
+                .iter()
+                .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
+                .map(|t| t.wait_s())
+                .collect();
+            waits.sort_by(f64::total_cmp);
+            let abandoned = mine
+                .iter()
+                .filter(|t| t.end == TicketEnd::Abandoned)
+                .count();
+            let q: Vec<f64> = queue
+                .iter()
+                .filter(|s| s.t.as_secs_f64() >= meta.warmup_s && hour(s.t.as_secs_f64()) == h)
+                .map(|s| f64::from(s.waiting_tickets))
+                .collect();
+            (!mine.is_empty() || !q.is_empty()).then(|| {
+                json!({
+                    "hour": h,
+                    "tickets": mine.len(),
+                    "matched": waits.len(),
+                    "wait_p50_s": percentile(&waits, 0.5),
+                    "wait_p90_s": percentile(&waits, 0.9),
+                    "wait_p99_s": percentile(&waits, 0.99),
+                    "abandon_rate": ratio(abandoned, mine.len()),
+                    "queue_samples": q.len(),
+                    "queue_mean_tickets": mean(&q),
+                    "queue_max_tickets": q.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))).map(|x| x as u32),
+                })
+            })
+        })
+        .collect();
+    Value::Array(rows)
+}
+
+/// Upsets binned by gap with the edges of `summary::GAP_EDGES`, non-empty bins only.
+fn gap_bins(upsets: impl Iterator<Item = (f64, bool, f64)>) -> Value {
+    let edges = super::summary::GAP_EDGES;
+    let all: Vec<(f64, bool, f64)> = upsets.collect();
+    let rows: Vec<Value> = (0..edges.len())
+        .filter_map(|i| {
+            let hi = edges.get(i + 1).copied().unwrap_or(f64::INFINITY);
+            let inside: Vec<_> = all
+                .iter()
+                .filter(|(g, _, _)| *g >= edges[i] && *g < hi)
+                .collect();
+            let model: Vec<f64> = inside.iter().map(|x| x.2).collect();
+            (!inside.is_empty()).then(|| {
+                json!({
+                    "gap_from": edges[i],
+                    "gap_to": edges.get(i + 1),
+                    "matches": inside.len(),
+                    "upset_rate": ratio(inside.iter().filter(|x| x.1).count(), inside.len()),
+                    "model_upset_rate": mean(&model),
+                })
+            })
+        })
+        .collect();
+    Value::Array(rows)
 }
 
 /// Win-rate gaps at or below an edge count as inside it: team win rates are

@@ -104,6 +104,39 @@ impl MatchRecord {
         let favourite = if p > 0.5 { 0 } else { 1 };
         Some(w != favourite)
     }
+    /// For a finished two-team match with a favourite by rating: the gap in
+    /// mean rating, whether the higher-rated side lost, and the rating
+    /// system's predicted chance that it would.
+    pub fn rating_upset(&self) -> Option<(f64, bool, f64)> {
+        let w = self.winner?;
+        let [r0, r1] = self.team_rating[..] else {
+            return None;
+        };
+        if self.teams != 2 || r0 == r1 {
+            return None;
+        }
+        let fav = if r0 > r1 { 0 } else { 1 };
+        let p_fav = if fav == 0 {
+            self.p_team0_predicted
+        } else {
+            1.0 - self.p_team0_predicted
+        };
+        Some(((r0 - r1).abs(), w != fav, 1.0 - p_fav))
+    }
+    /// For a finished two-team match with a favourite by true skill: the gap
+    /// in mean true skill, whether the favoured side lost, and the outcome
+    /// model's chance that it would.
+    pub fn skill_upset(&self) -> Option<(f64, bool, f64)> {
+        let upset = self.upset()?;
+        let [s0, s1] = self.team_skill[..] else {
+            return None;
+        };
+        if self.teams != 2 {
+            return None;
+        }
+        let gap = self.win_prob_gap()?;
+        Some(((s0 - s1).abs(), upset, 0.5 - gap))
+    }
     /// Largest minus smallest team mean rating.
     pub fn team_rating_gap(&self) -> f64 {
         range(&self.team_rating)

@@ -74,6 +74,68 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold_integral: Option<GoldIntegral>,
     pub rating_skill_rank_corr_series: Vec<CorrPoint>,
+    /// Wait, abandon rate and queue length per hour of the simulated day.
+    pub by_hour: Vec<HourFigures>,
+    /// Realised upset rate against the models' by gap between the two teams.
+    pub upset_by_gap: UpsetByGap,
+}
+
+/// One hour of the simulated day (hour `h` holds every day's
+/// `h:00`-`h:59`), warm-up excluded: tickets by the time they joined the
+/// queue, queue samples by their time. Hours with neither are left out.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HourFigures {
+    pub hour: u32,
+    /// Tickets enqueued in this hour.
+    pub tickets: u64,
+    /// Of them, those that found a match (the waits below are theirs).
+    pub matched: u64,
+    pub wait_p50_s: Option<f64>,
+    pub wait_p90_s: Option<f64>,
+    pub wait_p99_s: Option<f64>,
+    pub abandon_rate: Option<f64>,
+    /// Queue samples taken in this hour, and the tickets waiting in them.
+    pub queue_samples: u64,
+    pub queue_mean_tickets: Option<f64>,
+    pub queue_max_tickets: Option<u32>,
+}
+
+/// Upsets binned by the gap between two teams: `skill` by the gap in mean
+/// true skill (upset: the side the outcome model favoured lost; model: its
+/// mean probability of that), `rating` by the gap in mean rating (upset: the
+/// higher-rated side lost; model: the rating system's mean predicted
+/// probability of that). Finished two-team matches after warm-up; bins
+/// without matches are left out.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UpsetByGap {
+    pub skill: Vec<GapBin>,
+    pub rating: Vec<GapBin>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GapBin {
+    /// The bin is `gap_from <= gap < gap_to`; `gap_to` is null for the last.
+    pub gap_from: f64,
+    pub gap_to: Option<f64>,
+    pub matches: u64,
+    pub upset_rate: Option<f64>,
+    pub model_upset_rate: Option<f64>,
+}
+
+/// Left edges of the upset bins, in skill or rating points; the last bin is
+/// open. 500 and 600 bracket the 1v1 thread's "under 3%" claim.
+pub const GAP_EDGES: [f64; 10] = [
+    0.0, 25.0, 50.0, 100.0, 150.0, 200.0, 300.0, 400.0, 500.0, 600.0,
+];
+
+/// The bin a gap falls into.
+pub fn gap_bin(gap: f64) -> usize {
+    GAP_EDGES.partition_point(|&e| e <= gap).saturating_sub(1)
+}
+
+/// Hour of the simulated day (0-23) of a time in milliseconds since the start.
+pub fn hour_of_day(ms: u64) -> u32 {
+    (ms / 3_600_000 % 24) as u32
 }
 
 /// `{n, mean, p50, p90, p99, max}`; the figures are null when n is 0.
@@ -296,6 +358,14 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "rating_skill_rank_corr_series",
         "rank correlation of rating and true skill over time",
+    ),
+    (
+        "by_hour",
+        "per hour of the simulated day (0-23), warm-up excluded: tickets enqueued, matched, wait p50/p90/p99 of the matched (s), abandon rate, and tickets waiting in the queue samples (mean, max)",
+    ),
+    (
+        "upset_by_gap",
+        "upset rate by gap between the two teams, realised against the model's (mean predicted chance the favourite loses): by true-skill gap (outcome model) and by rating gap (rating system)",
     ),
 ];
 

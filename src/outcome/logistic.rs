@@ -220,6 +220,22 @@ mod tests {
         }
     }
 
+    /// The 1v1 queuing thread says a 500-point gap leaves the weaker player
+    /// "below 3%"; on the logistic 400 scale it is 5.3%, and under 3% takes
+    /// a gap of 604 points (docs/outcomes.md).
+    #[test]
+    fn the_1v1_threads_under_3_percent_at_500_points_is_5_3_percent() {
+        let p500 = logistic_win_probability(0.0, 500.0, 400.0);
+        assert!((p500 - 0.0532).abs() < 5e-5, "{p500}");
+        assert!(p500 > 0.03);
+        let first_under_3 = (0..2000)
+            .find(|&g| logistic_win_probability(0.0, g as f64, 400.0) < 0.03)
+            .unwrap();
+        assert_eq!(first_under_3, 604);
+        // The closed form: gap = 400 * log10(1 / 0.03 - 1).
+        assert!((400.0 * (1.0f64 / 0.03 - 1.0).log10() - 603.86).abs() < 0.01);
+    }
+
     #[test]
     fn elo_scale_gives_the_textbook_probabilities() {
         // 400 points apart: the stronger wins 10 times as often, so 10/11.

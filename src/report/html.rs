@@ -43,24 +43,20 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>mmsim report: {name}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n\
          <header>\n<h1>{name}</h1>\n<p class=\"meta\">seed <b>{seed}</b> · simulated <b>{dur}</b> · \
-         warm-up <b>{warm}</b> · after warm-up: <b>{t}</b> tickets, <b>{m}</b> matches</p>\n\
-         <nav><a href=\"#summary\">Summary</a> <a href=\"#plots\">Plots</a> \
-         <a href=\"#scenario\">Scenario</a> <a href=\"#files\">Files</a></nav>\n</header>\n",
+         warm-up <b>{warm}</b> · after warm-up: <b>{t}</b> tickets, <b>{m}</b> matches · \
+         <a href=\"#plots\">Plots</a> <a href=\"#summary\">All figures</a> \
+         <a href=\"#scenario\">Scenario</a> <a href=\"#files\">Files</a></p>\n</header>\n",
         seed = input.seed,
         dur = human_duration(input.duration_s),
         warm = human_duration(input.warmup_s),
         t = sum.tickets,
         m = sum.matches,
     );
+    h.push_str(&super::headline::strip_html(&super::headline::headlines(
+        sum,
+    )));
 
-    h.push_str("<section id=\"summary\">\n<h2>Summary</h2>\n");
-    h.push_str(
-        "<p class=\"note\">From <code>summary.json</code>: tickets and matches after warm-up.</p>\n",
-    );
-    summary_tables(&mut h, &sum.to_value());
-    h.push_str("</section>\n");
-
-    h.push_str("<section id=\"plots\">\n<h2>Plots</h2>\n");
+    h.push_str("<section id=\"plots\">\n");
     if plots.is_empty() {
         h.push_str("<p class=\"note\">The run has no data to plot.</p>\n");
     }
@@ -81,9 +77,17 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
     }
     h.push_str("</section>\n");
 
+    h.push_str("<section id=\"summary\">\n<h2>All figures</h2>\n");
+    h.push_str(
+        "<p class=\"note\">Everything in <code>summary.json</code>: tickets and matches after warm-up. \
+         Long tables are folded; click to open.</p>\n",
+    );
+    summary_tables(&mut h, &sum.to_value());
+    h.push_str("</section>\n");
+
     let _ = write!(
         h,
-        "<section id=\"scenario\">\n<h2>Scenario</h2>\n<pre>{}</pre>\n</section>\n",
+        "<section id=\"scenario\">\n<h2>Scenario</h2>\n<details><summary>The scenario file as run</summary>\n<pre>{}</pre>\n</details>\n</section>\n",
         esc(input.scenario_toml)
     );
     files_section(&mut h, input);
@@ -132,7 +136,7 @@ fn summary_tables(h: &mut String, summary: &Value) {
         dists.into_iter().partition(|(k, _)| k.starts_with("wait"));
 
     if !scalars.is_empty() {
-        h.push_str("<h3>Headline figures</h3>\n<table>\n<thead><tr><th>metric</th><th>value</th><th>meaning</th></tr></thead>\n<tbody>\n");
+        h.push_str("<h3>Run figures</h3>\n<table>\n<thead><tr><th>metric</th><th>value</th><th>meaning</th></tr></thead>\n<tbody>\n");
         for (k, v) in scalars {
             let _ = writeln!(
                 h,
@@ -160,27 +164,62 @@ fn summary_tables(h: &mut String, summary: &Value) {
         {
             continue;
         }
-        if let Some(rows) = object_rows(v) {
-            rows_table(h, k, &rows);
-        } else {
-            let mut flat = Vec::new();
-            flatten(k, v, &mut flat);
-            let _ = write!(
-                h,
-                "<h3><code>{}</code></h3>\n<p class=\"note\">{}</p>\n<table>\n<thead><tr><th>key</th><th>value</th></tr></thead>\n<tbody>\n",
-                esc(k),
-                esc(&meaning(k))
-            );
-            for (fk, fv) in flat {
-                let _ = writeln!(
-                    h,
-                    "<tr><td><code>{}</code></td><td class=\"num\">{}</td></tr>",
-                    esc(&fk),
-                    fmt_value(fv)
-                );
+        nested(h, k, v);
+    }
+}
+
+/// A key whose value is neither a figure nor a distribution: a table of
+/// rows, an empty list said in words, or an object whose flat parts go in
+/// one key/value table and whose lists of rows get tables of their own.
+fn nested(h: &mut String, k: &str, v: &Value) {
+    if let Some(rows) = object_rows(v) {
+        rows_table(h, k, &rows);
+        return;
+    }
+    if v.as_array().is_some_and(|a| a.is_empty()) {
+        let _ = writeln!(
+            h,
+            "<h3><code>{}</code></h3>\n<p class=\"note\">{}: none in this run.</p>",
+            esc(k),
+            esc(&meaning(k))
+        );
+        return;
+    }
+    let mut flat = Vec::new();
+    let mut tables = Vec::new();
+    match v.as_object() {
+        Some(o) => {
+            for (sub, x) in o {
+                let path = format!("{k}.{sub}");
+                if object_rows(x).is_some() || x.as_array().is_some_and(|a| a.is_empty()) {
+                    tables.push((path, x));
+                } else {
+                    flatten(&path, x, &mut flat);
+                }
             }
-            h.push_str("</tbody>\n</table>\n");
         }
+        None => flatten(k, v, &mut flat),
+    }
+    let _ = write!(
+        h,
+        "<h3><code>{}</code></h3>\n<p class=\"note\">{}</p>\n",
+        esc(k),
+        esc(&meaning(k))
+    );
+    if !flat.is_empty() {
+        h.push_str("<table>\n<thead><tr><th>key</th><th>value</th></tr></thead>\n<tbody>\n");
+        for (fk, fv) in flat {
+            let _ = writeln!(
+                h,
+                "<tr><td><code>{}</code></td><td class=\"num\">{}</td></tr>",
+                esc(&fk),
+                fmt_value(fv)
+            );
+        }
+        h.push_str("</tbody>\n</table>\n");
+    }
+    for (path, x) in tables {
+        nested(h, &path, x);
     }
 }
 
@@ -225,19 +264,29 @@ fn object_rows(v: &Value) -> Option<Vec<&Map<String, Value>>> {
 
 fn rows_table(h: &mut String, key: &str, rows: &[&Map<String, Value>]) {
     let mut cols = union_keys(rows.iter().copied());
-    // Decile arrays are numbered from 1 (lowest skill), as people count deciles.
+    // Decile arrays are numbered from 1 (lowest skill), as people count
+    // deciles; rows that carry their own index show it in the first column.
     let (head, base) = if key.contains("decile") {
         ("decile", 1)
+    } else if key == "by_hour" {
+        ("hour", 0)
     } else {
         ("#", 0)
     };
     // The row number already is that column.
     cols.retain(|c| c != head);
+    // Long tables fold away so the page stays short; their figures are plotted.
+    let fold = rows.len() > FOLD_ROWS;
     let _ = write!(
         h,
-        "<h3><code>{}</code></h3>\n<p class=\"note\">{}</p>\n<table>\n<thead><tr><th>{head}</th>",
+        "<h3><code>{}</code></h3>\n<p class=\"note\">{}</p>\n{}<table>\n<thead><tr><th>{head}</th>",
         esc(key),
-        esc(&meaning(key))
+        esc(&meaning(key)),
+        if fold {
+            format!("<details><summary>{} rows</summary>\n", rows.len())
+        } else {
+            String::new()
+        }
     );
     for c in &cols {
         let _ = write!(h, "<th>{}</th>", esc(c));
@@ -255,7 +304,13 @@ fn rows_table(h: &mut String, key: &str, rows: &[&Map<String, Value>]) {
         h.push_str("</tr>\n");
     }
     h.push_str("</tbody>\n</table>\n");
+    if fold {
+        h.push_str("</details>\n");
+    }
 }
+
+/// Tables longer than this are folded (`<details>`).
+const FOLD_ROWS: usize = 12;
 
 fn union_keys<'a>(objs: impl Iterator<Item = &'a Map<String, Value>>) -> Vec<String> {
     let mut cols: Vec<String> = Vec::new();
@@ -288,7 +343,9 @@ fn flatten<'a>(prefix: &str, v: &'a Value, out: &mut Vec<(String, &'a Value)>) {
 /// Numbers, strings, booleans, null, and short arrays of numbers (an interval).
 fn is_scalar(v: &Value) -> bool {
     match v {
-        Value::Array(a) => a.len() <= 4 && a.iter().all(|x| x.is_number() || x.is_null()),
+        Value::Array(a) => {
+            !a.is_empty() && a.len() <= 4 && a.iter().all(|x| x.is_number() || x.is_null())
+        }
         Value::Object(_) => false,
         _ => true,
     }
@@ -344,7 +401,7 @@ fn fmt_value(v: &Value) -> String {
 }
 
 /// Enough digits to compare runs by eye, never float noise like 0.30000000000000004.
-fn fmt_float(x: f64) -> String {
+pub fn fmt_float(x: f64) -> String {
     if !x.is_finite() {
         return x.to_string();
     }
@@ -422,11 +479,19 @@ const CSS: &str = "
 :root{--ink:#212121;--muted:#5f6368;--line:#e0e0e0;--accent:#0072b2;--bg:#fafafa}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--ink);font:15px/1.5 'DejaVu Sans',system-ui,-apple-system,'Segoe UI',Roboto,Helvetica,Arial,sans-serif}
-main{max-width:1040px;margin:0 auto;padding:24px 28px 48px;background:#fff;min-height:100vh;box-shadow:0 0 0 1px var(--line)}
+main{max-width:1240px;margin:0 auto;padding:24px 28px 48px;background:#fff;min-height:100vh;box-shadow:0 0 0 1px var(--line)}
 h1{font-size:28px;margin:8px 0 4px}
 h2{font-size:21px;margin:36px 0 12px;padding-bottom:6px;border-bottom:2px solid var(--accent)}
 h3{font-size:16px;margin:22px 0 8px}
 .meta{color:var(--muted);margin:0 0 10px}
+.meta a{margin-left:12px;color:var(--accent);text-decoration:none;font-weight:600}
+.strip{display:grid;grid-template-columns:repeat(auto-fill,minmax(140px,1fr));gap:8px;margin:8px 0 4px}
+.card{border:1px solid var(--line);border-top:3px solid var(--accent);padding:6px 8px;background:#fff}
+.card .label{font-size:12px;color:var(--muted);font-weight:600}
+.card .value{font-size:20px;font-weight:700;font-variant-numeric:tabular-nums;white-space:nowrap}
+.card .ci{font-size:11px;color:var(--ink)}
+.card .means{font-size:11px;line-height:1.25;color:var(--muted)}
+details summary{cursor:pointer;color:var(--accent);font-size:14px;margin:4px 0}
 nav a{margin-right:16px;color:var(--accent);text-decoration:none;font-weight:600}
 nav a:hover,a.file:hover{text-decoration:underline}
 .note{color:var(--muted);margin:4px 0 8px;font-size:14px}
@@ -436,7 +501,7 @@ th{background:#f1f3f4;font-weight:600}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tbody tr:nth-child(even){background:#fcfcfc}
 code{font-family:'DejaVu Sans Mono',ui-monospace,Menlo,Consolas,monospace;font-size:13px}
-figure{margin:18px 0 30px}
+figure{margin:14px 0 30px}
 figure img{display:block;max-width:100%;height:auto;border:1px solid var(--line)}
 figcaption{color:var(--muted);font-size:14px;margin-top:6px;max-width:960px}
 a.file{color:var(--accent);font-size:13px;margin-left:6px}
@@ -523,6 +588,37 @@ mod tests {
                 "{k} is documented but never written"
             );
         }
+    }
+
+    #[test]
+    fn the_page_opens_with_the_headline_strip_then_the_plots() {
+        let r = testdata::team_run();
+        let inp = r.input();
+        let page = report_html(&inp, &plots::run_plots(&inp).unwrap());
+        let strip = page.find("id=\"headline\"").unwrap();
+        let first_plot = page.find("<figure").unwrap();
+        let tables = page.find("id=\"summary\"").unwrap();
+        assert!(strip < first_plot && first_plot < tables);
+        assert!(page.contains("data-key=\"wait_s.p90\""));
+        assert!(page.contains("data-key=\"gold_integral.p50\""));
+    }
+
+    #[test]
+    fn empty_lists_are_said_in_words_and_long_tables_fold() {
+        let mut s = testdata::team_run().summary.to_value();
+        s["rating_change_by_game"] = serde_json::json!([]);
+        s["long"] = serde_json::json!((0..40)
+            .map(|i| serde_json::json!({"x": i}))
+            .collect::<Vec<_>>());
+        let mut page = String::new();
+        summary_tables(&mut page, &s);
+        assert!(!page.contains("[]"), "a literal [] on the page");
+        assert!(page.contains("none in this run"));
+        assert!(page.contains("<details><summary>40 rows</summary>"));
+        // Nested lists of rows (upset bins) get tables, not dotted keys.
+        assert!(page.contains("<code>upset_by_gap.skill</code>"));
+        assert!(!page.contains("upset_by_gap.skill[0]"));
+        assert!(!page.contains("NaN"));
     }
 
     #[test]

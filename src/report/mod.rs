@@ -4,6 +4,7 @@
 //! same run always gives the same files and only `cli::write_artifacts` touches disk.
 
 pub mod compare;
+pub mod headline;
 pub mod html;
 pub mod plots;
 pub mod sweep;
@@ -42,7 +43,7 @@ pub struct ReportInput<'a> {
 /// streamed row tables, in a fixed order: the queue table and the column
 /// reference, then each plot as PNG and SVG, then `report.html`.
 pub fn run_artifacts(input: &ReportInput) -> anyhow::Result<Vec<Artifact>> {
-    run_artifacts_with(input, Tables::All)
+    run_artifacts_with(input, Tables::All, &[])
 }
 
 /// Whether a run writes its per-row Parquet tables.
@@ -54,11 +55,16 @@ pub enum Tables {
     None,
 }
 
-/// `run_artifacts`, choosing whether the per-row tables are written.
-pub fn run_artifacts_with(input: &ReportInput, tables: Tables) -> anyhow::Result<Vec<Artifact>> {
+/// `run_artifacts`, choosing whether the per-row tables are written, with
+/// `meta` (the run's provenance) in the Parquet files' key-value metadata.
+pub fn run_artifacts_with(
+    input: &ReportInput,
+    tables: Tables,
+    meta: &tables::FileMetadata,
+) -> anyhow::Result<Vec<Artifact>> {
     let mut out = Vec::new();
     if tables == Tables::All {
-        out = tables::table_artifacts(&input.view.queue)?;
+        out = tables::table_artifacts(&input.view.queue, meta)?;
         // The column reference travels with the tables, so a copied run folder explains itself.
         out.push(Artifact {
             name: "COLUMNS.md".to_string(),

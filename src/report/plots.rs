@@ -33,6 +33,8 @@ const INK: RGBColor = RGBColor(33, 33, 33);
 const GRID: RGBColor = RGBColor(225, 225, 225);
 const GRID_LIGHT: RGBColor = RGBColor(242, 242, 242);
 const SHADE: RGBColor = RGBColor(236, 236, 236);
+/// The band around a line: BLUE lightened, opaque so the PNG and SVG agree pixel for pixel.
+const BAND: RGBColor = RGBColor(178, 212, 232);
 
 /// One rendered plot.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,6 +74,17 @@ pub enum Chart {
         x_range: (f64, f64),
         y_range: (f64, f64),
         markers: Vec<(f64, String)>,
+        shade: Option<(f64, f64, String)>,
+    },
+    /// One line inside a filled band (per bin: the mean, and the lowest and
+    /// highest value), so a dense noisy series reads as a trend and a range.
+    Band {
+        line: Series,
+        /// (x, low, high) per bin, in x order.
+        band: Vec<(f64, f64, f64)>,
+        band_label: String,
+        x_range: (f64, f64),
+        y_range: (f64, f64),
         shade: Option<(f64, f64, String)>,
     },
     /// Grouped bars, one group per category.
@@ -163,6 +176,12 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
         ));
     }
     if let Some(s) = queue_length(input) {
+        specs.push(s);
+    }
+    if let Some(s) = wait_by_hour(input.summary) {
+        specs.push(s);
+    }
+    if let Some(s) = upset_by_gap(input.summary) {
         specs.push(s);
     }
     if let Some(s) = rank_corr(input) {
@@ -329,6 +348,59 @@ fn time_unit(duration_s: f64) -> (f64, &'static str) {
     }
 }
 
+/// Width of the queue plot's bins: an hour when the run is long enough to
+/// show a daily profile, else the round width that gives at least 12 bins.
+fn queue_bin_s(end_s: f64) -> f64 {
+    [60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0]
+        .into_iter()
+        .rev()
+        .find(|w| end_s / w >= 12.0)
+        .unwrap_or(60.0)
+}
+
+/// Tickets waiting, as one point per bin: (bin centre s, mean, min, max).
+/// A sample at the run's very end (`end_s`) joins the last bin rather than
+/// opening a bin of one sample.
+pub fn queue_bins(
+    q: &[crate::metrics::QueueSample],
+    bin_s: f64,
+    end_s: f64,
+) -> Vec<(f64, f64, f64, f64)> {
+    let last = ((end_s / bin_s).ceil() as u64).saturating_sub(1);
+    let mut out: Vec<(f64, f64, f64, f64)> = Vec::new();
+    let mut cur: Option<(u64, f64, u32, u32, u32)> = None; // bin, sum, n, min, max
+    let close = |c: (u64, f64, u32, u32, u32), out: &mut Vec<_>| {
+        out.push((
+            (c.0 as f64 + 0.5) * bin_s,
+            c.1 / f64::from(c.2),
+            f64::from(c.3),
+            f64::from(c.4),
+        ))
+    };
+    for s in q {
+        let k = ((s.t.as_secs_f64() / bin_s).floor() as u64).min(last);
+        let v = s.waiting_tickets;
+        match &mut cur {
+            Some(c) if c.0 == k => {
+                c.1 += f64::from(v);
+                c.2 += 1;
+                c.3 = c.3.min(v);
+                c.4 = c.4.max(v);
+            }
+            _ => {
+                if let Some(c) = cur.take() {
+                    close(c, &mut out);
+                }
+                cur = Some((k, f64::from(v), 1, v, v));
+            }
+        }
+    }
+    if let Some(c) = cur {
+        close(c, &mut out);
+    }
+    out
+}
+
 fn queue_length(input: &ReportInput) -> Option<Spec> {
     let q = &input.view.queue;
     if q.is_empty() {
@@ -338,51 +410,155 @@ fn queue_length(input: &ReportInput) -> Option<Spec> {
         .duration_s
         .max(q.last().map_or(0.0, |s| s.t.as_secs_f64()));
     let (div, unit) = time_unit(end_s);
-    let tickets = thin(
-        q.iter()
-            .map(|s| (s.t.as_secs_f64() / div, s.waiting_tickets as f64))
-            .collect(),
-    );
-    let players = thin(
-        q.iter()
-            .map(|s| (s.t.as_secs_f64() / div, s.waiting_players as f64))
-            .collect(),
-    );
-    let y_max = players
-        .iter()
-        .chain(&tickets)
-        .map(|p| p.1)
-        .fold(0.0, f64::max);
-    let mut series = vec![Series {
-        label: "tickets waiting".into(),
-        color: BLUE,
-        points: tickets,
-    }];
-    // With solo queues the two lines coincide; a second identical line only adds noise.
-    if q.iter().any(|s| s.waiting_players != s.waiting_tickets) {
-        series.push(Series {
-            label: "players waiting".into(),
-            color: ORANGE,
-            points: players,
-        });
-    }
+    let bin_s = queue_bin_s(end_s);
+    let bins = queue_bins(q, bin_s, end_s);
+    let y_max = bins.iter().map(|b| b.3).fold(0.0, f64::max);
+    let width = if bin_s >= 3600.0 {
+        "hour".to_string()
+    } else {
+        format!("{} min", bin_s / 60.0)
+    };
     Some(Spec {
         name: "queue_length",
         title: "Queue length over time".into(),
         caption: format!(
-            "Tickets{} in the queue at each of {} samples; the grey band is the warm-up.",
-            if series.len() > 1 { " and players" } else { "" },
-            q.len()
+            "Tickets waiting in the queue: the line is the mean of each {width}'s samples, the band \
+             runs from the lowest to the highest sample in it; the grey band is the warm-up. After \
+             warm-up: {} samples, at most {} tickets waiting (summary.json's by_hour gives each \
+             hour of the day).",
+            input.summary.by_hour.iter().map(|h| h.queue_samples).sum::<u64>(),
+            input
+                .summary
+                .by_hour
+                .iter()
+                .filter_map(|h| h.queue_max_tickets)
+                .max()
+                .unwrap_or(0)
         ),
         x_desc: format!("simulated time ({unit})"),
-        y_desc: "waiting in queue".into(),
+        y_desc: "tickets waiting in queue".into(),
+        chart: Chart::Band {
+            line: Series {
+                label: format!("mean per {width}"),
+                color: BLUE,
+                points: bins.iter().map(|b| (b.0 / div, b.1)).collect(),
+            },
+            band: bins.iter().map(|b| (b.0 / div, b.2, b.3)).collect(),
+            band_label: format!("lowest to highest per {width}"),
+            x_range: (0.0, end_s / div),
+            // Headroom keeps the legend clear of the band.
+            y_range: (0.0, padded_max(y_max) * 1.3),
+            shade: warmup_shade(input.warmup_s, div),
+        },
+    })
+}
+
+/// Wait percentiles by hour of the simulated day, from the summary's `by_hour`.
+fn wait_by_hour(summary: &Summary) -> Option<Spec> {
+    let rows: Vec<_> = summary.by_hour.iter().filter(|h| h.matched > 0).collect();
+    if rows.len() < 2 {
+        return None;
+    }
+    let line =
+        |label: &str, color, f: fn(&crate::metrics::summary::HourFigures) -> Option<f64>| Series {
+            label: label.into(),
+            color,
+            points: rows
+                .iter()
+                .filter_map(|h| f(h).map(|v| (f64::from(h.hour) + 0.5, v)))
+                .collect(),
+        };
+    let series = vec![
+        line("p50", BLUE, |h| h.wait_p50_s),
+        line("p90", ORANGE, |h| h.wait_p90_s),
+        line("p99", VERMILLION, |h| h.wait_p99_s),
+    ];
+    let y_max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    Some(Spec {
+        name: "wait_by_hour",
+        title: "Wait by hour of the simulated day".into(),
+        caption: format!(
+            "Wait of matched tickets by the hour of the day they joined the queue (after \
+             warm-up; {} hours with matches), as summary.json's by_hour, which also gives each \
+             hour's abandon rate and queue length.",
+            rows.len()
+        ),
+        x_desc: "hour of the simulated day".into(),
+        y_desc: "wait (s)".into(),
         chart: Chart::Lines {
             series,
-            x_range: (0.0, end_s / div),
-            // Headroom keeps the legend clear of the lines.
-            y_range: (0.0, padded_max(y_max) * 1.15),
+            x_range: (0.0, 24.0),
+            y_range: (0.0, padded_max(y_max) * 1.2),
             markers: Vec::new(),
-            shade: warmup_shade(input.warmup_s, div),
+            shade: None,
+        },
+    })
+}
+
+/// Bins with fewer matches than this are left off the upset plot (a rate
+/// over a handful of matches is noise); the summary's table keeps them.
+const MIN_BIN_MATCHES: u64 = 20;
+
+/// Realised upset rate against the models', by gap between the teams.
+fn upset_by_gap(summary: &Summary) -> Option<Spec> {
+    let u = &summary.upset_by_gap;
+    let n: u64 = u.skill.iter().map(|b| b.matches).sum();
+    if !u.skill.iter().any(|b| b.matches >= MIN_BIN_MATCHES) {
+        return None;
+    }
+    let mid = |b: &crate::metrics::summary::GapBin| match b.gap_to {
+        Some(t) => (b.gap_from + t) / 2.0,
+        None => b.gap_from + 50.0,
+    };
+    let line = |label: &str, color, bins: &[crate::metrics::summary::GapBin], model: bool| Series {
+        label: label.into(),
+        color,
+        points: bins
+            .iter()
+            .filter(|b| b.matches >= MIN_BIN_MATCHES)
+            .filter_map(|b| {
+                let v = if model {
+                    b.model_upset_rate
+                } else {
+                    b.upset_rate
+                };
+                v.map(|v| (mid(b), 100.0 * v))
+            })
+            .collect(),
+    };
+    let series = vec![
+        line("skill gap: realised", BLUE, &u.skill, false),
+        line("skill gap: outcome model", ORANGE, &u.skill, true),
+        line("rating gap: realised", GREEN, &u.rating, false),
+        line("rating gap: rating system", VERMILLION, &u.rating, true),
+    ];
+    let x_max = u
+        .skill
+        .iter()
+        .chain(&u.rating)
+        .filter(|b| b.matches >= MIN_BIN_MATCHES)
+        .map(|b| b.gap_to.unwrap_or(b.gap_from + 100.0))
+        .fold(0.0, f64::max);
+    Some(Spec {
+        name: "upset_by_gap",
+        title: "Upsets by gap between the teams".into(),
+        caption: format!(
+            "Share of finished two-team matches after warm-up ({n}) that the favourite lost, \
+             by gap in mean true skill (favourite and chance from the outcome model) and in mean \
+             rating (the rating system's prediction); each point is a bin of summary.json's \
+             upset_by_gap at its centre, drawn when it holds at least {MIN_BIN_MATCHES} matches."
+        ),
+        x_desc: "gap between the teams (skill or rating points)".into(),
+        y_desc: "upset rate (%)".into(),
+        chart: Chart::Lines {
+            series,
+            x_range: (0.0, x_max),
+            y_range: (0.0, 65.0),
+            markers: Vec::new(),
+            shade: None,
         },
     })
 }
@@ -662,6 +838,9 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
         }
         Chart::Lines {
             x_range, y_range, ..
+        }
+        | Chart::Band {
+            x_range, y_range, ..
         } => {
             let x1 = if x_range.1 > x_range.0 {
                 x_range.1
@@ -769,26 +948,47 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
                 .map_err(de)?;
             draw_markers(&mut chart, markers, y1)?;
         }
+        Chart::Band {
+            line,
+            band,
+            band_label,
+            shade,
+            ..
+        } => {
+            if let Some(sh) = shade {
+                draw_shade(&mut chart, sh, (x1, y0, y1))?;
+            }
+            let outline: Vec<(f64, f64)> = band
+                .iter()
+                .map(|&(x, _, hi)| (x, hi))
+                .chain(band.iter().rev().map(|&(x, lo, _)| (x, lo)))
+                .collect();
+            chart
+                .draw_series(std::iter::once(Polygon::new(outline, BAND.filled())))
+                .map_err(de)?
+                .label(band_label.as_str())
+                .legend(|(x, y)| Rectangle::new([(x, y - 6), (x + 20, y + 6)], BAND.filled()));
+            let color = line.color;
+            chart
+                .draw_series(LineSeries::new(
+                    line.points.iter().copied(),
+                    color.stroke_width(2),
+                ))
+                .map_err(de)?
+                .label(line.label.as_str())
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(3))
+                });
+            legend = true;
+        }
         Chart::Lines {
             series,
             markers,
             shade,
             ..
         } => {
-            if let Some((a, b, label)) = shade {
-                chart
-                    .draw_series(std::iter::once(Rectangle::new(
-                        [(*a, y0), (b.min(x1), y1)],
-                        SHADE.filled(),
-                    )))
-                    .map_err(de)?;
-                chart
-                    .draw_series(std::iter::once(Text::new(
-                        label.clone(),
-                        (*a, y1 - 0.03 * (y1 - y0)),
-                        font(13).color(&RGBColor(110, 110, 110)),
-                    )))
-                    .map_err(de)?;
+            if let Some(sh) = shade {
+                draw_shade(&mut chart, sh, (x1, y0, y1))?;
             }
             for s in series {
                 let color = s.color;
@@ -889,6 +1089,34 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
             .draw()
             .map_err(de)?;
     }
+    Ok(())
+}
+
+type Chart2d<'a, DB> = ChartContext<
+    'a,
+    DB,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Greys out an x interval (the warm-up) with its label at the top.
+fn draw_shade<DB: DrawingBackend>(
+    chart: &mut Chart2d<'_, DB>,
+    (a, b, label): &(f64, f64, String),
+    (x1, y0, y1): (f64, f64, f64),
+) -> anyhow::Result<()> {
+    chart
+        .draw_series(std::iter::once(Rectangle::new(
+            [(*a, y0), (b.min(x1), y1)],
+            SHADE.filled(),
+        )))
+        .map_err(de)?;
+    chart
+        .draw_series(std::iter::once(Text::new(
+            label.clone(),
+            (*a, y1 - 0.03 * (y1 - y0)),
+            font(13).color(&RGBColor(110, 110, 110)),
+        )))
+        .map_err(de)?;
     Ok(())
 }
 
@@ -1036,5 +1264,110 @@ mod tests {
         assert_eq!(fmt_num(-0.0001), "0");
         assert_eq!(nice_step(0.37), 0.5);
         assert_eq!(nice_step(13.0), 20.0);
+    }
+
+    /// Rows (top, bottom) of the pixels of `color` in the PNG, over columns `x0..x1`.
+    fn png_rows(png: &[u8], color: RGBColor, (x0, x1): (u32, u32)) -> (u32, u32) {
+        let img = image::load_from_memory_with_format(png, image::ImageFormat::Png)
+            .unwrap()
+            .to_rgb8();
+        let mut rows = (u32::MAX, 0);
+        for (x, y, p) in img.enumerate_pixels() {
+            if (x0..x1).contains(&x) && p.0 == [color.0, color.1, color.2] {
+                rows = (rows.0.min(y), rows.1.max(y));
+            }
+        }
+        rows
+    }
+
+    /// The points of every SVG `<tag>` element whose `attr` is `color`.
+    fn svg_shapes(svg: &str, tag: &str, attr: &str, color: RGBColor) -> Vec<Vec<(f64, f64)>> {
+        let want = format!("{attr}=\"#{:02X}{:02X}{:02X}\"", color.0, color.1, color.2);
+        svg.split(&format!("<{tag} "))
+            .skip(1)
+            .map(|el| &el[..el.find("/>").unwrap()])
+            .filter(|el| el.contains(&want))
+            .map(|el| {
+                let pts = el.split("points=\"").nth(1).unwrap();
+                let pts = &pts[..pts.find('"').unwrap()];
+                pts.split_whitespace()
+                    .map(|xy| {
+                        let (x, y) = xy.split_once(',').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The bitmap once drew spikes past the data where the SVG was right:
+    /// the queue plot's line and band must reach the same highest and lowest
+    /// pixel rows in both files. The legend (upper right) is left out by
+    /// comparing only the columns left of it.
+    #[test]
+    fn png_and_svg_of_the_queue_plot_reach_the_same_extremes() {
+        let mut r = testdata::team_run();
+        // A day of samples every 30 s with a noisy, peaked queue.
+        r.view.queue = (0..2880u64)
+            .map(|k| crate::metrics::QueueSample {
+                t: crate::model::SimTime::from_ms(k * 30_000),
+                waiting_tickets: ((k * 7919) % 13 + if (1000..1100).contains(&k) { 40 } else { 0 })
+                    as u32,
+                waiting_players: 0,
+                players_in_matches: 0,
+                matches_formed: 0,
+                rating_skill_rank_corr: None,
+            })
+            .collect();
+        r.summary.by_hour[0].queue_max_tickets = Some(52);
+        let mut inp = r.input();
+        inp.duration_s = 86_400.0;
+        let spec = queue_length(&inp).unwrap();
+        let p = render(&spec).unwrap();
+        let lines = svg_shapes(&p.svg, "polyline", "stroke", BLUE);
+        let line = lines.iter().max_by_key(|l| l.len()).unwrap();
+        assert_eq!(line.len(), 24, "one point per hour");
+        let legend_x = lines
+            .iter()
+            .filter(|l| l.len() == 2)
+            .map(|l| l[0].0)
+            .fold(f64::INFINITY, f64::min);
+        assert!(legend_x.is_finite() && legend_x > 500.0, "{legend_x}");
+        let cols = (0, legend_x as u32 - 10);
+        let inside = |pts: &[(f64, f64)]| -> (f64, f64) {
+            pts.iter()
+                .filter(|p| p.0 < f64::from(cols.1))
+                .fold((f64::INFINITY, 0.0), |(a, b), p| {
+                    (a.min(p.1), f64::max(b, p.1))
+                })
+        };
+        let (svg_top, svg_bottom) = inside(line);
+        let (png_top, png_bottom) = png_rows(&p.png, BLUE, cols);
+        assert!(
+            (f64::from(png_top) - svg_top).abs() <= 2.0,
+            "line top: png {png_top} svg {svg_top}"
+        );
+        assert!(
+            (f64::from(png_bottom) - svg_bottom).abs() <= 2.0,
+            "line bottom: png {png_bottom} svg {svg_bottom}"
+        );
+        let band = svg_shapes(&p.svg, "polygon", "fill", BAND);
+        let band = band.iter().max_by_key(|b| b.len()).unwrap();
+        let (svg_top, svg_bottom) = inside(band);
+        let (png_top, png_bottom) = png_rows(&p.png, BAND, cols);
+        assert!(
+            (f64::from(png_top) - svg_top).abs() <= 2.0,
+            "band top: png {png_top} svg {svg_top}"
+        );
+        assert!(
+            (f64::from(png_bottom) - svg_bottom).abs() <= 2.0,
+            "band bottom: png {png_bottom} svg {svg_bottom}"
+        );
+        // The band's top is the data's maximum (52 tickets) on the axis.
+        assert!(
+            spec.caption.contains("at most 52 tickets"),
+            "{}",
+            spec.caption
+        );
     }
 }

@@ -7,7 +7,7 @@
 
 use super::Artifact;
 use crate::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
-use anyhow::Context;
+use polars::io::parquet::write::KeyValueMetadata;
 use polars::prelude::*;
 
 /// The column reference, shipped beside the tables in every run folder.
@@ -39,7 +39,7 @@ pub const TICKET_COLUMNS: &[(&str, ColType)] = &[
     ("party_size", ColType::U32),
     ("enqueued_s", ColType::F64),
     ("left_s", ColType::F64),
-    ("end", ColType::Str),
+    ("outcome", ColType::Str),
     ("match_id", ColType::U32),
     ("wait_s", ColType::F64),
     ("rating", ColType::F64),
@@ -91,11 +91,28 @@ pub const QUEUE_COLUMNS: &[(&str, ColType)] = &[
     ("rating_skill_rank_corr", ColType::F64),
 ];
 
+/// Where a table came from, written into each Parquet file's footer as
+/// key-value metadata (`mmsim.version`, `mmsim.scenario_sha256`,
+/// `mmsim.seed`, `mmsim.scenario`), so a table copied out of its run folder
+/// still names its input. Keys in a fixed order, so the bytes repeat.
+pub type FileMetadata = [(String, String)];
+
+fn key_values(meta: &FileMetadata) -> Option<KeyValueMetadata> {
+    (!meta.is_empty()).then(|| KeyValueMetadata::from_static(meta.to_vec()))
+}
+
 /// The queue table as a Parquet artifact (one row per sample: a run keeps
 /// these, a few thousand at most).
-pub fn table_artifacts(queue: &[QueueSample]) -> anyhow::Result<Vec<Artifact>> {
+pub fn table_artifacts(
+    queue: &[QueueSample],
+    meta: &FileMetadata,
+) -> anyhow::Result<Vec<Artifact>> {
     let mut df = queue_frame(queue)?;
-    let bytes = parquet_bytes(&mut df).context("encoding queue.parquet")?;
+    let mut bytes = Vec::new();
+    let written = parquet_writer(&mut bytes)
+        .with_key_value_metadata(key_values(meta))
+        .finish(&mut df);
+    anyhow::Context::context(written, "encoding queue.parquet")?;
     Ok(vec![Artifact {
         name: "queue.parquet".to_string(),
         bytes,
@@ -140,11 +157,14 @@ impl<W: std::io::Write, R> Stream<W, R> {
         name: &'static str,
         w: W,
         frame: fn(&[R]) -> anyhow::Result<DataFrame>,
+        meta: &FileMetadata,
     ) -> anyhow::Result<Self> {
         let schema = frame(&[])?.schema().clone();
         Ok(Stream {
             name,
-            writer: parquet_writer(w).batched(&schema)?,
+            writer: parquet_writer(w)
+                .with_key_value_metadata(key_values(meta))
+                .batched(&schema)?,
             buf: Vec::with_capacity(BATCH_ROWS),
             rows: 0,
             frame,
@@ -193,10 +213,10 @@ pub struct ParquetRows<W: std::io::Write> {
 }
 
 impl<W: std::io::Write> ParquetRows<W> {
-    pub fn new(tickets: W, matches: W) -> anyhow::Result<Self> {
+    pub fn new(tickets: W, matches: W, meta: &FileMetadata) -> anyhow::Result<Self> {
         Ok(ParquetRows {
-            tickets: Stream::new("tickets.parquet", tickets, tickets_frame)?,
-            matches: Stream::new("matches.parquet", matches, matches_frame)?,
+            tickets: Stream::new("tickets.parquet", tickets, tickets_frame, meta)?,
+            matches: Stream::new("matches.parquet", matches, matches_frame, meta)?,
             error: None,
         })
     }
@@ -275,7 +295,7 @@ pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
         col("party_size", map(tickets, |t| t.party_size)),
         col("enqueued_s", map(tickets, |t| t.enqueued.as_secs_f64())),
         col("left_s", map(tickets, |t| t.left.as_secs_f64())),
-        col("end", map(tickets, |t| t.end.label())),
+        col("outcome", map(tickets, |t| t.end.label())),
         col("match_id", match_id),
         col("wait_s", map(tickets, |t| t.wait_s())),
         col("rating", map(tickets, |t| t.rating)),
@@ -410,15 +430,25 @@ mod tests {
         }
     }
 
+    fn meta() -> Vec<(String, String)> {
+        [
+            ("mmsim.version", "9.9.9"),
+            ("mmsim.scenario_sha256", "ab12"),
+            ("mmsim.seed", "7"),
+        ]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .to_vec()
+    }
+
     /// The three tables of a run, the ticket and match rows streamed as a run streams them.
     fn tables(r: &RunRecords) -> [Vec<u8>; 3] {
         let (mut t, mut m) = (Vec::new(), Vec::new());
-        let mut rows = ParquetRows::new(&mut t, &mut m).unwrap();
+        let mut rows = ParquetRows::new(&mut t, &mut m, &meta()).unwrap();
         r.tickets.iter().for_each(|x| rows.ticket(x.clone()));
         r.matches.iter().for_each(|x| rows.match_row(x.clone()));
         rows.finish().unwrap();
         drop(rows);
-        let q = table_artifacts(&r.queue).unwrap().remove(0).bytes;
+        let q = table_artifacts(&r.queue, &meta()).unwrap().remove(0).bytes;
         [t, m, q]
     }
 
@@ -475,7 +505,7 @@ mod tests {
         let r = testdata::team_records();
         let df = tickets_frame(&r.tickets).unwrap();
         let ids = df.column("match_id").unwrap().u32().unwrap().clone();
-        let ends = df.column("end").unwrap().str().unwrap().clone();
+        let ends = df.column("outcome").unwrap().str().unwrap().clone();
         for (i, t) in r.tickets.iter().enumerate() {
             match t.end {
                 TicketEnd::Matched(m) => assert_eq!(ids.get(i), Some(m.0)),
@@ -551,5 +581,309 @@ mod tests {
                 assert!(doc.contains(&row), "COLUMNS.md lacks row starting {row}");
             }
         }
+    }
+
+    #[test]
+    fn every_table_carries_the_run_provenance_in_its_footer() {
+        for bytes in tables(&testdata::team_records()) {
+            let md = ParquetReader::new(Cursor::new(bytes))
+                .get_metadata()
+                .unwrap()
+                .clone();
+            let kv: Vec<(String, Option<String>)> = md
+                .key_value_metadata()
+                .as_ref()
+                .unwrap()
+                .iter()
+                .map(|x| (x.key.clone(), x.value.clone()))
+                .collect();
+            for (k, v) in meta() {
+                assert!(
+                    kv.contains(&(k.clone(), Some(v))),
+                    "{k} missing from {kv:?}"
+                );
+            }
+        }
+    }
+
+    /// SQL:2016's reserved words (and a few every engine reserves): a column
+    /// named after one needs quoting in every query, so none is allowed.
+    const SQL_RESERVED: &[&str] = &[
+        "abs",
+        "all",
+        "allocate",
+        "alter",
+        "and",
+        "any",
+        "are",
+        "array",
+        "as",
+        "asensitive",
+        "asymmetric",
+        "at",
+        "atomic",
+        "authorization",
+        "avg",
+        "begin",
+        "between",
+        "bigint",
+        "binary",
+        "blob",
+        "boolean",
+        "both",
+        "by",
+        "call",
+        "called",
+        "cardinality",
+        "cascaded",
+        "case",
+        "cast",
+        "ceil",
+        "ceiling",
+        "char",
+        "character",
+        "check",
+        "clob",
+        "close",
+        "collate",
+        "collect",
+        "column",
+        "commit",
+        "condition",
+        "connect",
+        "constraint",
+        "convert",
+        "corr",
+        "corresponding",
+        "count",
+        "create",
+        "cross",
+        "cube",
+        "current",
+        "cursor",
+        "cycle",
+        "date",
+        "day",
+        "deallocate",
+        "dec",
+        "decimal",
+        "declare",
+        "default",
+        "delete",
+        "deref",
+        "describe",
+        "deterministic",
+        "disconnect",
+        "distinct",
+        "double",
+        "drop",
+        "dynamic",
+        "each",
+        "element",
+        "else",
+        "end",
+        "escape",
+        "every",
+        "except",
+        "exec",
+        "execute",
+        "exists",
+        "exp",
+        "external",
+        "extract",
+        "false",
+        "fetch",
+        "filter",
+        "float",
+        "floor",
+        "for",
+        "foreign",
+        "free",
+        "from",
+        "full",
+        "function",
+        "fusion",
+        "get",
+        "global",
+        "grant",
+        "group",
+        "grouping",
+        "groups",
+        "having",
+        "hold",
+        "hour",
+        "identity",
+        "in",
+        "indicator",
+        "inner",
+        "inout",
+        "insensitive",
+        "insert",
+        "int",
+        "integer",
+        "intersect",
+        "intersection",
+        "interval",
+        "into",
+        "is",
+        "join",
+        "lag",
+        "language",
+        "large",
+        "last_value",
+        "lateral",
+        "lead",
+        "leading",
+        "left",
+        "like",
+        "limit",
+        "ln",
+        "local",
+        "localtime",
+        "localtimestamp",
+        "lower",
+        "match",
+        "max",
+        "member",
+        "merge",
+        "method",
+        "min",
+        "minute",
+        "mod",
+        "modifies",
+        "module",
+        "month",
+        "multiset",
+        "national",
+        "natural",
+        "nchar",
+        "nclob",
+        "new",
+        "no",
+        "none",
+        "normalize",
+        "not",
+        "null",
+        "nullif",
+        "numeric",
+        "of",
+        "offset",
+        "old",
+        "on",
+        "only",
+        "open",
+        "or",
+        "order",
+        "out",
+        "outer",
+        "over",
+        "overlaps",
+        "overlay",
+        "parameter",
+        "partition",
+        "percent",
+        "period",
+        "position",
+        "power",
+        "precision",
+        "prepare",
+        "primary",
+        "procedure",
+        "range",
+        "rank",
+        "reads",
+        "real",
+        "recursive",
+        "ref",
+        "references",
+        "referencing",
+        "release",
+        "result",
+        "return",
+        "returns",
+        "revoke",
+        "right",
+        "rollback",
+        "rollup",
+        "row",
+        "row_number",
+        "rows",
+        "savepoint",
+        "scope",
+        "scroll",
+        "search",
+        "second",
+        "select",
+        "sensitive",
+        "session_user",
+        "set",
+        "similar",
+        "smallint",
+        "some",
+        "specific",
+        "sql",
+        "sqlexception",
+        "sqlstate",
+        "sqlwarning",
+        "sqrt",
+        "start",
+        "static",
+        "stddev_pop",
+        "submultiset",
+        "sum",
+        "symmetric",
+        "system",
+        "system_user",
+        "table",
+        "tablesample",
+        "then",
+        "time",
+        "timestamp",
+        "to",
+        "trailing",
+        "translate",
+        "translation",
+        "treat",
+        "trigger",
+        "trim",
+        "true",
+        "truncate",
+        "uescape",
+        "union",
+        "unique",
+        "unknown",
+        "unnest",
+        "update",
+        "upper",
+        "user",
+        "using",
+        "value",
+        "values",
+        "var_pop",
+        "varchar",
+        "varying",
+        "when",
+        "whenever",
+        "where",
+        "width_bucket",
+        "window",
+        "with",
+        "within",
+        "without",
+        "year",
+    ];
+
+    #[test]
+    fn no_column_is_named_after_an_sql_reserved_word() {
+        for spec in [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS] {
+            for (name, _) in spec {
+                assert!(
+                    !SQL_RESERVED.contains(name),
+                    "{name} is an SQL reserved word"
+                );
+            }
+        }
+        // The list does catch the one the tickets table used to have.
+        assert!(SQL_RESERVED.contains(&"end"));
     }
 }
