@@ -8,7 +8,7 @@ use super::compare::{self, Arm, ArmKind, SeedRun, METRICS};
 use super::html::{base64, esc};
 use super::plots::{Plot, PLOT_DIR};
 use super::{bands, text, Artifact};
-use crate::tune::stats::{ci95, metric};
+use crate::tune::stats::metric;
 use serde_json::Value;
 use std::fmt::Write as _;
 
@@ -121,7 +121,7 @@ The interval says how far the mean could move with other seeds; it is not the sp
             h,
             "<tr><td class=\"l\">{}</td><td>{}</td><td class=\"l\">{}</td><td class=\"l\"><small>{}</small></td></tr>",
             esc(d.key),
-            esc(&compare::ci_text(&ci95(&xs))),
+            esc(&compare::ci_text(&compare::arm_ci(d, &xs))),
             esc(d.unit),
             esc(meaning)
         );
