@@ -146,8 +146,14 @@ pub const METRICS: &[MetricDef] = &[
 /// never negative, so a t interval's lower bound below zero is cut at 0
 /// (a median wait of 0.0001 s is not "between -0.0003 and 0.0005 s").
 pub fn arm_ci(def: &MetricDef, values: &[f64]) -> Ci {
-    let mut c = ci95(values);
-    if def.key != "rating_skill_rank_corr" {
+    shown(def.key, ci95(values))
+}
+
+/// `c` as pages and terminal tables show a metric's interval: the lower
+/// bound cut at 0 unless the metric can be negative (the files keep the
+/// t interval as computed).
+pub fn shown(key: &str, mut c: Ci) -> Ci {
+    if !key.starts_with("rating_skill_rank_corr") {
         c.ci95_low = c.ci95_low.map(|x| x.max(0.0));
     }
     c
@@ -499,10 +505,11 @@ pub fn pairing_line(a: &Arm, b: &Arm, p: &Pairing) -> String {
             seeds_text(seeds)
         ),
         Pairing::Unpaired { reason } => {
-            let tail = if b.runs.len() > 1 && a.runs.len() > 1 {
-                "95% intervals are Welch's over the two sets of seeds"
-            } else {
-                "with one seed a side there is no interval, and differences include seed noise"
+            let tail = match (a.runs.len() > 1, b.runs.len() > 1) {
+                (true, true) => "95% intervals are Welch's over the two sets of seeds".to_string(),
+                (false, false) => "with one seed a side there is no interval, and differences include seed noise".to_string(),
+                (true, false) => format!("{} has one seed, so there is no interval, and differences include seed noise", b.label),
+                (false, true) => format!("{} has one seed, so there is no interval, and differences include seed noise", a.label),
             };
             format!(
                 "unpaired comparison of {} with {}: {reason}; {tail}",
@@ -900,7 +907,7 @@ body{{font-family:\"DejaVu Sans\",sans-serif;max-width:1360px;margin:1em auto;pa
 h1{{font-size:22px;margin:.3em 0}}h2{{font-size:18px;margin:.8em 0 .3em}}\n\
 table{{border-collapse:collapse;font-size:13px}}th,td{{border:1px solid #ddd;padding:3px 7px;text-align:right}}\n\
 th{{background:#f4f4f4}}td.l,th.l{{text-align:left}}\n\
-td.better{{background:#e3f4ea;color:#0b5d2a}}td.worse{{background:#fbe7e1;color:#8a2a0a}}td.neutral{{color:#666}}\n\
+td.better{{background:#e3f4ea;color:#0b5d2a}}td.worse{{background:#fbe7e1;color:#8a2a0a}}td.neutral{{color:#666}}td.better,td.worse,td.neutral{{white-space:nowrap}}\n\
 .verdicts p{{margin:.25em 0}}.grid{{display:grid;grid-template-columns:1fr 1fr;gap:12px}}\n\
 figure{{margin:0}}img{{width:100%;height:auto}}figcaption,small{{color:#555;font-size:12px}}\n\
 </style>\n</head>\n<body>\n<h1>{}</h1>\n",

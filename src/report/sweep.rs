@@ -329,7 +329,7 @@ fn metric_specs(table: &SweepTable) -> Vec<BandSpec> {
         .filter_map(|&(m, stem)| {
             let mi = table.metrics.iter().position(|x| x == m)?;
             let point = |r: &crate::tune::sweep::SweepRow, x: f64| {
-                let c = &r.stats[mi];
+                let c = super::compare::shown(m, r.stats[mi].clone());
                 Some((x, c.mean?, c.ci95_low.zip(c.ci95_high)))
             };
             let (chart, x_desc) = match numeric {
@@ -497,7 +497,7 @@ fn sweep_html(table: &SweepTable, plots: &[plots::Plot]) -> String {
     );
     let _ = writeln!(
         h,
-        "<p>{} settings, each run on the same {} ({}): common random numbers, so differences between settings are paired. Figures are means over the seeds{}. Rows on the Pareto front of <code>{}</code> and <code>{}</code> (both minimised) are shaded.</p>",
+        "<p>{} settings, each run on the same {} ({}): common random numbers, so differences between settings are paired. Figures are means over the seeds{}. Rows on the Pareto front of <code>{}</code> and <code>{}</code> (both minimised) are shaded. A lower bound below 0 of a figure that cannot be negative is shown as 0 (<code>sweep.csv</code> keeps the t interval as computed).</p>",
         table.rows.len(),
         if table.seeds.len() == 1 { "seed".to_string() } else { format!("{} seeds", table.seeds.len()) },
         esc(&seeds_text(&table.seeds)),
@@ -534,8 +534,9 @@ fn sweep_html(table: &SweepTable, plots: &[plots::Plot]) -> String {
         for v in &r.values {
             let _ = write!(h, "<td>{}</td>", esc(&value_text(v)));
         }
-        for c in &r.stats {
-            let _ = write!(h, "<td>{}</td>", cell(c, with_ci));
+        for (c, m) in r.stats.iter().zip(&table.metrics) {
+            let c = super::compare::shown(m, c.clone());
+            let _ = write!(h, "<td>{}</td>", cell(&c, with_ci));
         }
         let _ = writeln!(h, "<td>{}</td></tr>", if f { "yes" } else { "" });
     }
@@ -549,7 +550,15 @@ pub fn render_text(table: &SweepTable) -> String {
     let idx = |m: &str| table.metrics.iter().position(|x| x == m);
     let (ix, iy) = (idx(&table.plot[0]), idx(&table.plot[1]));
     let show = |i: Option<usize>, r: &crate::tune::sweep::SweepRow| -> String {
-        i.map_or_else(|| "-".into(), |i| super::text::ci(&r.stats[i]))
+        i.map_or_else(
+            || "-".into(),
+            |i| {
+                super::compare::ci_text(&super::compare::shown(
+                    &table.metrics[i],
+                    r.stats[i].clone(),
+                ))
+            },
+        )
     };
     let mut out = format!(
         "{:<28} {:>28} {:>28}  front\n",
