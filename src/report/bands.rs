@@ -8,14 +8,17 @@ use super::plots::{self, fmt_num, Plot, SIZE};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+/// (x, mean, its 95% interval when there are two seeds or more); x is a
+/// category index for `Bars`.
+pub type BandPoint = (f64, f64, Option<(f64, f64)>);
+
 /// One series: at each x, the mean and, when there are two seeds or more,
 /// its interval.
 #[derive(Clone, Debug)]
 pub struct BandSeries {
     pub label: String,
     pub color: RGBColor,
-    /// (x, mean, interval) with x a category index for `Bars`.
-    pub points: Vec<(f64, f64, Option<(f64, f64)>)>,
+    pub points: Vec<BandPoint>,
 }
 
 #[derive(Clone, Debug)]

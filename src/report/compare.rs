@@ -459,7 +459,7 @@ fn delta(def: MetricDef, a: &Arm, b: &Arm, pairing: &Pairing) -> Delta {
                 (Better::Lower, true) | (Better::Higher, false) => Verdict::Better,
                 _ => Verdict::Worse,
             },
-            (Some(d), None) if d == 0.0 => Verdict::Same,
+            (Some(0.0), None) => Verdict::Same,
             _ => Verdict::NoInterval,
         }
     };
@@ -713,9 +713,15 @@ fn cdf_at(q: &[f64], x: f64) -> f64 {
     100.0 * (k as f64 + frac) / steps
 }
 
-fn band_of(values: &[f64]) -> (f64, Option<(f64, f64)>) {
+/// Mean and 95% interval of values that cannot leave `[lo, hi]` (a share
+/// in percent, a wait): the interval is cut to that range, as the tables cut it.
+fn band_of(values: &[f64], lo: f64, hi: f64) -> (f64, Option<(f64, f64)>) {
     let c = ci95(values);
-    (c.mean.unwrap_or(f64::NAN), c.ci95_low.zip(c.ci95_high))
+    let band = c
+        .ci95_low
+        .zip(c.ci95_high)
+        .map(|(a, b)| (a.max(lo), b.min(hi)));
+    (c.mean.unwrap_or(f64::NAN), band)
 }
 
 /// A series' legend: the arm's letter and folder, or, for a page of one
@@ -770,7 +776,7 @@ pub(super) fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
                 .map(|k| {
                     let x = top * k as f64 / POINTS as f64;
                     let ys: Vec<f64> = qs.iter().map(|q| cdf_at(q, x)).collect();
-                    let (m, b) = band_of(&ys);
+                    let (m, b) = band_of(&ys, 0.0, 100.0);
                     (x, m, b)
                 })
                 .collect(),
@@ -784,8 +790,9 @@ pub(super) fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
             "Wait distribution (cumulative) over seeds".into()
         },
         caption: format!(
-            "Share of matched tickets (enqueued after warm-up) that found a match within a given wait, per arm; \
-             with several seeds, the line is the mean over seeds and the band its 95% interval. The axis stops at {} s (past every arm's p99).",
+            "Share of matched tickets (enqueued after warm-up) that found a match within a given wait{}; \
+             with several seeds, the line is the mean over seeds and the band its 95% interval. The axis stops at {} s (past every p99).",
+            if arms.len() > 1 { ", per arm" } else { "" },
             fmt_num(top)
         ),
         x_desc: "wait in queue (s)".into(),
@@ -813,14 +820,14 @@ pub(super) fn decile_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> 
         .iter()
         .enumerate()
         .filter_map(|(i, a)| {
-            let points: Vec<(f64, f64, Option<(f64, f64)>)> = (0..10)
+            let points: Vec<bands::BandPoint> = (0..10)
                 .filter_map(|d| {
                     let key = format!("wait_s_by_skill_decile.{d}.p50");
                     let ys: Vec<f64> = a.values(&key).into_iter().map(|x| x.1).collect();
                     if ys.is_empty() {
                         return None;
                     }
-                    let (m, b) = band_of(&ys);
+                    let (m, b) = band_of(&ys, 0.0, f64::INFINITY);
                     Some((d as f64, m, b))
                 })
                 .collect();
@@ -837,7 +844,10 @@ pub(super) fn decile_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> 
     Some(BandSpec {
         name,
         title: "Median wait by true-skill decile".into(),
-        caption: "Median wait of matched tickets by decile of the population's true skill (1 = lowest tenth), per arm, from each summary's wait_s_by_skill_decile; with several seeds, the bar is the mean over seeds and the whisker its 95% interval.".into(),
+        caption: format!(
+            "Median wait of matched tickets by decile of the population's true skill (1 = lowest tenth){}, from each seed's wait_s_by_skill_decile; with several seeds, the bar is the mean over seeds and the whisker its 95% interval (cut at 0).",
+            if arms.len() > 1 { ", per arm" } else { "" }
+        ),
         x_desc: "true-skill decile (1 = lowest, 10 = highest)".into(),
         y_desc: "median wait in queue (s)".into(),
         chart: BandChart::Bars {

@@ -335,7 +335,7 @@ fn metric_specs(table: &SweepTable) -> Vec<BandSpec> {
             let (chart, x_desc) = match numeric {
                 Some(k) => {
                     // Series by the other keys' values, in first-seen order.
-                    let mut groups: Vec<(String, Vec<(f64, f64, Option<(f64, f64)>)>)> = Vec::new();
+                    let mut groups: Vec<(String, Vec<bands::BandPoint>)> = Vec::new();
                     for r in &table.rows {
                         let label = table
                             .keys
