@@ -105,7 +105,7 @@ pub enum Command {
     /// compare.html with overlaid wait CDFs, paired differences when the
     /// runs share seeds and a world.
     Compare {
-        #[arg(required = true, num_args = 2.., value_name = "RUN")]
+        #[arg(required = true, num_args = 1.., value_name = "RUN")]
         runs: Vec<PathBuf>,
         /// Folder for compare.html, compare.json and plots (default output/compare/).
         #[arg(long)]
