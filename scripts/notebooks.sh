@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Execute the notebooks in notebooks/ headless against fresh runs of
-# scenarios/smoke.toml, so a change to the Parquet tables or summary.json that
-# breaks a notebook fails CI.
+# Execute the notebooks in notebooks/ headless against fresh, short runs of
+# every kind of output: the 1v1 smoke run, Armored Warfare, Dota, a
+# replicated run and a sweep (with `mmsim compare` on each pair), so a change
+# to the Parquet tables, summary.json or compare.json that breaks a notebook
+# fails CI.
 #
 #   bash scripts/notebooks.sh
 #
@@ -58,6 +60,14 @@ mkdir -p "$RUNS" "$EXECUTED"
 # the end): single-run.ipynb runs once more on each, shortened.
 "$MMSIM" run scenarios/armored-warfare-15v15.toml --set run.duration=3h --set run.warmup=30m --out "$RUNS/armored-warfare" --quiet
 "$MMSIM" run scenarios/dota2-5v5.toml --set run.duration=3h --set run.warmup=30m --out "$RUNS/dota2-5v5" --quiet
+# Replicated runs (3 seeds, 40 minutes each) of two settings, and a short sweep
+# (2 seeds): compare-runs.ipynb reads them and checks `mmsim compare` agrees.
+"$MMSIM" run scenarios/smoke.toml --replications 3 --set 'run.duration="40m"' --tables none --out "$RUNS/smoke-reps" --quiet
+"$MMSIM" run scenarios/smoke.toml --replications 3 --set 'run.duration="40m"' --set policy.rate_per_s=1 --tables none --out "$RUNS/smoke-reps-slow" --quiet
+"$MMSIM" sweep scenarios/gamedev-1v1-sweep.toml --replications 2 --set 'run.duration="6h"' --out "$RUNS/sweep" --quiet
+"$MMSIM" compare "$RUNS/smoke" "$RUNS/smoke-slow-widening" --out "$RUNS/compare-smoke" >/dev/null
+"$MMSIM" compare "$RUNS/smoke-reps" "$RUNS/smoke-reps-slow" --out "$RUNS/compare-reps" >/dev/null
+"$MMSIM" compare "$RUNS/armored-warfare" "$RUNS/dota2-5v5" --out "$RUNS/compare-aw-dota" >/dev/null
 
 # --- execute the notebooks ---------------------------------------------------
 # Keep the kernel away from the user's Jupyter and IPython settings (a user
@@ -68,8 +78,7 @@ export JUPYTER_DATA_DIR=$JUPYTER_HOME/data JUPYTER_CONFIG_DIR=$JUPYTER_HOME/conf
 export JUPYTER_RUNTIME_DIR=$JUPYTER_HOME/runtime IPYTHONDIR=$JUPYTER_HOME/ipython
 export MPLCONFIGDIR=$JUPYTER_HOME/matplotlib
 export MMSIM_RUN=$RUNS/smoke
-export MMSIM_RUN_A=$RUNS/smoke MMSIM_RUN_B=$RUNS/smoke-slow-widening
-unset MMSIM_SWEEP
+unset MMSIM_RUN_A MMSIM_RUN_B MMSIM_COMPARE MMSIM_SWEEP
 
 "$VENV/bin/python" - "$ROOT/notebooks" "$EXECUTED" "$RUNS" <<'PY'
 import os
@@ -85,13 +94,24 @@ src, dst, runs = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
 notebooks = sorted(src.glob("*.ipynb"))
 if not notebooks:
     sys.exit(f"no notebooks in {src}")
-# (notebook, the run it reads, name of the executed copy)
-jobs = [(p, None, p.name) for p in notebooks]
-jobs += [(src / "single-run.ipynb", runs / r, f"single-run-{r}.ipynb") for r in ("armored-warfare", "dota2-5v5")]
+# (notebook, environment it reads, name of the executed copy)
+single = src / "single-run.ipynb"
+compare = src / "compare-runs.ipynb"
+jobs = [(p, {}, p.name) for p in notebooks if p.name not in ("single-run.ipynb", "compare-runs.ipynb")]
+jobs += [(single, {"MMSIM_RUN": runs / r}, f"single-run-{r}.ipynb") for r in ("smoke", "armored-warfare", "dota2-5v5")]
+jobs += [
+    (compare, {"MMSIM_RUN_A": runs / "smoke", "MMSIM_RUN_B": runs / "smoke-slow-widening",
+               "MMSIM_COMPARE": runs / "compare-smoke"}, "compare-runs-smoke.ipynb"),
+    (compare, {"MMSIM_RUN_A": runs / "smoke-reps", "MMSIM_RUN_B": runs / "smoke-reps-slow",
+               "MMSIM_COMPARE": runs / "compare-reps", "MMSIM_SWEEP": runs / "sweep"}, "compare-runs-replicated-and-sweep.ipynb"),
+    (compare, {"MMSIM_RUN_A": runs / "armored-warfare", "MMSIM_RUN_B": runs / "dota2-5v5",
+               "MMSIM_COMPARE": runs / "compare-aw-dota"}, "compare-runs-armored-warfare-vs-dota.ipynb"),
+]
 failed = []
-for path, run, name in jobs:
-    if run is not None:
-        os.environ["MMSIM_RUN"] = str(run)
+for path, env, name in jobs:
+    for k in ("MMSIM_RUN", "MMSIM_RUN_A", "MMSIM_RUN_B", "MMSIM_COMPARE", "MMSIM_SWEEP"):
+        os.environ.pop(k, None)
+    os.environ.update({k: str(v) for k, v in env.items()})
     nb = nbformat.read(path, as_version=4)
     started = time.monotonic()
     client = NotebookClient(nb, timeout=600, kernel_name="python3",

@@ -232,12 +232,25 @@ fn validate_and_compare_report_what_they_see() {
         .status
         .success());
     assert!(run_to(&c, &["--seed", "8"]).status.success());
-    let paired = mmsim(&["compare", &a.to_string_lossy(), &b.to_string_lossy()]);
+    let cmp = tmp.path().join("cmp").to_string_lossy().into_owned();
+    let paired = mmsim(&[
+        "compare",
+        &a.to_string_lossy(),
+        &b.to_string_lossy(),
+        "--out",
+        &cmp,
+    ]);
     let text = String::from_utf8_lossy(&paired.stdout);
     assert!(paired.status.success());
     assert!(text.starts_with("paired"), "{text}");
     assert!(text.contains("wait_s.p90"), "{text}");
-    let unpaired = mmsim(&["compare", &a.to_string_lossy(), &c.to_string_lossy()]);
+    let unpaired = mmsim(&[
+        "compare",
+        &a.to_string_lossy(),
+        &c.to_string_lossy(),
+        "--out",
+        &cmp,
+    ]);
     assert!(String::from_utf8_lossy(&unpaired.stdout).starts_with("unpaired"));
     let missing = mmsim(&["compare", &a.to_string_lossy(), "/nonexistent/run"]);
     assert_eq!(missing.status.code(), Some(2));

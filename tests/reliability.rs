@@ -37,13 +37,14 @@ fn a_closed_stdout_ends_every_command_quietly_by_sigpipe() {
     let o = mmsim(&["run", &scenario("smoke.toml"), "--out", p(&run), "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let smoke = scenario("smoke.toml");
+    let cmp = tmp.path().join("cmp");
     let cases: [&[&str]; 7] = [
         &["policies"],
         &["catalogue"],
         &["catalogue", "teams", "--markdown"],
         &["validate", &smoke],
-        &["compare", p(&run), p(&run)],
-        &["compare", p(&run), p(&run), "--json"],
+        &["compare", p(&run), p(&run), "--out", p(&cmp)],
+        &["compare", p(&run), p(&run), "--json", "--out", p(&cmp)],
         &["--help"],
     ];
     for args in cases {
@@ -60,7 +61,7 @@ fn a_closed_stdout_ends_every_command_quietly_by_sigpipe() {
         );
     }
     // The same commands with an open pipe still print and succeed.
-    let o = mmsim(&["compare", p(&run), p(&run)]);
+    let o = mmsim(&["compare", p(&run), p(&run), "--out", p(&cmp)]);
     assert!(o.status.success() && !o.stdout.is_empty(), "{}", stderr(&o));
 }
 
@@ -241,13 +242,14 @@ fn compare_says_when_two_runs_come_from_different_mmsim_versions() {
         let o = mmsim(&["run", &scenario("smoke.toml"), "--out", p(dir), "--quiet"]);
         assert!(o.status.success(), "{}", stderr(&o));
     }
-    let same = mmsim(&["compare", p(&a), p(&b)]);
+    let cmp = tmp.path().join("cmp");
+    let same = mmsim(&["compare", p(&a), p(&b), "--out", p(&cmp)]);
     assert!(same.status.success());
     assert!(!String::from_utf8_lossy(&same.stdout).contains("mmsim 0.0.1"));
     let mut old = json(&b.join("summary.json"));
     old["provenance"]["mmsim_version"] = "0.0.1".into();
     std::fs::write(b.join("summary.json"), old.to_string()).unwrap();
-    let o = mmsim(&["compare", p(&a), p(&b)]);
+    let o = mmsim(&["compare", p(&a), p(&b), "--out", p(&cmp)]);
     let text = String::from_utf8_lossy(&o.stdout);
     assert!(o.status.success(), "{}", stderr(&o));
     let note = format!(
@@ -261,10 +263,10 @@ fn compare_says_when_two_runs_come_from_different_mmsim_versions() {
         text.lines().count(),
         String::from_utf8_lossy(&same.stdout).lines().count() + 1
     );
-    let o = mmsim(&["compare", p(&a), p(&b), "--json"]);
+    let o = mmsim(&["compare", p(&a), p(&b), "--json", "--out", p(&cmp)]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["mmsim_versions"]["b"], "0.0.1", "{v}");
-    let o = mmsim(&["compare", p(&a), p(&a), "--json"]);
+    assert_eq!(v["mmsim_versions"][1], "0.0.1", "{v}");
+    let o = mmsim(&["compare", p(&a), p(&a), "--json", "--out", p(&cmp)]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert!(v.get("mmsim_versions").is_none(), "{v}");
 }

@@ -122,6 +122,22 @@ fn a_sweep_gives_the_same_tables_on_one_or_two_threads_and_as_merged_shards() {
         w(1)
     );
 
+    // `compare` reads the sweep's per-seed rows: each setting against the
+    // first, paired on the two common seeds, whole or merged.
+    for dir in [&one, &merged] {
+        let cmp = tmp.path().join("cmp");
+        let o = mmsim(&["compare", p(dir), "--json", "--out", p(&cmp)]);
+        assert!(o.status.success(), "{}", text(&o));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        let pairs = v["comparisons"].as_array().unwrap();
+        assert_eq!(pairs.len(), 6, "{v}");
+        for pair in pairs {
+            assert_eq!(pair["paired"], true, "{pair}");
+            assert_eq!(pair["common_seeds"], serde_json::json!([2010, 2011]));
+        }
+        assert_eq!(v["arms"][6]["label"], format!("{}#6 rate_per_s=12", p(dir)));
+    }
+
     // A missing shard is named, not silently merged.
     std::fs::remove_file(shards.join("shard-1-of-3.json")).unwrap();
     let o = mmsim(&["merge", p(&shards), "--out", p(&merged)]);

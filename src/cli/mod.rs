@@ -4,6 +4,7 @@
 //! process by SIGPIPE, status 141 in a shell (see `main.rs`).
 
 pub mod catalogue;
+mod compare;
 mod rebalance;
 mod tune;
 mod write;
@@ -99,10 +100,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Put the metrics of two runs side by side (folders holding summary.json, or the files).
+    /// Compare runs, replicated runs or sweep settings with the first (run
+    /// folders, summary.json files or sweep folders): text, compare.json and
+    /// compare.html with overlaid wait CDFs, paired differences when the
+    /// runs share seeds and a world.
     Compare {
-        run_a: PathBuf,
-        run_b: PathBuf,
+        #[arg(required = true, num_args = 1.., value_name = "RUN")]
+        runs: Vec<PathBuf>,
+        /// Folder for compare.html, compare.json and plots (default output/compare/).
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// Print JSON instead of a table.
         #[arg(long)]
         json: bool,
@@ -210,7 +217,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Rebalance { file, method, json } => {
             rebalance::rebalance_command(&file, &method, json)
         }
-        Command::Compare { run_a, run_b, json } => compare_command(&run_a, &run_b, json),
+        Command::Compare { runs, out, json } => compare::compare_command(&runs, out, json),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
             print!("{}", catalogue::text(&catalogue::FAMILIES[0]));
@@ -366,6 +373,13 @@ fn run_command(
         &json_bytes(&with_provenance(&out.summary, &provenance)),
     )?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
+    write_whole(
+        dir,
+        crate::report::compare::QUANTILES_FILE,
+        &json_bytes(&crate::report::compare::wait_quantiles_json(
+            &out.view.waits,
+        )),
+    )?;
     write_artifacts(dir, &artifacts)?;
     // Last, so a folder with perf.json holds a finished run.
     write_whole(
@@ -377,60 +391,5 @@ fn run_command(
         "{}",
         crate::report::text::run_line(&s.run.name, &out.summary, dir)
     );
-    Ok(())
-}
-
-/// Reads a run's summary from its folder or from the file itself.
-fn read_summary(path: &Path) -> Result<serde_json::Value, CliError> {
-    let file = if path.is_dir() {
-        path.join("summary.json")
-    } else {
-        path.to_owned()
-    };
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", file.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|e| CliError::BadInput(format!("{} is not a summary.json: {e}", file.display())))
-}
-
-fn compare_command(a: &Path, b: &Path, json: bool) -> Result<(), CliError> {
-    let (sa, sb) = (read_summary(a)?, read_summary(b)?);
-    // Same seed means same arrivals (common random numbers): differences are paired.
-    let paired = sa.get("seed").is_some() && sa.get("seed") == sb.get("seed");
-    let names = (&*a.to_string_lossy(), &*b.to_string_lossy());
-    let versions = [&sa, &sb].map(|s| {
-        s.pointer("/provenance/mmsim_version")
-            .and_then(|v| v.as_str())
-            .map(str::to_owned)
-    });
-    let other_builds = versions[0] != versions[1];
-    if json {
-        let mut v = crate::report::compare_json(&sa, &sb, names, paired);
-        if let (true, Some(m)) = (other_builds, v.as_object_mut()) {
-            m.insert(
-                "mmsim_versions".into(),
-                serde_json::json!({"a": versions[0], "b": versions[1]}),
-            );
-        }
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&v).expect("JSON serializes")
-        );
-    } else {
-        if other_builds {
-            let said = |v: &Option<String>| match v {
-                Some(v) => format!("mmsim {v}"),
-                None => "an mmsim that did not record its version".to_owned(),
-            };
-            println!(
-                "note: {} was written by {} and {} by {}: differences may come from the code, not the setting",
-                names.0,
-                said(&versions[0]),
-                names.1,
-                said(&versions[1])
-            );
-        }
-        print!("{}", crate::report::compare(&sa, &sb, names, paired));
-    }
     Ok(())
 }

@@ -182,7 +182,11 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                     );
                     Ok(())
                 }
-                None => finish_sweep(&dir, &table, &provenance),
+                None => {
+                    // The swept scenario, so `compare` can tell which settings share a world.
+                    write_whole(&dir, "scenario.toml", loaded.text.as_bytes())?;
+                    finish_sweep(&dir, &table, &provenance)
+                }
             }
         }
         TuningCommand::Merge { dirs, out } => {
@@ -268,7 +272,7 @@ fn finish_sweep(
     table: &sweep::SweepTable,
     provenance: &crate::scenario::Provenance,
 ) -> Result<(), CliError> {
-    let artifacts = crate::report::sweep::sweep_artifacts(table)?;
+    let artifacts = crate::report::sweep::sweep_artifacts(table, &provenance.mmsim_version)?;
     write_artifacts(dir, &artifacts)?;
     write_whole(
         dir,
@@ -281,9 +285,9 @@ fn finish_sweep(
     Ok(())
 }
 
-/// `run` with replications: every seed's summary under
-/// `replications/seed-K/`, and `summary.json` with a mean and a 95%
-/// interval for every number.
+/// `run` with replications: every seed's summary and wait quantiles under
+/// `replications/seed-K/`, `summary.json` with a mean and a 95% interval
+/// for every number, and a report whose plots carry the interval as bands.
 pub fn run_replicated(loaded: &LoadedScenario, dir: &Path, quiet: bool) -> Result<(), CliError> {
     let s = &loaded.scenario;
     let seeds = seeds(s.run.seed, s.run.replications);
@@ -298,13 +302,18 @@ pub fn run_replicated(loaded: &LoadedScenario, dir: &Path, quiet: bool) -> Resul
     )?;
     bar.finish_and_clear();
     let summaries: Vec<serde_json::Value> = outs.iter().map(|o| o.summary.to_value()).collect();
-    for (seed, out) in seeds.iter().zip(&outs) {
+    let quantiles: Vec<serde_json::Value> = outs
+        .iter()
+        .map(|o| crate::report::compare::wait_quantiles_json(&o.view.waits))
+        .collect();
+    for ((seed, out), q) in seeds.iter().zip(&outs).zip(&quantiles) {
         let sub = dir.join("replications").join(format!("seed-{seed}"));
         write_whole(
             &sub,
             "summary.json",
             &json_bytes(&with_provenance(&out.summary, &provenance)),
         )?;
+        write_whole(&sub, crate::report::compare::QUANTILES_FILE, &json_bytes(q))?;
         write_whole(
             &sub,
             "perf.json",
@@ -317,17 +326,27 @@ pub fn run_replicated(loaded: &LoadedScenario, dir: &Path, quiet: bool) -> Resul
         "summary.json",
         &json_bytes(&with_provenance(&agg, &provenance)),
     )?;
+    let artifacts = crate::report::replicated::artifacts(&crate::report::replicated::Input {
+        scenario_name: &s.run.name,
+        scenario_toml: &loaded.text,
+        seeds: &seeds,
+        summaries: &summaries,
+        wait_quantiles: &quantiles,
+        scenario_sha256: &provenance.scenario_sha256,
+    })?;
+    write_artifacts(dir, &artifacts)?;
     let perf: Vec<_> = seeds
         .iter()
         .zip(&outs)
         .map(|(seed, o)| json!({"seed": seed, "perf": o.perf}))
         .collect();
+    write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
+    // Last, so a folder with perf.json holds a finished run.
     write_whole(
         dir,
         "perf.json",
         &json_bytes(&json!({"runs": perf, "provenance": provenance})),
     )?;
-    write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
     println!(
         "{}",
         text::replications_line(&s.run.name, &seeds, &agg, dir)

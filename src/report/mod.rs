@@ -3,17 +3,17 @@
 //! runs' summaries. Everything here is a pure function returning bytes, so the
 //! same run always gives the same files and only `cli::write_artifacts` touches disk.
 
+pub mod bands;
 pub mod compare;
 pub mod headline;
 pub mod html;
 pub mod plots;
+pub mod replicated;
 pub mod sweep;
 pub mod tables;
 pub mod text;
 
 use crate::metrics::{RunView, Summary};
-
-pub use compare::{compare, compare_json};
 
 /// One output file, named relative to the run's folder (`/` separates a subfolder).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -25,13 +25,13 @@ const FONT: &str = "DejaVu Sans, sans-serif";
 static FONT_BYTES: &[u8] = include_bytes!("assets/DejaVuSans.ttf");
 
 /// Okabe-Ito colours: distinguishable with the common colour-vision deficiencies.
-const BLUE: RGBColor = RGBColor(0, 114, 178);
-const ORANGE: RGBColor = RGBColor(230, 159, 0);
-const VERMILLION: RGBColor = RGBColor(213, 94, 0);
-const GREEN: RGBColor = RGBColor(0, 158, 115);
-const INK: RGBColor = RGBColor(33, 33, 33);
-const GRID: RGBColor = RGBColor(225, 225, 225);
-const GRID_LIGHT: RGBColor = RGBColor(242, 242, 242);
+pub(super) const BLUE: RGBColor = RGBColor(0, 114, 178);
+pub(super) const ORANGE: RGBColor = RGBColor(230, 159, 0);
+pub(super) const VERMILLION: RGBColor = RGBColor(213, 94, 0);
+pub(super) const GREEN: RGBColor = RGBColor(0, 158, 115);
+pub(super) const INK: RGBColor = RGBColor(33, 33, 33);
+pub(super) const GRID: RGBColor = RGBColor(225, 225, 225);
+pub(super) const GRID_LIGHT: RGBColor = RGBColor(242, 242, 242);
 const SHADE: RGBColor = RGBColor(236, 236, 236);
 /// The band around a line: BLUE lightened, opaque so the PNG and SVG agree pixel for pixel.
 const BAND: RGBColor = RGBColor(178, 212, 232);
@@ -768,7 +768,7 @@ pub fn fmt_num(v: f64) -> String {
     s + suffix
 }
 
-fn ensure_font() -> anyhow::Result<()> {
+pub(super) fn ensure_font() -> anyhow::Result<()> {
     static OK: OnceLock<bool> = OnceLock::new();
     let ok = *OK.get_or_init(|| {
         // "sans-serif" too, so any text plotters styles by default still finds a font.
@@ -808,18 +808,18 @@ pub fn render(spec: &Spec) -> anyhow::Result<Plot> {
 }
 
 /// PNG encoding is a pure function of the pixels: no timestamp or text chunks.
-fn encode_png(rgb: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
+pub(super) fn encode_png(rgb: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
     use image::ImageEncoder;
     let mut out = Vec::new();
     image::codecs::png::PngEncoder::new(&mut out).write_image(rgb, w, h, image::ColorType::Rgb8)?;
     Ok(out)
 }
 
-fn de<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> anyhow::Error {
+pub(super) fn de<E: std::error::Error + Send + Sync>(e: DrawingAreaErrorKind<E>) -> anyhow::Error {
     anyhow!("plot drawing failed: {e}")
 }
 
-fn font(size: u32) -> TextStyle<'static> {
+pub(super) fn font(size: u32) -> TextStyle<'static> {
     (FONT, size).into_font().color(&INK)
 }
 

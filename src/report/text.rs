@@ -80,22 +80,19 @@ pub fn run_line(name: &str, summary: &crate::metrics::Summary, dir: &Path) -> St
 }
 
 /// The line `mmsim run --replications` ends with: the headline numbers'
-/// means and 95% intervals over the seeds (`agg` from `tune::replicate::aggregate`).
+/// means and 95% intervals over the seeds (`agg` from `tune::replicate::aggregate`),
+/// to three significant digits like `run_line`. Every figure here is a count,
+/// a rate or a wait, never negative, so a t interval's lower bound below
+/// zero is shown as 0.
 pub fn replications_line(name: &str, seeds: &[u64], agg: &Value, dir: &Path) -> String {
     let ci_of = |path: &str, scale: f64| {
         let node = lookup(agg, path);
         let get = |k: &str| {
             node.and_then(|n| n.get(k))
                 .and_then(Value::as_f64)
-                .map(|v| v * scale)
+                .map(|v| (v * scale).max(0.0))
         };
-        ci(&Ci {
-            mean: get("mean"),
-            ci95_low: get("ci95_low"),
-            ci95_high: get("ci95_high"),
-            n: seeds.len(),
-            sd: None,
-        })
+        headline_ci(get("mean"), get("ci95_low"), get("ci95_high"))
     };
     format!(
         "{name} over {} seeds ({}..{}), mean [95% CI]: wait p50 {}s, p90 {}s, abandon {}%, spread mean {}, matches {} → {}",
@@ -109,6 +106,18 @@ pub fn replications_line(name: &str, seeds: &[u64], agg: &Value, dir: &Path) -> 
         ci_of("matches", 1.0),
         dir.display()
     )
+}
+
+/// `12.5 [11.2, 13.8]` to three significant digits; the mean alone without
+/// bounds, `-` without a mean.
+fn headline_ci(mean: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
+    match (mean, lo, hi) {
+        (Some(m), Some(lo), Some(hi)) => {
+            format!("{} [{}, {}]", sig(m, 3), sig(lo, 3), sig(hi, 3))
+        }
+        (Some(m), _, _) => sig(m, 3),
+        _ => "-".into(),
+    }
 }
 
 /// The printed table: every comparison, the moved ones marked.
@@ -231,6 +240,24 @@ pub fn tune_table(r: &TuneResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_replications_line_has_no_negative_zero_and_three_digits() {
+        // All seeds waited 0 at the median: bounds come out as -0.0 and 0.0.
+        let agg = serde_json::json!({
+            "wait_s": {"p50": {"mean": 0.0, "ci95_low": -0.0, "ci95_high": 0.0},
+                       "p90": {"mean": 12.345678, "ci95_low": -1.5, "ci95_high": 26.19}},
+            "abandon_rate": {"mean": 0.0123456, "ci95_low": 0.01, "ci95_high": 0.0147},
+            "spread_rating": {"mean": {"mean": 88.88888, "ci95_low": null, "ci95_high": null}},
+            "matches": {"mean": 6620.4, "ci95_low": 6500.0, "ci95_high": 6740.8}
+        });
+        let line = replications_line("s", &[1, 2], &agg, Path::new("out"));
+        assert!(
+            line.contains("wait p50 0 [0, 0]s, p90 12.3 [0, 26.2]s, abandon 1.23 [1, 1.47]%, spread mean 88.9, matches 6620 [6500, 6741]"),
+            "{line}"
+        );
+        assert!(!line.contains("-0"));
+    }
 
     #[test]
     fn numbers_print_with_six_significant_digits() {

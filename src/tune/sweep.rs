@@ -248,6 +248,15 @@ pub struct SweepRow {
     pub values: Vec<Value>,
     /// One per metric in `SweepTable::metrics`.
     pub stats: Vec<Ci>,
+    /// SHA-256 of this setting's scenario (the base with the setting's
+    /// keys applied), as a run of it records in its provenance.
+    #[serde(default)]
+    pub scenario_sha256: String,
+    /// Each seed's value of each metric: `per_seed[s][m]` for seed
+    /// `SweepTable::seeds[s]` and metric `SweepTable::metrics[m]`, so paired
+    /// differences between settings can be taken seed by seed.
+    #[serde(default)]
+    pub per_seed: Vec<Vec<Option<f64>>>,
 }
 
 pub struct SweepOptions<'a> {
@@ -372,6 +381,11 @@ pub fn run_sweep(base: &LoadedScenario, opts: &SweepOptions<'_>) -> Result<Sweep
                         let xs: Vec<f64> = chunk.iter().filter_map(|s| metric(s, m)).collect();
                         ci95(&xs)
                     })
+                    .collect(),
+                scenario_sha256: provenance::scenario_sha256(&loaded[i].scenario),
+                per_seed: chunk
+                    .iter()
+                    .map(|s| metrics.iter().map(|m| metric(s, m)).collect())
                     .collect(),
             }
         })
@@ -635,6 +649,8 @@ mod tests {
                     name: format!("k={i}"),
                     values: vec![Value::from(i)],
                     stats: vec![ci95(&[i as f64])],
+                    scenario_sha256: format!("hash-{i}"),
+                    per_seed: vec![vec![Some(i as f64)]],
                 })
                 .collect(),
         }
