@@ -192,7 +192,7 @@ fn errors_name_the_field_and_index() {
     let e = err("[1, 2");
     assert!(e.message.contains("not valid JSON"));
     let input = parse_input(
-        r#"{"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "teams": 2, "team_size": 2}"#,
+        r#"{"players": [{"name": "a", "mmr": 1}, {"name": "b", "mmr": 2}, {"name": "c", "mmr": 3}], "teams": 2, "team_size": 2}"#,
     )
     .unwrap();
     let e = rebalance(&input, RebalanceMethod::AccelByte(AccelByteMode::Auto), 0).unwrap_err();
