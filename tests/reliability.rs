@@ -362,7 +362,7 @@ fn a_second_writer_to_a_folder_is_refused_and_a_killed_writers_lock_taken_over()
             "run",
             &smoke,
             "--set",
-            "run.duration=\"400d\"",
+            "run.duration=\"300d\"",
             "--quiet",
             "--out",
             p(&out),

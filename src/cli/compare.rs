@@ -37,7 +37,7 @@ pub fn compare_command(
                 m.insert("mmsim_versions".into(), serde_json::json!(versions));
             }
         }
-        println!(
+        say!(
             "{}",
             serde_json::to_string_pretty(&v).expect("JSON serializes")
         );
@@ -49,7 +49,7 @@ pub fn compare_command(
                 Some(v) => format!("mmsim {v}"),
                 None => "an mmsim that did not record its version".to_owned(),
             };
-            println!(
+            say!(
                 "note: {} was written by {} and {} by {}: differences may come from the code, not the setting",
                 c.arms[0].label,
                 said(&versions[0]),
@@ -58,16 +58,30 @@ pub fn compare_command(
             );
         }
     }
-    print!("{}", compare::render_text(&c));
-    println!("→ {}", dir.join("compare.html").display());
+    say_raw!("{}", compare::render_text(&c));
+    say!("→ {}", dir.join("compare.html").display());
     Ok(())
 }
 
 fn read_json(file: &Path) -> Result<Value, CliError> {
-    let text = std::fs::read_to_string(file)
+    let text = scenario::read_bounded(file, 64 << 20)
         .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", file.display())))?;
-    serde_json::from_str(&text)
-        .map_err(|e| CliError::BadInput(format!("{} is not JSON: {e}", file.display())))
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| CliError::BadInput(format!("{} is not JSON: {e}", file.display())))?;
+    // Any JSON parses; only a run's summary compares (an array or another
+    // tool's object compared as all-missing metrics and exited 0).
+    let is_summary = v.as_object().is_some_and(|m| {
+        ["tickets", "matches", "wait_s"]
+            .iter()
+            .all(|k| m.contains_key(*k))
+    });
+    if !is_summary {
+        return Err(CliError::BadInput(format!(
+            "{} is not a summary.json: expected an object with `tickets`, `matches` and `wait_s`, as `mmsim run` writes",
+            file.display()
+        )));
+    }
+    Ok(v)
 }
 
 fn prov(summary: &Value, key: &str) -> Option<String> {

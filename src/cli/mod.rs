@@ -1,7 +1,25 @@
 //! The command line: arguments become validated configuration, then the
 //! library does the work. Exit codes: 0 success, 1 a check found a
-//! regression, 2 bad input; a closed stdout (`| head -1`) ends the
-//! process by SIGPIPE, status 141 in a shell (see `main.rs`).
+//! regression, 2 bad input or a failed write (stdout on a full disk
+//! included); a closed stdout (`| head -1`) ends the process by SIGPIPE,
+//! status 141 in a shell (see `main.rs`).
+
+/// `println!` that fails the command instead of panicking when stdout
+/// cannot take the text (`mmsim ... > /dev/full`: "No space left on device").
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*).map_err($crate::cli::stdout_failed)?
+    }};
+}
+
+/// `print!` with `say!`'s error instead of a panic.
+macro_rules! say_raw {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*).map_err($crate::cli::stdout_failed)?
+    }};
+}
 
 pub mod catalogue;
 mod compare;
@@ -129,6 +147,11 @@ pub enum CliError {
     Other(#[from] anyhow::Error),
 }
 
+/// The error of a write to stdout that failed.
+pub(crate) fn stdout_failed(e: std::io::Error) -> CliError {
+    CliError::BadInput(format!("cannot write to standard output: {e}"))
+}
+
 impl From<scenario::ScenarioError> for CliError {
     fn from(e: scenario::ScenarioError) -> Self {
         CliError::BadInput(e.to_string())
@@ -143,7 +166,13 @@ pub fn main() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    match dispatch(cli.command) {
+    // What `print!` left in stdout's buffer is written here, where a full
+    // disk is still an error and not a panic at exit.
+    let done = dispatch(cli.command).and_then(|()| {
+        use std::io::Write as _;
+        std::io::stdout().flush().map_err(stdout_failed)
+    });
+    match done {
         Ok(()) => 0,
         Err(CliError::Regression(msg)) => {
             eprintln!("{msg}");
@@ -174,10 +203,11 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             let loaded = load_scenario(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
             let reps = replications.unwrap_or(loaded.scenario.run.replications);
-            if reps == 0 {
-                return Err(CliError::BadInput(
-                    "--replications must be 1 or more".into(),
-                ));
+            if reps == 0 || reps > scenario::MAX_REPLICATIONS {
+                return Err(CliError::BadInput(format!(
+                    "--replications must be 1 to {}, got {reps}",
+                    scenario::MAX_REPLICATIONS
+                )));
             }
             // The scenario as run, seed included, is what is saved and hashed.
             let seed = seed.unwrap_or(loaded.scenario.run.seed);
@@ -193,8 +223,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         }
         Command::Validate { scenario, sets } => {
             let loaded = load_scenario(&scenario, &sets)?;
+            let settings = validate_sweep(&loaded)?;
             let s = &loaded.scenario;
-            println!(
+            say!(
                 "{}: ok — {} over {} ({} warm-up), {} players, {} arrivals/s, {}v{} ({} teams), policy {}, rating {}",
                 loaded.path.display(),
                 s.run.name,
@@ -208,10 +239,20 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.policy.name(),
                 s.rating.name()
             );
-            println!(
+            say!(
                 "scenario_sha256 {} (as its outputs' provenance records it)",
                 scenario::provenance::scenario_sha256(s)
             );
+            let budget = loaded.check_budget(None)?;
+            say!(
+                "budget: about {:.0} tickets, {} of memory, at least {:.0} s of CPU (1v1 rate; teams and the quality policy are slower)",
+                budget.expected_tickets,
+                scenario::gb(budget.memory_bytes),
+                budget.min_cpu_s.ceil()
+            );
+            if settings > 0 {
+                say!("sweep: {settings} settings, each valid");
+            }
             Ok(())
         }
         Command::Rebalance { file, method, json } => {
@@ -220,7 +261,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Compare { runs, out, json } => compare::compare_command(&runs, out, json),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
-            print!("{}", catalogue::text(&catalogue::FAMILIES[0]));
+            say_raw!("{}", catalogue::text(&catalogue::FAMILIES[0]));
             Ok(())
         }
         Command::Catalogue { family, markdown } => {
@@ -232,12 +273,12 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 if families.len() > 1 {
                     let gap = if i > 0 { "\n" } else { "" };
                     let hash = if markdown { "## " } else { "" };
-                    println!("{gap}{hash}[{}], picked by `{}`\n", f.name, f.tag);
+                    say!("{gap}{hash}[{}], picked by `{}`\n", f.name, f.tag);
                 }
                 if markdown {
-                    print!("{}", catalogue::markdown(f));
+                    say_raw!("{}", catalogue::markdown(f));
                 } else {
-                    print!("{}", catalogue::text(f));
+                    say_raw!("{}", catalogue::text(f));
                 }
             }
             Ok(())
@@ -251,7 +292,49 @@ fn dispatch(command: Command) -> Result<(), CliError> {
 pub(crate) fn load_scenario(path: &Path, sets: &[String]) -> Result<LoadedScenario, CliError> {
     let loaded = scenario::load(path, sets)?;
     crate::tune::SweepSection::read(&loaded)?;
+    loaded.check_budget(available_memory_bytes())?;
     Ok(loaded)
+}
+
+/// MemAvailable from /proc/meminfo: what a run may take without swapping.
+/// `None` where there is no such file (not Linux): then nothing is refused.
+pub(crate) fn available_memory_bytes() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// Checks every setting of the scenario's `[sweep]`, as `sweep` would run
+/// them, so `validate` refuses a grid value the scenario refuses (`-5`),
+/// naming the setting, the key and the grid's line in the file.
+fn validate_sweep(loaded: &LoadedScenario) -> Result<usize, CliError> {
+    use crate::tune::sweep;
+    if loaded.scenario.sweep.is_none() {
+        return Ok(0);
+    }
+    let section = crate::tune::SweepSection::read(loaded)?;
+    let all = sweep::settings(&section).map_err(CliError::BadInput)?;
+    sweep::load_settings(loaded, &all).map_err(|e| {
+        let text = std::fs::read_to_string(&loaded.path).unwrap_or_default();
+        let message = match e {
+            sweep::SweepError::Bad(m) => m,
+            sweep::SweepError::Other(e) => format!("{e:#}"),
+        };
+        // The grid's line: the first quoted key the message names.
+        let line = message
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .find_map(|key| {
+                text.lines()
+                    .position(|l| l.trim_start().starts_with(&format!("\"{key}\"")))
+            })
+            .map(|i| format!(":{}", i + 1))
+            .unwrap_or_default();
+        CliError::BadInput(format!("{}{line}: {message}", loaded.path.display()))
+    })?;
+    Ok(all.len())
 }
 
 pub fn default_out_dir(loaded: &LoadedScenario) -> PathBuf {
@@ -387,7 +470,7 @@ fn run_command(
         "perf.json",
         &json_bytes(&with_provenance(&out.perf, &provenance)),
     )?;
-    println!(
+    say!(
         "{}",
         crate::report::text::run_line(&s.run.name, &out.summary, dir)
     );

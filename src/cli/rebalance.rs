@@ -15,16 +15,16 @@ pub fn rebalance_command(file: &Path, method: &str, json: bool) -> Result<(), Cl
     let method: RebalanceMethod = method
         .parse()
         .map_err(|e: String| CliError::BadInput(format!("--method: {e}")))?;
-    let text = std::fs::read_to_string(file)
+    let text = crate::scenario::read_bounded(file, 16 << 20)
         .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", file.display())))?;
     let bad = |e: InputError| CliError::BadInput(format!("{}: {e}", file.display()));
     let input = parse_input(&text).map_err(bad)?;
     let result = rebalance(&input, method, SEED).map_err(bad)?;
     if json {
-        print!("{}", String::from_utf8_lossy(&super::json_bytes(&result)));
+        say_raw!("{}", String::from_utf8_lossy(&super::json_bytes(&result)));
     } else {
         // The text may not end in a newline; a terminal prompt must not follow on its line.
-        println!("{}", result.to_text().trim_end());
+        say!("{}", result.to_text().trim_end());
     }
     Ok(())
 }

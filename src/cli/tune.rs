@@ -103,10 +103,30 @@ pub enum TuningCommand {
     },
 }
 
+/// `--jobs`, capped at the cores this process may use: more threads only
+/// share the same cores (and `--jobs 1000000000` started threads until the
+/// machine gave out).
 fn jobs_ok(jobs: Option<usize>) -> Result<Option<usize>, CliError> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     match jobs {
         Some(0) => Err(CliError::BadInput("--jobs must be 1 or more".into())),
+        Some(j) if j > cores => {
+            eprintln!("note: --jobs {j} is more than the {cores} cores available; using {cores}");
+            Ok(Some(cores))
+        }
         j => Ok(j),
+    }
+}
+
+/// Seeds per setting: the scenario's `run.replications` bound, so that a
+/// typo of `--replications 100000` is refused rather than run for days.
+fn reps_ok(flag: &str, n: Option<u32>) -> Result<(), CliError> {
+    let max = crate::scenario::MAX_REPLICATIONS;
+    match n {
+        Some(n) if n == 0 || n > max => Err(CliError::BadInput(format!(
+            "{flag} must be 1 to {max}, got {n}"
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -130,6 +150,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             quiet,
         } => {
             let loaded = super::load_scenario(&scenario, &sets)?;
+            reps_ok("--replications", replications)?;
             let provenance = crate::scenario::Provenance::of(&loaded.scenario);
             let plot = match metrics.as_slice() {
                 [] => None,
@@ -172,7 +193,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                     let file = sweep::ShardFile::new(table, &loaded);
                     write_whole(&dir, &s.file_name(), &json_bytes(&file))?;
                     let table = file.table;
-                    println!(
+                    say!(
                         "shard {}/{}: {} of {} settings → {}",
                         s.k,
                         s.n,
@@ -195,7 +216,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let (table, provenance) = sweep::merge(shards).map_err(CliError::BadInput)?;
             let dir = out.unwrap_or_else(|| dirs[0].clone());
             let _held = super::OutDir::lock(&dir).map_err(CliError::BadInput)?;
-            println!("merged {n} shards");
+            say!("merged {n} shards");
             finish_sweep(&dir, &table, &provenance)
         }
         TuningCommand::Check {
@@ -233,9 +254,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(CliError::BadInput)?;
             let n = n_seeds.unwrap_or(loaded.scenario.run.replications.max(3));
-            if n == 0 {
-                return Err(CliError::BadInput("--seeds must be 1 or more".into()));
-            }
+            reps_ok("--seeds", Some(n))?;
             let bar = progress_bar_runs(quiet);
             let result = search::tune(
                 &loaded,
@@ -255,7 +274,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             )
             .map_err(CliError::BadInput)?;
             bar.finish_and_clear();
-            print!("{}", text::tune_table(&result));
+            say_raw!("{}", text::tune_table(&result));
             if result.best.is_none() {
                 return Err(CliError::BadInput(
                     "no setting in the range meets the constraints; widen --range or relax --subject-to"
@@ -279,9 +298,9 @@ fn finish_sweep(
         "provenance.json",
         &json_bytes(&with_provenance(&json!({"seeds": table.seeds}), provenance)),
     )?;
-    print!("{}", crate::report::sweep::render_text(table));
+    say_raw!("{}", crate::report::sweep::render_text(table));
     let names: Vec<&str> = artifacts.iter().map(|a| a.name.as_str()).collect();
-    println!("→ {} ({})", dir.display(), names.join(", "));
+    say!("→ {} ({})", dir.display(), names.join(", "));
     Ok(())
 }
 
@@ -347,7 +366,7 @@ pub fn run_replicated(loaded: &LoadedScenario, dir: &Path, quiet: bool) -> Resul
         "perf.json",
         &json_bytes(&json!({"runs": perf, "provenance": provenance})),
     )?;
-    println!(
+    say!(
         "{}",
         text::replications_line(&s.run.name, &seeds, &agg, dir)
     );
@@ -425,7 +444,7 @@ fn check_command(
             let b = check::make_baseline(path, seeds, summaries).map_err(CliError::BadInput)?;
             let name = baseline_name(l);
             write_whole(dir, &name, &json_bytes(&b))?;
-            println!(
+            say!(
                 "{}: baseline of {} metrics over {} seeds → {}",
                 path,
                 b.metrics.len(),
@@ -443,15 +462,15 @@ fn check_command(
     let table = text::check_table(&lines);
     let moved: Vec<_> = lines.iter().filter(|l| l.moved()).collect();
     if moved.is_empty() {
-        print!("{table}");
-        println!(
+        say_raw!("{table}");
+        say!(
             "check: {} metrics over {} scenarios within tolerance",
             lines.len(),
             targets.len()
         );
         Ok(())
     } else {
-        print!("{table}");
+        say_raw!("{table}");
         Err(CliError::Regression(format!(
             "check: {} of {} metrics moved past their tolerance ({}):\n{}If the change is intended, rewrite the baselines with `mmsim check --update`.",
             moved.len(),

@@ -150,35 +150,59 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
         total_ms += value * ms_per;
         rest = &rest[unit_len..];
     }
+    check_bound(total_ms)?;
     Ok(SimDuration::from_ms(total_ms.round() as u64))
 }
 
 impl<'de> Deserialize<'de> for HumanDuration {
+    /// A visitor rather than an untagged enum: serde's message for an
+    /// untagged miss ("data did not match any variant") names neither what
+    /// was given nor what is allowed.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            Int(i64),
-            Float(f64),
-            Text(String),
-        }
-        let secs_err = |v: f64| -> Result<HumanDuration, D::Error> {
-            if v.is_finite() && v >= 0.0 {
-                Ok(HumanDuration(SimDuration::from_secs_f64(v)))
-            } else {
-                Err(serde::de::Error::custom(format!(
-                    "a duration must be zero or more, got {v}"
-                )))
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = HumanDuration;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(
+                    "a duration such as \"90s\", \"30m\" or \"1h30m\" (units ms, s, m, h, d), or a number of seconds",
+                )
             }
-        };
-        match Raw::deserialize(d)? {
-            Raw::Int(v) => secs_err(v as f64),
-            Raw::Float(v) => secs_err(v),
-            Raw::Text(t) => parse_duration(&t)
-                .map(HumanDuration)
-                .map_err(serde::de::Error::custom),
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<HumanDuration, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<HumanDuration, E> {
+                self.visit_f64(v as f64)
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<HumanDuration, E> {
+                if !(v.is_finite() && v >= 0.0) {
+                    return Err(E::custom(format!(
+                        "a duration must be zero or more, got {v}"
+                    )));
+                }
+                check_bound(v * 1000.0).map_err(E::custom)?;
+                Ok(HumanDuration(SimDuration::from_secs_f64(v)))
+            }
+            fn visit_str<E: serde::de::Error>(self, t: &str) -> Result<HumanDuration, E> {
+                parse_duration(t).map(HumanDuration).map_err(E::custom)
+            }
         }
+        d.deserialize_any(Visitor)
     }
+}
+
+/// The longest duration a scenario may give: a simulated year. Longer runs
+/// would take days of CPU, and far longer ones overflowed the clock and
+/// were clamped into runs that never end.
+pub const MAX_DURATION_DAYS: f64 = 365.0;
+
+fn check_bound(ms: f64) -> Result<(), String> {
+    if ms > MAX_DURATION_DAYS * 86_400_000.0 {
+        return Err(format!(
+            "a duration may be at most {MAX_DURATION_DAYS}d (a simulated year), got {:.0}d",
+            ms / 86_400_000.0
+        ));
+    }
+    Ok(())
 }
 
 impl Serialize for HumanDuration {

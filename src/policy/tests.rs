@@ -276,13 +276,13 @@ fn an_unknown_key_beside_the_shared_cadence_lists_every_key_in_order() {
     let err = error("kind = \"sweep-prune\"\nbse = 100");
     assert!(
         err.contains(
-            "unknown field `bse`, expected one of `base`, `rate_per_s`, `max`, `mode`, `recheck`, `tick`"
+            "`policy.bse` is not a key here; allowed: `base`, `rate_per_s`, `max`, `mode`, `recheck`, `tick`"
         ),
         "{err}"
     );
     let err = error("kind = \"fixed-limit\"\nrecheck = \"1s\"");
     assert!(
-        err.contains("unknown field `recheck`, expected one of `limit`, `mode`, `tick`"),
+        err.contains("`policy.recheck` is not a key here; allowed: `limit`, `mode`, `tick`"),
         "{err}"
     );
 }

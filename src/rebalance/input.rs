@@ -98,6 +98,14 @@ pub fn parse_input(text: &str) -> Result<RebalanceInput, InputError> {
     check_names_and_parties(&players)?;
     let alliance = parse_shape(doc, players.len())?;
     check_session_teams(&players, &alliance)?;
+    if attributes.is_empty() {
+        // Nothing to balance: every split would be "balanced", and the
+        // answer would be the input order dressed up as a result.
+        return Err(InputError::new(
+            "players[0]",
+            "no player has an attribute to balance; give each a number such as \"mmr\": 1500 (or list them in `attributes`)",
+        ));
+    }
     Ok(RebalanceInput {
         players,
         attributes,

@@ -179,6 +179,8 @@ fn errors_name_the_field_and_index() {
     let e = err(r#"{"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}]}"#);
     assert_eq!(e.path, "players");
     assert!(e.message.contains("3 players cannot make 2 equal teams"));
+    let e = err(r#"{"teams": 2, "team_size": 1, "players": [{"name": "a"}, {"name": "b"}]}"#);
+    assert!(e.message.contains("no player has an attribute"), "{e}");
     let e = err(r#"[{"name": "a", "party": 1, "team": 1}, {"name": "b", "party": 1}]"#);
     assert_eq!(e.path, "players[1].team");
     let e = err(r#"[{"name": "a", "team": 3}, {"name": "b"}]"#);
@@ -190,7 +192,7 @@ fn errors_name_the_field_and_index() {
     let e = err("[1, 2");
     assert!(e.message.contains("not valid JSON"));
     let input = parse_input(
-        r#"{"players": [{"name": "a"}, {"name": "b"}, {"name": "c"}], "teams": 2, "team_size": 2}"#,
+        r#"{"players": [{"name": "a", "mmr": 1}, {"name": "b", "mmr": 2}, {"name": "c", "mmr": 3}], "teams": 2, "team_size": 2}"#,
     )
     .unwrap();
     let e = rebalance(&input, RebalanceMethod::AccelByte(AccelByteMode::Auto), 0).unwrap_err();

@@ -105,7 +105,9 @@ pub enum SkillDist {
     /// extended with the end segments' slopes to probability 0 and 1.
     Quantiles { table: Vec<[f64; 2]> },
     /// The Dota 2 post's MMR percentile table (5%: 1100 ... 99%: 4100).
-    DotaMmr,
+    /// Braces, not a unit variant: serde lets a tagged unit variant take
+    /// any extra key (`mean = 1500` was accepted and ignored).
+    DotaMmr {},
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -144,8 +146,8 @@ pub enum Patience {
     Exponential { mean: HumanDuration },
     /// Everyone gives up after exactly this long.
     Fixed { after: HumanDuration },
-    /// Nobody gives up.
-    Never,
+    /// Nobody gives up. Braces so that an extra key is refused, as for `DotaMmr`.
+    Never {},
 }
 
 impl Default for Patience {
@@ -207,6 +209,28 @@ pub const DOTA_MMR_TABLE: [[f64; 2]; 8] = [
 
 use crate::model::check::{positive, unit as probability};
 
+/// Upper bounds on sizes and rates (docs/scenarios.md lists them): past
+/// these a run does not finish on one machine, or its memory does not fit.
+/// Durations are bounded by `model::param::MAX_DURATION_DAYS`.
+pub const MAX_POPULATION: u32 = 100_000_000;
+pub const MAX_RATE_PER_S: f64 = 1_000_000.0;
+pub const MAX_TEAMS: u32 = 1_000;
+pub const MAX_TEAM_SIZE: u32 = 1_000;
+pub const MAX_REPLICATIONS: u32 = 1_000;
+/// Queue-length samples over a run (duration / sample_interval).
+pub const MAX_SAMPLES: f64 = 10_000_000.0;
+pub const MAX_CORR_POINTS: u32 = 10_000;
+
+fn at_most(key: &str, value: f64, max: f64, shown: &str) -> Result<(), ParamError> {
+    if value > max {
+        return Err(ParamError::new(
+            key,
+            format!("may be at most {shown}, got {value}"),
+        ));
+    }
+    Ok(())
+}
+
 impl Scenario {
     /// Checks every value a type cannot: ranges, orders, consistency.
     /// Errors carry the full dotted key.
@@ -238,6 +262,18 @@ impl Scenario {
         if self.run.replications == 0 {
             return Err(ParamError::new("run.replications", "must be 1 or more"));
         }
+        at_most(
+            "run.replications",
+            f64::from(self.run.replications),
+            f64::from(MAX_REPLICATIONS),
+            "1000",
+        )?;
+        at_most(
+            "population.size",
+            f64::from(self.population.size),
+            f64::from(MAX_POPULATION),
+            "100000000 (1e8)",
+        )?;
         if self.population.size < 2 {
             return Err(ParamError::new(
                 "population.size",
@@ -268,6 +304,12 @@ impl Scenario {
         }
         let a = &self.arrivals;
         positive("arrivals.rate_per_s", a.rate_per_s)?;
+        at_most(
+            "arrivals.rate_per_s",
+            a.rate_per_s,
+            MAX_RATE_PER_S,
+            "1000000 (1e6)",
+        )?;
         if let Some(profile) = &a.daily_profile {
             if profile.len() != 24 {
                 return Err(ParamError::new(
@@ -313,12 +355,24 @@ impl Scenario {
         if f.team_size < 1 {
             return Err(ParamError::new("match.team_size", "must be 1 or more"));
         }
-        if (f.teams * f.team_size) as usize > self.population.size as usize {
+        at_most(
+            "match.teams",
+            f64::from(f.teams),
+            f64::from(MAX_TEAMS),
+            "1000",
+        )?;
+        at_most(
+            "match.team_size",
+            f64::from(f.team_size),
+            f64::from(MAX_TEAM_SIZE),
+            "1000",
+        )?;
+        if u64::from(f.teams) * u64::from(f.team_size) > u64::from(self.population.size) {
             return Err(ParamError::new(
                 "match.team_size",
                 format!(
                     "a match needs {} players but the population has only {}",
-                    f.teams * f.team_size,
+                    u64::from(f.teams) * u64::from(f.team_size),
                     self.population.size
                 ),
             ));
@@ -339,6 +393,22 @@ impl Scenario {
                 "must be longer than 0s",
             ));
         }
+        let samples =
+            self.run.duration.0.as_secs_f64() / self.metrics.sample_interval.0.as_secs_f64();
+        if samples > MAX_SAMPLES {
+            return Err(ParamError::new(
+                "metrics.sample_interval",
+                format!(
+                    "gives {samples:.0} queue samples over run.duration; at most {MAX_SAMPLES:.0} are kept, so make it longer"
+                ),
+            ));
+        }
+        at_most(
+            "metrics.corr_points",
+            f64::from(self.metrics.corr_points),
+            f64::from(MAX_CORR_POINTS),
+            "10000",
+        )?;
         Ok(())
     }
 }
@@ -368,7 +438,7 @@ impl SkillDist {
                 Ok(())
             }
             SkillDist::Quantiles { table } => validate_quantiles(table),
-            SkillDist::DotaMmr => Ok(()),
+            SkillDist::DotaMmr {} => Ok(()),
         }
     }
 }

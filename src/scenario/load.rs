@@ -46,12 +46,40 @@ pub struct LoadedScenario {
     sets: Vec<String>,
 }
 
+/// The largest scenario file read: presets are a few kB, and a limit keeps
+/// `mmsim run /dev/urandom` (or a mistyped multi-GB path) from reading on.
+pub const MAX_SCENARIO_BYTES: u64 = 1 << 20;
+
 pub fn load(path: &Path, sets: &[String]) -> Result<LoadedScenario, ScenarioError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Io {
+    let text = read_bounded(path, MAX_SCENARIO_BYTES).map_err(|source| ScenarioError::Io {
         path: path.to_owned(),
         source,
     })?;
     from_text(&text, path, sets)
+}
+
+/// Reads a text file of at most `max_bytes`, refusing a longer one (or a
+/// device that never ends) after reading one byte past the limit.
+pub fn read_bounded(path: &Path, max_bytes: u64) -> std::io::Result<String> {
+    use std::io::Read as _;
+    let file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(max_bytes + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!(
+                "the file is larger than the {} kB allowed (a scenario or input is a few kB)",
+                max_bytes / 1024
+            ),
+        ));
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("not UTF-8 text ({e})"),
+        )
+    })
 }
 
 pub fn from_text(
@@ -59,11 +87,7 @@ pub fn from_text(
     path: &Path,
     sets: &[String],
 ) -> Result<LoadedScenario, ScenarioError> {
-    let parse_err = |e: toml::de::Error| ScenarioError::Parse {
-        path: path.to_owned(),
-        line: e.span().map(|s| line_at(text, s.start)),
-        message: tidy(e.message()),
-    };
+    let parse_err = |e: toml::de::Error| schema_error(path, text, &e);
     // Schema errors in the file itself come with the file's lines.
     let scenario: Scenario = toml::from_str(text).map_err(parse_err)?;
     let table: toml::Table = toml::from_str(text).map_err(parse_err)?;
@@ -101,23 +125,9 @@ impl LoadedScenario {
         let scenario = scenario.unwrap_or_else(|| self.scenario.clone());
         let mut all_sets = self.sets.clone();
         all_sets.extend(sets.iter().cloned());
-        scenario.validate().map_err(|e: ParamError| {
-            let overridden = all_sets
-                .iter()
-                .find(|s| s.split('=').next().map(str::trim) == Some(e.key.as_str()));
-            match overridden {
-                Some(arg) => ScenarioError::Set {
-                    arg: arg.clone(),
-                    message: format!("`{}` {}", e.key, e.message),
-                },
-                None => ScenarioError::Invalid {
-                    path: self.path.clone(),
-                    line: line_of_key(&self.source, &e.key),
-                    key: e.key,
-                    message: e.message,
-                },
-            }
-        })?;
+        scenario
+            .validate()
+            .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
         // `text`, not `source`: a seed set by `with_run` stays in it.
         let text = if all_sets.is_empty() {
             self.text.clone()
@@ -173,16 +183,38 @@ impl LoadedScenario {
         Ok(out)
     }
 
+    /// What running this scenario will take, refused when the memory it
+    /// needs is more than `available_bytes` (the machine's, from the
+    /// caller); the error names the key that drives the estimate.
+    pub fn check_budget(&self, available_bytes: Option<u64>) -> Result<Budget, ScenarioError> {
+        let budget = Budget::of(&self.scenario);
+        match available_bytes {
+            Some(avail) if budget.memory_bytes > avail => Err(blame(
+                &self.path,
+                &self.source,
+                &self.sets,
+                ParamError::new(
+                    "population.size",
+                    format!(
+                        "needs about {} of memory for {} players ({} bytes each) but this machine has {} available (MemAvailable in /proc/meminfo); lower population.size",
+                        gb(budget.memory_bytes),
+                        self.scenario.population.size,
+                        BYTES_PER_PLAYER,
+                        gb(avail)
+                    ),
+                ),
+            )),
+            _ => Ok(budget),
+        }
+    }
+
     /// A section the scenario schema leaves to another layer (`[sweep]`,
     /// read by `tune`), read as `T` from the whole file with the loader's
     /// errors: the file's line for a mistake in the file, the overrides for
     /// one they introduced. `T` should ignore the sections it does not own.
     pub fn section<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
-        let from_file: T = toml::from_str(&self.source).map_err(|e| ScenarioError::Parse {
-            path: self.path.clone(),
-            line: e.span().map(|s| line_at(&self.source, s.start)),
-            message: tidy(e.message()),
-        })?;
+        let from_file: T =
+            toml::from_str(&self.source).map_err(|e| schema_error(&self.path, &self.source, &e))?;
         if self.sets.is_empty() {
             return Ok(from_file);
         }
@@ -244,6 +276,96 @@ fn apply_set(table: &mut toml::Table, arg: &str) -> Result<(), ScenarioError> {
     Ok(())
 }
 
+/// A value the checks refused, blamed on the `--set` that gave it when one
+/// did, otherwise on the key's line in the file.
+fn blame(path: &Path, source: &str, sets: &[String], e: ParamError) -> ScenarioError {
+    let overridden = sets
+        .iter()
+        .find(|s| s.split('=').next().map(str::trim) == Some(e.key.as_str()));
+    match overridden {
+        Some(arg) => ScenarioError::Set {
+            arg: arg.clone(),
+            message: format!("`{}` {}", e.key, e.message),
+        },
+        None => ScenarioError::Invalid {
+            path: path.to_owned(),
+            line: line_of_key(source, &e.key),
+            key: e.key,
+            message: e.message,
+        },
+    }
+}
+
+/// Resident memory per player measured on release builds (1M and 4M
+/// players of smoke.toml: 165 MB and 618 MB peak, 151 bytes a player),
+/// rounded up for the attribute presets (dota2-day: ~200 bytes).
+pub const BYTES_PER_PLAYER: u64 = 200;
+/// What a run holds whatever its size: the binary, buffers, histograms.
+const BASE_BYTES: u64 = 64 << 20;
+/// Tickets per second of CPU in the simplest case (bench-1v1, widening, on
+/// a 2-core machine): team formats and the `quality` policy are slower.
+const TICKETS_PER_CPU_S: f64 = 400_000.0;
+
+/// A run's rough cost, known before it starts.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Budget {
+    /// Tickets the arrivals and requeues should bring over the run.
+    pub expected_tickets: f64,
+    /// Peak memory: the players' table dominates (the rows stream out).
+    pub memory_bytes: u64,
+    /// CPU seconds at the fastest measured rate: a lower bound.
+    pub min_cpu_s: f64,
+}
+
+impl Budget {
+    pub fn of(s: &super::Scenario) -> Budget {
+        let duration_s = s.run.duration.0.as_secs_f64();
+        let profile = s
+            .arrivals
+            .daily_profile
+            .as_ref()
+            .map_or(1.0, |p| p.iter().sum::<f64>() / p.len().max(1) as f64);
+        // Each played ticket comes back with requeue_prob, a geometric
+        // series; capped, as players also leave by abandoning.
+        let q = s.arrivals.requeue_prob.min(0.95);
+        let expected_tickets = s.arrivals.rate_per_s * duration_s * profile / (1.0 - q);
+        let memory_bytes = BASE_BYTES + u64::from(s.population.size) * BYTES_PER_PLAYER;
+        Budget {
+            expected_tickets,
+            memory_bytes,
+            min_cpu_s: expected_tickets / TICKETS_PER_CPU_S,
+        }
+    }
+}
+
+/// Bytes in the units a person reads.
+pub fn gb(bytes: u64) -> String {
+    if bytes >= 1 << 30 {
+        format!("{:.1} GB", bytes as f64 / f64::from(1u32 << 30))
+    } else {
+        format!("{} MB", bytes >> 20)
+    }
+}
+
+/// A parse or schema error of the file, naming the key it is about at the
+/// key's own line when the file lets us find it.
+fn schema_error(path: &Path, text: &str, e: &toml::de::Error) -> ScenarioError {
+    let found = super::locate::locate(text, e.span(), e.message());
+    match found.key {
+        Some(key) => ScenarioError::Invalid {
+            path: path.to_owned(),
+            key,
+            line: found.line,
+            message: found.message,
+        },
+        None => ScenarioError::Parse {
+            path: path.to_owned(),
+            line: found.line,
+            message: found.message,
+        },
+    }
+}
+
 /// 1-based line of a byte offset.
 fn line_at(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
@@ -270,9 +392,10 @@ pub fn line_of_key(text: &str, dotted: &str) -> Option<usize> {
     best
 }
 
-/// serde's messages end with a newline and sometimes repeat the key path; keep one line.
+/// serde's messages end with a newline and sometimes repeat the key path;
+/// keep one line, in a designer's words.
 fn tidy(message: &str) -> String {
-    message.trim().replace('\n', " ")
+    super::locate::reword(message)
 }
 
 #[cfg(test)]

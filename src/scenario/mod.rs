@@ -3,9 +3,13 @@
 mod attributes;
 mod config;
 mod load;
+mod locate;
 pub mod provenance;
 mod to_engine;
 
 pub use config::*;
-pub use load::{from_text, line_of_key, load, LoadedScenario, ScenarioError};
+pub use load::{
+    from_text, gb, line_of_key, load, read_bounded, Budget, LoadedScenario, ScenarioError,
+    BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
+};
 pub use provenance::Provenance;

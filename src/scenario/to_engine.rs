@@ -70,7 +70,7 @@ fn patience(p: &Patience) -> engine::Patience {
     match p {
         Patience::Exponential { mean } => engine::Patience::Exponential { mean: mean.0 },
         Patience::Fixed { after } => engine::Patience::Fixed { after: after.0 },
-        Patience::Never => engine::Patience::Never,
+        Patience::Never {} => engine::Patience::Never,
     }
 }
 
@@ -88,7 +88,7 @@ fn population(p: &PopulationSection) -> Population {
                 max: max.unwrap_or(f64::INFINITY),
             },
             SkillDist::Quantiles { table } => pop::SkillDist::Quantiles(table.clone()),
-            SkillDist::DotaMmr => pop::SkillDist::Quantiles(DOTA_MMR_TABLE.to_vec()),
+            SkillDist::DotaMmr {} => pop::SkillDist::Quantiles(DOTA_MMR_TABLE.to_vec()),
         },
         initial_rating: p.initial_rating,
         tiers: p.tiers.iter().map(|t| (t.tier, t.weight)).collect(),
