@@ -1,0 +1,94 @@
+//! Ctrl-C and SIGTERM while an output is being written: stop at once with
+//! exit 130 or 143 and leave `--out` as it was.
+//!
+//! No flag reaches the engine, so the hot path pays nothing: every byte of
+//! a new output goes to a staging folder beside the target (`OutDir`), so
+//! stopping at any moment cannot touch the previous output. A thread waits
+//! for the signal, removes the staging folders (a sweep's or replication's
+//! finished runs are kept for the rerun that resumes them) and the locks,
+//! and exits. The one moment the target changes, the swap, holds a mutex
+//! the thread takes first, so a swap under way finishes before the exit.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard, Once};
+
+struct Registered {
+    staging: PathBuf,
+    lock: PathBuf,
+    resumable: bool,
+}
+
+static OUTPUTS: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+static SWAP: Mutex<()> = Mutex::new(());
+
+/// Records an output being written, and starts the signal thread once.
+pub fn register(staging: &Path, lock: &Path, resumable: bool) {
+    watch();
+    outputs().push(Registered {
+        staging: staging.to_owned(),
+        lock: lock.to_owned(),
+        resumable,
+    });
+}
+
+/// The output is committed or dropped: nothing left to clean for it.
+pub fn unregister(staging: &Path) {
+    outputs().retain(|r| r.staging != staging);
+}
+
+/// Held while an output folder is swapped in: a signal waits for it.
+pub fn swapping() -> MutexGuard<'static, ()> {
+    SWAP.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn outputs() -> MutexGuard<'static, Vec<Registered>> {
+    OUTPUTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Starts the thread that turns SIGINT and SIGTERM into a clean stop
+/// (once; `main` calls it first thing, so no window is left unhandled
+/// after start-up).
+#[cfg(unix)]
+pub fn watch() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        use signal_hook::consts::{SIGINT, SIGTERM};
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM]) else {
+            // Without the handler the signal keeps its default action: the
+            // process dies, and the previous output is still untouched.
+            return;
+        };
+        std::thread::spawn(move || {
+            if let Some(sig) = signals.forever().next() {
+                stop(sig);
+            }
+        });
+    });
+}
+
+#[cfg(not(unix))]
+pub fn watch() {}
+
+#[cfg(unix)]
+fn stop(sig: i32) -> ! {
+    let _swap = swapping();
+    let name = if sig == signal_hook::consts::SIGINT {
+        "SIGINT"
+    } else {
+        "SIGTERM"
+    };
+    let mut kept = Vec::new();
+    for r in outputs().iter() {
+        if r.resumable {
+            kept.push(r.staging.display().to_string());
+        } else {
+            let _ = std::fs::remove_dir_all(&r.staging);
+        }
+        let _ = std::fs::remove_file(&r.lock);
+    }
+    eprintln!("mmsim: stopped by {name}; nothing was changed in --out");
+    for k in kept {
+        eprintln!("mmsim: finished runs are kept in {k}; the same command resumes them");
+    }
+    std::process::exit(128 + sig)
+}
