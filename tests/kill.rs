@@ -161,9 +161,9 @@ fn expected_exit(sig: i32) -> &'static str {
 fn killed_runs_leave_the_previous_or_the_new_output_never_a_mix() {
     let tmp = tempfile::tempdir().unwrap();
     let refs: Vec<PathBuf> = (0..2).map(|i| tmp.path().join(format!("ref{i}"))).collect();
-    let mut wall = Duration::ZERO;
+    let mut wall = Duration::MAX;
     for (seed, dir) in refs.iter().enumerate() {
-        wall = wall.max(complete(&run_args(dir, seed as u64 + 1)));
+        wall = wall.min(complete(&run_args(dir, seed as u64 + 1)));
     }
     let expect: Vec<_> = refs.iter().map(|d| contents(d)).collect();
     assert_ne!(expect[0], expect[1]);
@@ -171,9 +171,10 @@ fn killed_runs_leave_the_previous_or_the_new_output_never_a_mix() {
     complete(&run_args(&out, 1));
     let mut state = 0; // the output now in `out`: seed 1
     let mut moments = Moments(13);
-    let span = (wall.as_millis() as u64) * 5 / 4;
+    // Up to the end of a run: the simulation, the write phase, the swap.
+    let span = wall.as_millis() as u64;
     let mut table = Vec::new();
-    for trial in 0..9 {
+    for trial in 0..12 {
         let (sig, name) = SIGNALS[trial % 3];
         let new = 1 - state;
         let at = moments.next_ms(span);
@@ -216,12 +217,12 @@ fn killed_runs_leave_the_previous_or_the_new_output_never_a_mix() {
     }
 }
 
-fn sweep_args(out: &Path) -> Vec<String> {
+fn sweep_args(out: &Path, seeds: u32) -> Vec<String> {
     [
         "sweep",
         "scenarios/gamedev-1v1-sweep.toml",
         "--replications",
-        "2",
+        &seeds.to_string(),
         "--set",
         "run.duration=\"12h\"",
         "--jobs",
@@ -238,22 +239,27 @@ fn sweep_args(out: &Path) -> Vec<String> {
 fn killed_sweeps_resume_to_byte_identical_tables() {
     let tmp = tempfile::tempdir().unwrap();
     let reference = tmp.path().join("ref");
-    let wall = complete(&sweep_args(&reference));
+    let wall = complete(&sweep_args(&reference, 2));
     let expect = contents(&reference);
+    // The previous output each interrupted sweep replaces: one seed, not two.
+    let previous = tmp.path().join("previous");
+    complete(&sweep_args(&previous, 1));
+    let before = contents(&previous);
     let mut moments = Moments(29);
     let span = wall.as_millis() as u64;
     let mut table = Vec::new();
     let mut resumed_any = false;
     for (trial, (sig, name)) in SIGNALS.iter().enumerate() {
         let out = tmp.path().join(format!("work{trial}")).join("sweep");
+        complete(&sweep_args(&out, 1));
         // Killed somewhere in its middle: some runs done, some not.
         let at = span / 4 + moments.next_ms(span / 2);
-        let ended = interrupt(&sweep_args(&out), *sig, Duration::from_millis(at));
+        let ended = interrupt(&sweep_args(&out, 2), *sig, Duration::from_millis(at));
         let found = contents(&out);
-        let state = if found.is_empty() {
-            "absent (no previous output)"
+        let state = if found == before {
+            "previous sweep, whole"
         } else {
-            assert_eq!(found, expect, "{name} at {at} ms left a partial sweep");
+            assert_eq!(found, expect, "{name} at {at} ms left a mix");
             "new sweep, whole"
         };
         if ended != "finished" {
@@ -262,7 +268,7 @@ fn killed_sweeps_resume_to_byte_identical_tables() {
         let left = hidden(&out);
         // The rerun resumes from what the interrupted attempt finished.
         let o = Command::new(env!("CARGO_BIN_EXE_mmsim"))
-            .args(sweep_args(&out))
+            .args(sweep_args(&out, 2))
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .output()
             .unwrap();
