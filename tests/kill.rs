@@ -297,3 +297,55 @@ fn killed_sweeps_resume_to_byte_identical_tables() {
         println!("{row}");
     }
 }
+
+fn replication_args(out: &Path) -> Vec<String> {
+    [
+        "run",
+        &scenario("smoke.toml"),
+        "--replications",
+        "8",
+        "--set",
+        "run.duration=\"6h\"",
+        "--quiet",
+        "--out",
+        p(out),
+    ]
+    .map(String::from)
+    .to_vec()
+}
+
+#[test]
+fn an_interrupted_replication_resumes_to_the_same_summaries() {
+    let tmp = tempfile::tempdir().unwrap();
+    let reference = tmp.path().join("ref");
+    let wall = complete(&replication_args(&reference));
+    let expect = contents(&reference);
+    let out = tmp.path().join("work").join("reps");
+    let at = wall.as_millis() as u64 / 2;
+    let ended = interrupt(
+        &replication_args(&out),
+        libc::SIGTERM,
+        Duration::from_millis(at),
+    );
+    assert!(ended == "exit 143" || ended == "finished", "{ended}");
+    if ended == "exit 143" {
+        assert!(
+            !out.exists(),
+            "a first attempt stopped half-way leaves no folder"
+        );
+    }
+    let o = Command::new(env!("CARGO_BIN_EXE_mmsim"))
+        .args(replication_args(&out))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(o.status.success(), "{err}");
+    assert_eq!(contents(&out), expect);
+    assert_eq!(hidden(&out), Vec::<String>::new());
+    println!(
+        "replications | SIGTERM | {at} ms of ~{} ms | {ended} | rerun: {}",
+        wall.as_millis(),
+        err.trim()
+    );
+}

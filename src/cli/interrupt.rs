@@ -78,7 +78,8 @@ fn stop(sig: i32) -> ! {
         "SIGTERM"
     };
     let mut kept = Vec::new();
-    for r in outputs().iter() {
+    let outputs = outputs();
+    for r in outputs.iter() {
         if r.resumable {
             kept.push(r.staging.display().to_string());
         } else {
@@ -86,7 +87,9 @@ fn stop(sig: i32) -> ! {
         }
         let _ = std::fs::remove_file(&r.lock);
     }
-    eprintln!("mmsim: stopped by {name}; nothing was changed in --out");
+    if !outputs.is_empty() {
+        eprintln!("mmsim: stopped by {name}; nothing was changed in --out");
+    }
     for k in kept {
         eprintln!("mmsim: finished runs are kept in {k}; the same command resumes them");
     }

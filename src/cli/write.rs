@@ -149,16 +149,18 @@ impl OutDir {
                 ));
             }
         }
+        let lock = sibling(&target, "lock");
+        // Refused, this writer must not touch the holder's lock or staging:
+        // `held` (whose drop cleans up) exists only once the lock is ours.
+        take_lock(&lock, dir)?;
         let held = OutDir {
             staging: sibling(&target, "staging"),
             old: sibling(&target, "old"),
-            lock: sibling(&target, "lock"),
+            lock,
             target,
             resumable,
             committed: false,
         };
-        take_lock(&held.lock, dir)?;
-        // From here on, dropping `held` releases the lock.
         let cannot =
             |e: std::io::Error| format!("--out {shown}: cannot write beside the folder: {e}");
         held.recover().map_err(cannot)?;
@@ -542,11 +544,14 @@ mod tests {
         let held = OutDir::lock(&out, false).unwrap();
         let pid = std::fs::read_to_string(&lock).unwrap();
         assert_eq!(pid.trim(), std::process::id().to_string());
+        write_whole(held.path(), "summary.json", b"1").unwrap();
         let err = OutDir::lock(&out, false).err().unwrap();
         assert!(
             err.contains("another mmsim") && err.contains(pid.trim()),
             "{err}"
         );
+        // The refused writer left the holder's lock and staging alone.
+        assert!(lock.exists() && held.path().join("summary.json").exists());
         drop(held);
         // Nothing committed: no folder, no staging, no lock.
         assert_eq!(names(tmp.path()), Vec::<String>::new());
@@ -556,10 +561,10 @@ mod tests {
         gone.wait().unwrap();
         std::fs::write(&lock, format!("{}\n", gone.id())).unwrap();
         let held = OutDir::lock(&out, false).unwrap();
-        write_whole(held.path(), "a.json", b"{}").unwrap();
+        write_whole(held.path(), "summary.json", b"{}").unwrap();
         held.commit().unwrap();
         assert_eq!(names(tmp.path()), vec!["run"]);
-        assert_eq!(names(&out), vec!["a.json"]);
+        assert_eq!(names(&out), vec!["summary.json"]);
 
         std::fs::write(&lock, "?").unwrap();
         assert!(OutDir::lock(&out, false)
