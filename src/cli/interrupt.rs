@@ -10,6 +10,7 @@
 //! the thread takes first, so a swap under way finishes before the exit.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, Once};
 
 struct Registered {
@@ -19,16 +20,34 @@ struct Registered {
 }
 
 static OUTPUTS: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
+static STOPPING: AtomicBool = AtomicBool::new(false);
+
+/// Whether a signal is stopping the process: writers then create nothing
+/// more, so a staging folder once removed stays removed.
+pub fn stopping() -> bool {
+    STOPPING.load(Ordering::SeqCst)
+}
 static SWAP: Mutex<()> = Mutex::new(());
 
-/// Records an output being written, and starts the signal thread once.
-pub fn register(staging: &Path, lock: &Path, resumable: bool) {
+/// Held while an output folder is being taken (lock, staging) until it is
+/// recorded: a signal meanwhile waits, so it never exits between the two
+/// and leaves a lock or staging folder no one knew to remove.
+pub struct Registering(MutexGuard<'static, Vec<Registered>>);
+
+pub fn registering() -> Registering {
     watch();
-    outputs().push(Registered {
-        staging: staging.to_owned(),
-        lock: lock.to_owned(),
-        resumable,
-    });
+    Registering(outputs())
+}
+
+impl Registering {
+    /// Records an output being written.
+    pub fn add(mut self, staging: &Path, lock: &Path, resumable: bool) {
+        self.0.push(Registered {
+            staging: staging.to_owned(),
+            lock: lock.to_owned(),
+            resumable,
+        });
+    }
 }
 
 /// The output is committed or dropped: nothing left to clean for it.
@@ -77,13 +96,22 @@ fn stop(sig: i32) -> ! {
     } else {
         "SIGTERM"
     };
+    STOPPING.store(true, Ordering::SeqCst);
     let mut kept = Vec::new();
     let outputs = outputs();
     for r in outputs.iter() {
         if r.resumable {
             kept.push(r.staging.display().to_string());
         } else {
-            let _ = std::fs::remove_dir_all(&r.staging);
+            // A writer that had passed its `stopping` check may still
+            // create a file or folder in it: remove until it stays gone.
+            for _ in 0..20 {
+                let _ = std::fs::remove_dir_all(&r.staging);
+                std::thread::sleep(std::time::Duration::from_millis(10));
+                if !r.staging.exists() {
+                    break;
+                }
+            }
         }
         let _ = std::fs::remove_file(&r.lock);
     }

@@ -10,6 +10,9 @@ use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `dir/name`; `name` may hold sub-folders (`plots/a.png`).
 pub fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    if super::interrupt::stopping() {
+        anyhow::bail!("stopped by a signal");
+    }
     let target = dir.join(name);
     let folder = target.parent().unwrap_or(dir);
     std::fs::create_dir_all(folder)
@@ -45,6 +48,9 @@ pub struct PartialFile {
 
 impl PartialFile {
     pub fn create(dir: &Path, name: &str) -> Result<PartialFile> {
+        if super::interrupt::stopping() {
+            anyhow::bail!("stopped by a signal");
+        }
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output folder {}", dir.display()))?;
         let target = dir.join(name);
@@ -116,6 +122,8 @@ pub struct OutDir {
     lock: PathBuf,
     resumable: bool,
     committed: bool,
+    /// Known to the signal handler (`interrupt`), so it must be forgotten there.
+    registered: bool,
 }
 
 impl OutDir {
@@ -150,6 +158,7 @@ impl OutDir {
             }
         }
         let lock = sibling(&target, "lock");
+        let registering = super::interrupt::registering();
         // Refused, this writer must not touch the holder's lock or staging:
         // `held` (whose drop cleans up) exists only once the lock is ours.
         take_lock(&lock, dir)?;
@@ -160,6 +169,7 @@ impl OutDir {
             target,
             resumable,
             committed: false,
+            registered: false,
         };
         let cannot =
             |e: std::io::Error| format!("--out {shown}: cannot write beside the folder: {e}");
@@ -187,7 +197,9 @@ impl OutDir {
         let probe = held.staging.join(".mmsim-probe");
         std::fs::File::create(&probe).map_err(cannot)?;
         std::fs::remove_file(&probe).map_err(cannot)?;
-        super::interrupt::register(&held.staging, &held.lock, resumable);
+        registering.add(&held.staging, &held.lock, resumable);
+        let mut held = held;
+        held.registered = true;
         Ok(held)
     }
 
@@ -259,6 +271,7 @@ impl OutDir {
         })?;
         self.committed = true;
         super::interrupt::unregister(&self.staging);
+        self.registered = false;
         Ok(())
     }
 }
@@ -404,8 +417,10 @@ pub fn check_writable(dir: &Path) -> std::result::Result<(), String> {
 
 impl Drop for OutDir {
     fn drop(&mut self) {
-        if !self.committed {
+        if self.registered {
             super::interrupt::unregister(&self.staging);
+        }
+        if !self.committed {
             let finished_runs = std::fs::read_dir(self.staging.join(JOBS_DIR))
                 .is_ok_and(|mut d| d.next().is_some());
             if !(self.resumable && finished_runs) {
