@@ -50,7 +50,16 @@ impl Registering {
     }
 }
 
-/// The output is committed or dropped: nothing left to clean for it.
+/// The output is swapped in: whatever is left under its staging name is
+/// the previous output, to be removed even for a resumable one. It stays
+/// recorded until dropped, as its lock does.
+pub fn committed(staging: &Path) {
+    for r in outputs().iter_mut().filter(|r| r.staging == staging) {
+        r.resumable = false;
+    }
+}
+
+/// The output is dropped (lock released): nothing left to clean for it.
 pub fn unregister(staging: &Path) {
     outputs().retain(|r| r.staging != staging);
 }

@@ -270,8 +270,7 @@ impl OutDir {
             )
         })?;
         self.committed = true;
-        super::interrupt::unregister(&self.staging);
-        self.registered = false;
+        super::interrupt::committed(&self.staging);
         Ok(())
     }
 }
@@ -417,9 +416,6 @@ pub fn check_writable(dir: &Path) -> std::result::Result<(), String> {
 
 impl Drop for OutDir {
     fn drop(&mut self) {
-        if self.registered {
-            super::interrupt::unregister(&self.staging);
-        }
         if !self.committed {
             let finished_runs = std::fs::read_dir(self.staging.join(JOBS_DIR))
                 .is_ok_and(|mut d| d.next().is_some());
@@ -428,6 +424,10 @@ impl Drop for OutDir {
             }
         }
         let _ = std::fs::remove_file(&self.lock);
+        // Last: a signal until here still removes the lock itself.
+        if self.registered {
+            super::interrupt::unregister(&self.staging);
+        }
     }
 }
 
