@@ -354,7 +354,7 @@ fn an_unwritable_out_is_refused_before_simulating() {
 fn a_second_writer_to_a_folder_is_refused_and_a_killed_writers_lock_taken_over() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("run");
-    let lock = out.join(".mmsim.lock");
+    let lock = tmp.path().join(".run.mmsim-lock");
     let smoke = scenario("smoke.toml");
     // Long enough to be still running when the second starts; killed below.
     let mut first = Command::new(env!("CARGO_BIN_EXE_mmsim"))

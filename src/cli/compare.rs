@@ -25,11 +25,12 @@ pub fn compare_command(
         )));
     }
     let dir = out.unwrap_or_else(|| Path::new("output").join("compare"));
-    let _held = OutDir::lock(&dir).map_err(CliError::BadInput)?;
+    let held = OutDir::lock(&dir, false).map_err(CliError::BadInput)?;
     let versions: Vec<Option<String>> = arms.iter().map(|a| a.mmsim_version.clone()).collect();
     let c = compare::compare(arms);
     let artifacts = compare::artifacts(&c)?;
-    write_artifacts(&dir, &artifacts)?;
+    write_artifacts(held.path(), &artifacts)?;
+    held.commit()?;
     if json {
         let mut v = compare::to_json(&c);
         if versions.iter().any(|v| v != &versions[0]) {

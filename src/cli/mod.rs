@@ -1,8 +1,9 @@
 //! The command line: arguments become validated configuration, then the
 //! library does the work. Exit codes: 0 success, 1 a check found a
 //! regression, 2 bad input or a failed write (stdout on a full disk
-//! included); a closed stdout (`| head -1`) ends the process by SIGPIPE,
-//! status 141 in a shell (see `main.rs`).
+//! included), 130 and 143 stopped by SIGINT and SIGTERM (outputs untouched,
+//! see `interrupt`); a closed stdout (`| head -1`) ends the process by
+//! SIGPIPE, status 141 in a shell (see `main.rs`).
 
 /// `println!` that fails the command instead of panicking when stdout
 /// cannot take the text (`mmsim ... > /dev/full`: "No space left on device").
@@ -23,11 +24,15 @@ macro_rules! say_raw {
 
 pub mod catalogue;
 mod compare;
+mod interrupt;
 mod rebalance;
 mod tune;
 mod write;
 
-pub use write::{json_bytes, write_artifacts, write_whole, OutDir, PartialFile};
+pub use write::{
+    check_writable, json_bytes, write_artifacts, write_whole, OutDir, PartialFile, RunFiles,
+    JOBS_DIR,
+};
 
 use crate::scenario::{self, LoadedScenario};
 use anyhow::Result;
@@ -159,6 +164,7 @@ impl From<scenario::ScenarioError> for CliError {
 }
 
 pub fn main() -> i32 {
+    interrupt::watch();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -215,11 +221,12 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 .with_run(seed, Some(reps))
                 .map_err(CliError::BadInput)?;
             // Before simulating: an unwritable or busy --out fails now.
-            let _held = OutDir::lock(&dir).map_err(CliError::BadInput)?;
+            // Replications resume: their finished seeds survive an interruption.
+            let out = OutDir::lock(&dir, reps > 1).map_err(CliError::BadInput)?;
             if reps > 1 {
-                return tune::run_replicated(&loaded, &dir, quiet);
+                return tune::run_replicated(&loaded, out, quiet);
             }
-            run_command(&loaded, &dir, quiet, tables.into())
+            run_command(&loaded, out, quiet, tables.into())
         }
         Command::Validate { scenario, sets } => {
             let loaded = load_scenario(&scenario, &sets)?;
@@ -403,10 +410,11 @@ fn parquet_metadata(p: &scenario::Provenance, name: &str, seed: u64) -> Vec<(Str
 /// so the saved scenario.toml and its hash name the seed used).
 fn run_command(
     loaded: &LoadedScenario,
-    dir: &Path,
+    out_dir: OutDir,
     quiet: bool,
     tables: crate::report::Tables,
 ) -> Result<(), CliError> {
+    let dir = out_dir.path();
     let s = &loaded.scenario;
     let seed = s.run.seed;
     let provenance = scenario::Provenance::of(s);
@@ -464,15 +472,16 @@ fn run_command(
         )),
     )?;
     write_artifacts(dir, &artifacts)?;
-    // Last, so a folder with perf.json holds a finished run.
     write_whole(
         dir,
         "perf.json",
         &json_bytes(&with_provenance(&out.perf, &provenance)),
     )?;
+    let target = out_dir.target().to_owned();
+    out_dir.commit()?;
     say!(
         "{}",
-        crate::report::text::run_line(&s.run.name, &out.summary, dir)
+        crate::report::text::run_line(&s.run.name, &out.summary, &target)
     );
     Ok(())
 }

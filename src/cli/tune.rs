@@ -9,6 +9,7 @@ use crate::report::text;
 use crate::scenario::LoadedScenario;
 use crate::tune::check::{self, Baseline};
 use crate::tune::replicate::{aggregate, par_map, seeds};
+use crate::tune::resume::{load_or_run, RunKey, RunStore};
 use crate::tune::search::{self, Constraint, Param, TuneOptions};
 use crate::tune::sweep::{self, Shard, SweepError, SweepOptions};
 use clap::Subcommand;
@@ -166,14 +167,23 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                 Path::new("output").join(format!("{}-sweep", loaded.scenario.run.name))
             });
             // Before simulating. Shards of one sweep share a folder, so
-            // they only check it; a whole sweep holds it.
-            let _held = match shard {
-                Some(_) => {
-                    super::OutDir::check_writable(&dir).map_err(CliError::BadInput)?;
-                    None
+            // they only check it and write one file each; a whole sweep
+            // holds its folder and swaps it in whole at the end. Either
+            // way each finished run is kept as it finishes, so a rerun of
+            // an interrupted sweep resumes.
+            let (held, runs_dir) = match shard {
+                Some(s) => {
+                    super::check_writable(&dir).map_err(CliError::BadInput)?;
+                    let runs = dir.join(format!(".{}{}", s.file_name(), super::JOBS_DIR));
+                    (None, runs)
                 }
-                None => Some(super::OutDir::lock(&dir).map_err(CliError::BadInput)?),
+                None => {
+                    let held = super::OutDir::lock(&dir, true).map_err(CliError::BadInput)?;
+                    let runs = held.path().join(super::JOBS_DIR);
+                    (Some(held), runs)
+                }
             };
+            let store = super::RunFiles::new(&runs_dir);
             let bar = progress_bar_runs(quiet);
             let table = sweep::run_sweep(
                 &loaded,
@@ -184,14 +194,17 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                     replications,
                     tick: &|| bar.inc(1),
                     start: &|n| bar.set_length(n),
+                    store: Some(&store),
                 },
             )
             .map_err(sweep_err)?;
             bar.finish_and_clear();
-            match shard {
-                Some(s) => {
+            say_resumed(store.reused());
+            match (shard, held) {
+                (Some(s), _) => {
                     let file = sweep::ShardFile::new(table, &loaded);
                     write_whole(&dir, &s.file_name(), &json_bytes(&file))?;
+                    let _ = std::fs::remove_dir_all(&runs_dir);
                     let table = file.table;
                     say!(
                         "shard {}/{}: {} of {} settings → {}",
@@ -203,11 +216,12 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                     );
                     Ok(())
                 }
-                None => {
+                (None, Some(held)) => {
                     // The swept scenario, so `compare` can tell which settings share a world.
-                    write_whole(&dir, "scenario.toml", loaded.text.as_bytes())?;
-                    finish_sweep(&dir, &table, &provenance)
+                    write_whole(held.path(), "scenario.toml", loaded.text.as_bytes())?;
+                    finish_sweep(held, &table, &provenance)
                 }
+                (None, None) => unreachable!("a whole sweep holds its folder"),
             }
         }
         TuningCommand::Merge { dirs, out } => {
@@ -215,9 +229,11 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let n = shards.len();
             let (table, provenance) = sweep::merge(shards).map_err(CliError::BadInput)?;
             let dir = out.unwrap_or_else(|| dirs[0].clone());
-            let _held = super::OutDir::lock(&dir).map_err(CliError::BadInput)?;
+            let held = super::OutDir::lock(&dir, false).map_err(CliError::BadInput)?;
+            // Merging into the shards' folder keeps the shards.
+            held.carry(sweep::is_shard_name)?;
             say!("merged {n} shards");
-            finish_sweep(&dir, &table, &provenance)
+            finish_sweep(held, &table, &provenance)
         }
         TuningCommand::Check {
             scenarios,
@@ -286,11 +302,19 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
     }
 }
 
+/// Tells the user that an earlier, interrupted attempt's runs were reused.
+fn say_resumed(reused: usize) {
+    if reused > 0 {
+        eprintln!("resumed: {reused} runs finished by an interrupted attempt were reused");
+    }
+}
+
 fn finish_sweep(
-    dir: &Path,
+    held: super::OutDir,
     table: &sweep::SweepTable,
     provenance: &crate::scenario::Provenance,
 ) -> Result<(), CliError> {
+    let dir = held.path();
     let artifacts = crate::report::sweep::sweep_artifacts(table, &provenance.mmsim_version)?;
     write_artifacts(dir, &artifacts)?;
     write_whole(
@@ -298,50 +322,83 @@ fn finish_sweep(
         "provenance.json",
         &json_bytes(&with_provenance(&json!({"seeds": table.seeds}), provenance)),
     )?;
+    let target = held.target().to_owned();
+    held.commit()?;
     say_raw!("{}", crate::report::sweep::render_text(table));
     let names: Vec<&str> = artifacts.iter().map(|a| a.name.as_str()).collect();
-    say!("→ {} ({})", dir.display(), names.join(", "));
+    say!("→ {} ({})", target.display(), names.join(", "));
     Ok(())
 }
 
 /// `run` with replications: every seed's summary and wait quantiles under
 /// `replications/seed-K/`, `summary.json` with a mean and a 95% interval
 /// for every number, and a report whose plots carry the interval as bands.
-pub fn run_replicated(loaded: &LoadedScenario, dir: &Path, quiet: bool) -> Result<(), CliError> {
+/// Each seed's record is kept as the seed finishes (memory holds the seeds
+/// under way, not every run), so a rerun of an interrupted replication resumes.
+pub fn run_replicated(
+    loaded: &LoadedScenario,
+    held: super::OutDir,
+    quiet: bool,
+) -> Result<(), CliError> {
     let s = &loaded.scenario;
+    let dir = held.path().to_owned();
     let seeds = seeds(s.run.seed, s.run.replications);
     let provenance = crate::scenario::Provenance::of(s);
+    let store = super::RunFiles::new(&dir.join(super::JOBS_DIR));
     let bar = progress_bar_runs(quiet);
     bar.set_length(seeds.len() as u64);
-    let outs = par_map(
+    let records = par_map(
         None,
         seeds.len(),
-        |i| crate::run::run_summary(s, seeds[i], &mut |_, _| {}),
+        |i| {
+            load_or_run(
+                Some(&store),
+                || RunKey::new(s, None, seeds[i]),
+                || {
+                    let out = crate::run::run_summary(s, seeds[i], &mut |_, _| {});
+                    json!({
+                        "summary": out.summary.to_value(),
+                        "perf": out.perf,
+                        "wait_quantiles": crate::report::compare::wait_quantiles_json(&out.view.waits),
+                    })
+                },
+            )
+            .map(|_| ())
+        },
         || bar.inc(1),
     )?;
     bar.finish_and_clear();
-    let summaries: Vec<serde_json::Value> = outs.iter().map(|o| o.summary.to_value()).collect();
-    let quantiles: Vec<serde_json::Value> = outs
-        .iter()
-        .map(|o| crate::report::compare::wait_quantiles_json(&o.view.waits))
-        .collect();
-    for ((seed, out), q) in seeds.iter().zip(&outs).zip(&quantiles) {
+    records.into_iter().collect::<anyhow::Result<()>>()?;
+    say_resumed(store.reused());
+    let mut summaries = Vec::with_capacity(seeds.len());
+    let mut quantiles = Vec::with_capacity(seeds.len());
+    let mut perf = Vec::with_capacity(seeds.len());
+    for &seed in &seeds {
+        let mut record = store.load(&RunKey::new(s, None, seed)).ok_or_else(|| {
+            anyhow::anyhow!("the run of seed {seed} was saved but cannot be read back")
+        })?;
+        let summary = record["summary"].take();
+        let seed_perf = record["perf"].take();
+        let q = record["wait_quantiles"].take();
         let sub = dir.join("replications").join(format!("seed-{seed}"));
         write_whole(
             &sub,
             "summary.json",
-            &json_bytes(&with_provenance(&out.summary, &provenance)),
+            &json_bytes(&with_provenance(&summary, &provenance)),
         )?;
-        write_whole(&sub, crate::report::compare::QUANTILES_FILE, &json_bytes(q))?;
+        write_whole(&sub, crate::report::compare::QUANTILES_FILE, &json_bytes(&q))?;
         write_whole(
             &sub,
             "perf.json",
-            &json_bytes(&with_provenance(&out.perf, &provenance)),
+            &json_bytes(&with_provenance(&seed_perf, &provenance)),
         )?;
+        summaries.push(summary);
+        quantiles.push(q);
+        perf.push(json!({"seed": seed, "perf": seed_perf}));
     }
     let agg = aggregate(&seeds, &summaries);
     write_whole(
-        dir,
+        &dir,
         "summary.json",
         &json_bytes(&with_provenance(&agg, &provenance)),
     )?;
@@ -353,22 +410,18 @@ pub fn run_replicated(loaded: &LoadedScenario, dir: &Path, quiet: bool) -> Resul
         wait_quantiles: &quantiles,
         scenario_sha256: &provenance.scenario_sha256,
     })?;
-    write_artifacts(dir, &artifacts)?;
-    let perf: Vec<_> = seeds
-        .iter()
-        .zip(&outs)
-        .map(|(seed, o)| json!({"seed": seed, "perf": o.perf}))
-        .collect();
-    write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
-    // Last, so a folder with perf.json holds a finished run.
+    write_artifacts(&dir, &artifacts)?;
     write_whole(
-        dir,
+        &dir,
         "perf.json",
         &json_bytes(&json!({"runs": perf, "provenance": provenance})),
     )?;
+    write_whole(&dir, "scenario.toml", loaded.text.as_bytes())?;
+    let target = held.target().to_owned();
+    held.commit()?;
     say!(
         "{}",
-        text::replications_line(&s.run.name, &seeds, &agg, dir)
+        text::replications_line(&s.run.name, &seeds, &agg, &target)
     );
     Ok(())
 }

@@ -3,12 +3,16 @@
 //! a half-written file under a final name.
 
 use crate::report::Artifact;
+use crate::tune::resume::{RunKey, RunStore};
 use anyhow::{Context, Result};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes `bytes` to `dir/name`; `name` may hold sub-folders (`plots/a.png`).
 pub fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
+    if super::interrupt::stopping() {
+        anyhow::bail!("stopped by a signal");
+    }
     let target = dir.join(name);
     let folder = target.parent().unwrap_or(dir);
     std::fs::create_dir_all(folder)
@@ -44,6 +48,9 @@ pub struct PartialFile {
 
 impl PartialFile {
     pub fn create(dir: &Path, name: &str) -> Result<PartialFile> {
+        if super::interrupt::stopping() {
+            anyhow::bail!("stopped by a signal");
+        }
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create output folder {}", dir.display()))?;
         let target = dir.join(name);
@@ -74,103 +81,352 @@ impl Drop for PartialFile {
     }
 }
 
-/// The lock file a writer keeps in its output folder while it runs.
-pub const LOCK_NAME: &str = ".mmsim.lock";
+/// The hidden names kept beside an output folder `NAME`: its writer's
+/// lock (`.NAME.mmsim-lock`), the staging folder the new output is written
+/// into (`.NAME.mmsim-staging`), and the previous output while the two
+/// swap (`.NAME.mmsim-old`). Beside, not inside: the swap replaces the
+/// whole folder, and all three must be on its file system for `rename`.
+fn sibling(target: &Path, what: &str) -> PathBuf {
+    let name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    target
+        .parent()
+        .unwrap_or(Path::new(""))
+        .join(format!(".{name}.mmsim-{what}"))
+}
+
+/// The folder inside the staging folder where sweeps and replications keep
+/// each finished run (`tune::RunStore`); removed before the swap, so it
+/// never reaches the output.
+pub const JOBS_DIR: &str = ".mmsim-jobs";
 
 /// An output folder held by one writer, taken before any simulation so a
-/// folder that cannot be written fails at once, not after the run. The
-/// lock file holds the writer's pid: a second writer is refused while that
-/// process lives, and a lock left by a killed one is taken over. Dropped,
-/// it removes the lock, and the folder too if it made it and nothing was
-/// written (a run refused later leaves no empty folder behind).
+/// folder that cannot be written fails at once, not after the run.
+///
+/// Everything is written into a fresh staging folder beside the target
+/// (`path()`), and `commit` swaps it in whole, so a reader of the target
+/// sees the previous complete output or the new complete one, never a mix.
+/// The lock file beside the target holds the writer's pid: a second writer
+/// is refused while that process lives, and a lock left by a killed one is
+/// taken over, with the killed run's staging folder (removed, or for a
+/// resumable sweep kept and reused) and any previous output left mid-swap
+/// (restored or removed; see `commit`). Dropped without `commit`, it
+/// removes its staging folder (a resumable one only when it holds no
+/// finished run) and the lock: the target is never touched.
 pub struct OutDir {
-    dir: std::path::PathBuf,
-    lock: std::path::PathBuf,
-    created: bool,
+    target: PathBuf,
+    staging: PathBuf,
+    old: PathBuf,
+    lock: PathBuf,
+    resumable: bool,
+    committed: bool,
+    /// Known to the signal handler (`interrupt`), so it must be forgotten there.
+    registered: bool,
 }
 
 impl OutDir {
-    pub fn lock(dir: &Path) -> std::result::Result<OutDir, String> {
-        let created = !dir.exists();
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("--out {}: cannot create the folder: {e}", dir.display()))?;
-        let lock = dir.join(LOCK_NAME);
-        let held = OutDir {
-            dir: dir.to_owned(),
-            lock: lock.clone(),
-            created,
+    /// Takes `dir` for a new output. `resumable`: keep the staging folder
+    /// of an interrupted attempt (its finished runs) instead of clearing it.
+    pub fn lock(dir: &Path, resumable: bool) -> std::result::Result<OutDir, String> {
+        let shown = dir.display();
+        let target = if dir.file_name().is_some() {
+            dir.to_owned()
+        } else {
+            // `.` or `..`: the swap needs the folder's own name.
+            dir.canonicalize()
+                .ok()
+                .filter(|d| d.file_name().is_some())
+                .ok_or_else(|| {
+                    format!("--out {shown}: name the output folder itself, e.g. --out results")
+                })?
         };
-        // Twice: once more after clearing a stale lock.
-        for _ in 0..2 {
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&lock)
-            {
-                Ok(mut f) => {
-                    writeln!(f, "{}", std::process::id()).map_err(|e| {
-                        format!("--out {}: cannot write in the folder: {e}", dir.display())
-                    })?;
-                    return Ok(held);
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                    let text = std::fs::read_to_string(&lock).unwrap_or_default();
-                    match text.trim().parse::<u32>() {
-                        Ok(pid) if process_alive(pid) => {
-                            std::mem::forget(held);
-                            return Err(format!(
-                                "--out {}: another mmsim (pid {pid}) is writing this folder; wait for it to finish or choose another --out",
-                                dir.display()
-                            ));
-                        }
-                        Ok(_) => {
-                            // Its writer is gone (killed): the lock is stale.
-                            let _ = std::fs::remove_file(&lock);
-                        }
-                        Err(_) => {
-                            std::mem::forget(held);
-                            return Err(format!(
-                                "--out {}: {} exists but names no process; if no mmsim is writing this folder, delete it",
-                                dir.display(),
-                                lock.display()
-                            ));
+        let parent = target.parent().unwrap_or(Path::new("")).to_owned();
+        std::fs::create_dir_all(&parent)
+            .map_err(|e| format!("--out {shown}: cannot create the folder: {e}"))?;
+        if target.exists() {
+            if !target.is_dir() {
+                return Err(format!(
+                    "--out {shown}: is a file; the output is a folder, choose another --out"
+                ));
+            }
+            if let Some(foreign) = foreign_entry(&target) {
+                return Err(format!(
+                    "--out {shown}: holds `{foreign}`, which mmsim did not write; a new output replaces the whole folder, so choose a new or empty folder or one mmsim wrote"
+                ));
+            }
+        }
+        let lock = sibling(&target, "lock");
+        let registering = super::interrupt::registering();
+        // Refused, this writer must not touch the holder's lock or staging:
+        // `held` (whose drop cleans up) exists only once the lock is ours.
+        take_lock(&lock, dir)?;
+        let held = OutDir {
+            staging: sibling(&target, "staging"),
+            old: sibling(&target, "old"),
+            lock,
+            target,
+            resumable,
+            committed: false,
+            registered: false,
+        };
+        let cannot =
+            |e: std::io::Error| format!("--out {shown}: cannot write beside the folder: {e}");
+        held.recover().map_err(cannot)?;
+        if held.staging.exists() {
+            if resumable {
+                // Keep the finished runs; any output half-written by the
+                // interrupted attempt is written anew.
+                for e in std::fs::read_dir(&held.staging).map_err(cannot)? {
+                    let e = e.map_err(cannot)?;
+                    if e.file_name() != JOBS_DIR {
+                        let p = e.path();
+                        if e.file_type().map_err(cannot)?.is_dir() {
+                            std::fs::remove_dir_all(&p).map_err(cannot)?;
+                        } else {
+                            std::fs::remove_file(&p).map_err(cannot)?;
                         }
                     }
                 }
-                Err(e) => {
-                    return Err(format!(
-                        "--out {}: cannot write in the folder: {e}",
-                        dir.display()
-                    ))
-                }
+            } else {
+                std::fs::remove_dir_all(&held.staging).map_err(cannot)?;
             }
         }
-        std::mem::forget(held);
-        Err(format!(
-            "--out {}: another mmsim took the folder's lock at the same moment; choose another --out",
-            dir.display()
-        ))
+        std::fs::create_dir_all(&held.staging).map_err(cannot)?;
+        let probe = held.staging.join(".mmsim-probe");
+        std::fs::File::create(&probe).map_err(cannot)?;
+        std::fs::remove_file(&probe).map_err(cannot)?;
+        registering.add(&held.staging, &held.lock, resumable);
+        let mut held = held;
+        held.registered = true;
+        Ok(held)
     }
 
-    /// Checks only that `dir` can be written, holding no lock: for the
-    /// shards of one sweep, which share a folder by design and write
-    /// different files.
-    pub fn check_writable(dir: &Path) -> std::result::Result<(), String> {
-        let bad =
-            |e: std::io::Error| format!("--out {}: cannot write in the folder: {e}", dir.display());
-        std::fs::create_dir_all(dir).map_err(bad)?;
-        let probe = dir.join(format!(".mmsim.probe-{}", std::process::id()));
-        std::fs::File::create(&probe).map_err(bad)?;
-        std::fs::remove_file(&probe).map_err(bad)
+    /// Where this writer writes: the staging folder.
+    pub fn path(&self) -> &Path {
+        &self.staging
     }
+
+    /// The folder the output will have once committed.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// A previous writer killed mid-swap left the previous output under
+    /// `.NAME.mmsim-old`: back in place if the target is gone (the new one
+    /// never arrived), removed if the target is there (the swap finished).
+    fn recover(&self) -> std::io::Result<()> {
+        if self.old.exists() {
+            if self.target.exists() {
+                std::fs::remove_dir_all(&self.old)?;
+            } else {
+                std::fs::rename(&self.old, &self.target)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies the target's files named by `keep` into the staging folder,
+    /// so they survive the swap (`merge` writing into the shards' folder
+    /// keeps the shards).
+    pub fn carry(&self, keep: impl Fn(&str) -> bool) -> Result<()> {
+        let Ok(entries) = std::fs::read_dir(&self.target) else {
+            return Ok(());
+        };
+        for e in entries {
+            let e = e?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if keep(&name) && e.file_type()?.is_file() {
+                let bytes = std::fs::read(e.path())
+                    .with_context(|| format!("cannot read {}", e.path().display()))?;
+                write_whole(&self.staging, &name, &bytes)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Swaps the staging folder in as the target. On Linux both names are
+    /// exchanged in one `renameat2(RENAME_EXCHANGE)`: a reader sees the old
+    /// folder or the new, always complete. Where that is not available, the
+    /// three-step dance: target -> `.NAME.mmsim-old`, staging -> target,
+    /// remove `.NAME.mmsim-old`. Killed between the first two steps, the
+    /// target is briefly absent and the previous output is whole under
+    /// `.NAME.mmsim-old`; the next writer (`recover`) puts it back.
+    /// Killed after the exchange or the second step, the previous output
+    /// is left under the staging or old name, and the next writer removes
+    /// it. SIGINT and SIGTERM wait for the swap to finish (`interrupt`).
+    pub fn commit(mut self) -> Result<()> {
+        let jobs = self.staging.join(JOBS_DIR);
+        if jobs.exists() {
+            std::fs::remove_dir_all(&jobs)
+                .with_context(|| format!("cannot remove {}", jobs.display()))?;
+        }
+        let _swapping = super::interrupt::swapping();
+        swap(&self.target, &self.staging, &self.old, true).with_context(|| {
+            format!(
+                "cannot put the new output in place at {}",
+                self.target.display()
+            )
+        })?;
+        self.committed = true;
+        super::interrupt::committed(&self.staging);
+        Ok(())
+    }
+}
+
+/// The swap itself; `exchange: false` forces the three-step dance (tests).
+fn swap(target: &Path, staging: &Path, old: &Path, exchange: bool) -> std::io::Result<()> {
+    if !target.exists() {
+        return std::fs::rename(staging, target);
+    }
+    if exchange && rename_exchange(staging, target).is_ok() {
+        // The staging name now holds the previous output.
+        return std::fs::remove_dir_all(staging);
+    }
+    std::fs::rename(target, old)?;
+    std::fs::rename(staging, target)?;
+    std::fs::remove_dir_all(old)
+}
+
+#[cfg(target_os = "linux")]
+fn rename_exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let c =
+        |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).map_err(std::io::Error::other);
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: two valid NUL-terminated paths; the raw syscall avoids
+    // needing a glibc new enough to wrap renameat2.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn rename_exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
+    Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// The first entry of `dir` that no mmsim output holds, if any: the swap
+/// replaces the whole folder, so it must not be someone's other files.
+fn foreign_entry(dir: &Path) -> Option<String> {
+    const OURS: [&str; 11] = [
+        "summary.json",
+        "perf.json",
+        "scenario.toml",
+        "report.html",
+        "tickets.parquet",
+        "matches.parquet",
+        "queue.parquet",
+        "plots",
+        "replications",
+        "provenance.json",
+        "sweep.csv",
+    ];
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    let ours = |n: &str| {
+        OURS.contains(&n)
+            || n.starts_with("sweep")
+            || (n.starts_with("shard-") && n.ends_with(".json"))
+            || (n.starts_with('.') && (n.contains(".partial-") || n.contains("mmsim")))
+    };
+    if names.iter().any(|n| ours(n)) {
+        return None;
+    }
+    names.into_iter().next()
+}
+
+/// Creates `lock` holding this process's pid; a lock whose process is gone
+/// is taken over.
+fn take_lock(lock: &Path, dir: &Path) -> std::result::Result<(), String> {
+    let shown = dir.display();
+    // Twice: once more after clearing a stale lock.
+    for _ in 0..2 {
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(lock)
+        {
+            Ok(mut f) => {
+                return writeln!(f, "{}", std::process::id()).map_err(|e| {
+                    let _ = std::fs::remove_file(lock);
+                    format!("--out {shown}: cannot write beside the folder: {e}")
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                let text = std::fs::read_to_string(lock).unwrap_or_default();
+                match text.trim().parse::<u32>() {
+                    Ok(pid) if process_alive(pid) => {
+                        return Err(format!(
+                            "--out {shown}: another mmsim (pid {pid}) is writing this folder; wait for it to finish or choose another --out"
+                        ));
+                    }
+                    Ok(_) => {
+                        // Its writer is gone (killed): the lock is stale.
+                        let _ = std::fs::remove_file(lock);
+                    }
+                    Err(_) => {
+                        return Err(format!(
+                            "--out {shown}: {} exists but names no process; if no mmsim is writing this folder, delete it",
+                            lock.display()
+                        ));
+                    }
+                }
+            }
+            Err(e) => {
+                return Err(format!(
+                    "--out {shown}: cannot write beside the folder: {e}"
+                ))
+            }
+        }
+    }
+    Err(format!(
+        "--out {shown}: another mmsim took the folder's lock at the same moment; choose another --out"
+    ))
+}
+
+/// Checks only that `dir` can be written, holding no lock: for the
+/// shards of one sweep, which share a folder by design and write
+/// different files.
+pub fn check_writable(dir: &Path) -> std::result::Result<(), String> {
+    let bad =
+        |e: std::io::Error| format!("--out {}: cannot write in the folder: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(bad)?;
+    let probe = dir.join(format!(".mmsim.probe-{}", std::process::id()));
+    std::fs::File::create(&probe).map_err(bad)?;
+    std::fs::remove_file(&probe).map_err(bad)
 }
 
 impl Drop for OutDir {
     fn drop(&mut self) {
+        if !self.committed {
+            let finished_runs = std::fs::read_dir(self.staging.join(JOBS_DIR))
+                .is_ok_and(|mut d| d.next().is_some());
+            if !(self.resumable && finished_runs) {
+                let _ = std::fs::remove_dir_all(&self.staging);
+            }
+        }
         let _ = std::fs::remove_file(&self.lock);
-        if self.created {
-            // Fails, as it should, unless the folder is empty.
-            let _ = std::fs::remove_dir(&self.dir);
+        // Last: a signal until here still removes the lock itself.
+        if self.registered {
+            super::interrupt::unregister(&self.staging);
         }
     }
 }
@@ -190,6 +446,56 @@ fn process_alive(_pid: u32) -> bool {
     // No portable check: a lock is taken as live, and the message says
     // how to clear it.
     true
+}
+
+/// The finished runs of a sweep or replication (`tune::resume::RunStore`):
+/// one file per run holding its key and its record, each written whole as
+/// the run finishes, so an interruption loses only the runs under way.
+pub struct RunFiles {
+    dir: PathBuf,
+    reused: std::sync::atomic::AtomicUsize,
+}
+
+impl RunFiles {
+    pub fn new(dir: &Path) -> RunFiles {
+        RunFiles {
+            dir: dir.to_owned(),
+            reused: Default::default(),
+        }
+    }
+
+    /// How many runs `load` gave back (finished by an earlier attempt).
+    pub fn reused(&self) -> usize {
+        self.reused.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredRun {
+    key: RunKey,
+    record: serde_json::Value,
+}
+
+impl RunStore for RunFiles {
+    fn load(&self, key: &RunKey) -> Option<serde_json::Value> {
+        let bytes = std::fs::read(self.dir.join(key.file_name())).ok()?;
+        // A file that does not parse or names another key is run again.
+        let stored: StoredRun = serde_json::from_slice(&bytes).ok()?;
+        (stored.key == *key).then(|| {
+            self.reused
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            stored.record
+        })
+    }
+
+    fn save(&self, key: &RunKey, record: &serde_json::Value) -> Result<()> {
+        let stored = StoredRun {
+            key: key.clone(),
+            record: record.clone(),
+        };
+        let bytes = serde_json::to_vec(&stored).context("a run record serializes")?;
+        write_whole(&self.dir, &key.file_name(), &bytes)
+    }
 }
 
 pub fn write_artifacts(dir: &Path, artifacts: &[Artifact]) -> Result<()> {
@@ -249,43 +555,135 @@ mod tests {
     fn an_out_folder_takes_one_writer_and_a_stale_lock_is_taken_over() {
         let tmp = tempfile::tempdir().unwrap();
         let out = tmp.path().join("run");
-        let held = OutDir::lock(&out).unwrap();
-        let lock = std::fs::read_to_string(out.join(LOCK_NAME)).unwrap();
-        assert_eq!(lock.trim(), std::process::id().to_string());
-        let err = OutDir::lock(&out).err().unwrap();
+        let lock = tmp.path().join(".run.mmsim-lock");
+        let held = OutDir::lock(&out, false).unwrap();
+        let pid = std::fs::read_to_string(&lock).unwrap();
+        assert_eq!(pid.trim(), std::process::id().to_string());
+        write_whole(held.path(), "summary.json", b"1").unwrap();
+        let err = OutDir::lock(&out, false).err().unwrap();
         assert!(
-            err.contains("another mmsim") && err.contains(lock.trim()),
+            err.contains("another mmsim") && err.contains(pid.trim()),
             "{err}"
         );
+        // The refused writer left the holder's lock and staging alone.
+        assert!(lock.exists() && held.path().join("summary.json").exists());
         drop(held);
-        // Made and left empty: removed with the lock.
-        assert!(!out.exists());
+        // Nothing committed: no folder, no staging, no lock.
+        assert_eq!(names(tmp.path()), Vec::<String>::new());
 
         // A lock whose process has ended is stale.
-        std::fs::create_dir_all(&out).unwrap();
         let mut gone = std::process::Command::new("true").spawn().unwrap();
         gone.wait().unwrap();
-        std::fs::write(out.join(LOCK_NAME), format!("{}\n", gone.id())).unwrap();
-        let held = OutDir::lock(&out).unwrap();
-        write_whole(&out, "a.json", b"{}").unwrap();
-        drop(held);
-        assert_eq!(names(&out), vec!["a.json"]);
+        std::fs::write(&lock, format!("{}\n", gone.id())).unwrap();
+        let held = OutDir::lock(&out, false).unwrap();
+        write_whole(held.path(), "summary.json", b"{}").unwrap();
+        held.commit().unwrap();
+        assert_eq!(names(tmp.path()), vec!["run"]);
+        assert_eq!(names(&out), vec!["summary.json"]);
 
-        std::fs::write(out.join(LOCK_NAME), "?").unwrap();
-        assert!(OutDir::lock(&out).err().unwrap().contains("delete it"));
+        std::fs::write(&lock, "?").unwrap();
+        assert!(OutDir::lock(&out, false)
+            .err()
+            .unwrap()
+            .contains("delete it"));
     }
 
     #[test]
-    fn a_folder_under_a_file_is_refused_before_anything_is_written() {
+    fn a_commit_replaces_the_whole_folder_and_a_drop_leaves_it_untouched() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("run");
+        let first = OutDir::lock(&out, false).unwrap();
+        write_whole(first.path(), "summary.json", b"1").unwrap();
+        write_whole(first.path(), "plots/a.svg", b"1").unwrap();
+        first.commit().unwrap();
+        // A second output, abandoned half-way: the first stays as it was.
+        let second = OutDir::lock(&out, false).unwrap();
+        write_whole(second.path(), "summary.json", b"2").unwrap();
+        drop(second);
+        assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), b"1");
+        assert_eq!(names(tmp.path()), vec!["run"]);
+        // A third, committed: nothing of the first is left (no stale plot).
+        let third = OutDir::lock(&out, false).unwrap();
+        write_whole(third.path(), "summary.json", b"3").unwrap();
+        third.commit().unwrap();
+        assert_eq!(names(&out), vec!["summary.json"]);
+        assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), b"3");
+        assert_eq!(names(tmp.path()), vec!["run"]);
+    }
+
+    #[test]
+    fn the_three_step_swap_and_its_recovery_after_a_crash_between_steps() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (target, staging, old) = (
+            tmp.path().join("run"),
+            tmp.path().join(".run.mmsim-staging"),
+            tmp.path().join(".run.mmsim-old"),
+        );
+        write_whole(&target, "summary.json", b"old").unwrap();
+        write_whole(&staging, "summary.json", b"new").unwrap();
+        swap(&target, &staging, &old, false).unwrap();
+        assert_eq!(std::fs::read(target.join("summary.json")).unwrap(), b"new");
+        assert_eq!(names(tmp.path()), vec!["run"]);
+
+        // Killed after the first step: the target is gone, the previous
+        // output whole under the old name. The next writer restores it.
+        std::fs::rename(&target, &old).unwrap();
+        write_whole(&staging, "summary.json", b"half").unwrap();
+        let next = OutDir::lock(&target, false).unwrap();
+        assert_eq!(std::fs::read(target.join("summary.json")).unwrap(), b"new");
+        drop(next);
+        assert_eq!(names(tmp.path()), vec!["run"]);
+
+        // Killed after the second step: the new output is in place and
+        // the previous one lingers under the old name; it is removed.
+        write_whole(&old, "summary.json", b"older").unwrap();
+        let next = OutDir::lock(&target, false).unwrap();
+        assert_eq!(std::fs::read(target.join("summary.json")).unwrap(), b"new");
+        drop(next);
+        assert_eq!(names(tmp.path()), vec!["run"]);
+    }
+
+    #[test]
+    fn a_resumable_staging_keeps_its_finished_runs_and_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("sweep");
+        let held = OutDir::lock(&out, true).unwrap();
+        write_whole(&held.path().join(JOBS_DIR), "seed-1.json", b"{}").unwrap();
+        write_whole(held.path(), "sweep.csv", b"half").unwrap();
+        drop(held);
+        assert_eq!(names(tmp.path()), vec![".sweep.mmsim-staging"]);
+        let held = OutDir::lock(&out, true).unwrap();
+        assert_eq!(names(held.path()), vec![JOBS_DIR]);
+        write_whole(held.path(), "sweep.csv", b"whole").unwrap();
+        held.commit().unwrap();
+        assert_eq!(names(&out), vec!["sweep.csv"]);
+        assert_eq!(names(tmp.path()), vec!["sweep"]);
+        // Not resumable, or nothing finished: the staging goes.
+        let held = OutDir::lock(&out, true).unwrap();
+        drop(held);
+        assert_eq!(names(tmp.path()), vec!["sweep"]);
+    }
+
+    #[test]
+    fn a_folder_of_other_files_or_under_a_file_is_refused_before_anything_is_written() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("file"), b"x").unwrap();
         let out = tmp.path().join("file/run");
-        assert!(OutDir::lock(&out)
+        assert!(OutDir::lock(&out, false)
             .err()
             .unwrap()
             .contains("cannot create the folder"));
-        assert!(OutDir::check_writable(&out).is_err());
-        OutDir::check_writable(&tmp.path().join("fresh")).unwrap();
+        assert!(check_writable(&out).is_err());
+        check_writable(&tmp.path().join("fresh")).unwrap();
         assert_eq!(names(&tmp.path().join("fresh")), Vec::<String>::new());
+        let mine = tmp.path().join("mine");
+        std::fs::create_dir(&mine).unwrap();
+        std::fs::write(mine.join("thesis.tex"), b"x").unwrap();
+        let err = OutDir::lock(&mine, false).err().unwrap();
+        assert!(
+            err.contains("thesis.tex") && err.contains("did not write"),
+            "{err}"
+        );
+        assert_eq!(names(&mine), vec!["thesis.tex"]);
     }
 }

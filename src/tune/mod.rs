@@ -5,6 +5,7 @@
 
 pub mod check;
 pub mod replicate;
+pub mod resume;
 pub mod search;
 pub mod stats;
 pub mod sweep;

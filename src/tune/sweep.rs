@@ -3,6 +3,7 @@
 //! spread over cores, sliced into shards for clusters and merged back.
 
 use super::replicate::{par_map, seeds, summary_for};
+use super::resume::{load_or_run, RunKey};
 use super::stats::{ci95, lookup, metric, Ci};
 use crate::scenario::provenance::{self, Provenance};
 use crate::scenario::{LoadedScenario, ScenarioError};
@@ -268,6 +269,9 @@ pub struct SweepOptions<'a> {
     pub tick: &'a (dyn Fn() + Sync),
     /// Called with the number of runs before they start.
     pub start: &'a dyn Fn(u64),
+    /// Where each finished run's summary goes as it finishes, and where a
+    /// rerun finds the runs an interrupted attempt finished.
+    pub store: Option<&'a dyn super::resume::RunStore>,
 }
 
 /// What can go wrong before any run starts: the user's input.
@@ -336,16 +340,28 @@ pub fn run_sweep(base: &LoadedScenario, opts: &SweepOptions<'_>) -> Result<Sweep
         .flat_map(|&i| seeds.iter().map(move |&seed| (i, seed)))
         .collect();
     (opts.start)(jobs.len() as u64);
-    let summaries = par_map(
+    // Each run is reduced to its metrics as it finishes (and its summary
+    // handed to the store), so memory holds the runs under way, not every
+    // summary; the first is kept whole to check the plotted metrics' names.
+    let store = opts.store;
+    let results = par_map(
         opts.jobs,
         jobs.len(),
-        |j| {
+        |j| -> anyhow::Result<(Option<Value>, Vec<Option<f64>>)> {
             let (i, seed) = jobs[j];
-            summary_for(&loaded[i].scenario, seed)
+            let summary = load_or_run(
+                store,
+                || RunKey::new(&loaded[i].scenario, Some(i), seed),
+                || summary_for(&loaded[i].scenario, seed),
+            )?;
+            let values = metrics.iter().map(|m| metric(&summary, m)).collect();
+            Ok(((j == 0).then_some(summary), values))
         },
         opts.tick,
-    )?;
-    if let Some(first) = summaries.first() {
+    )?
+    .into_iter()
+    .collect::<anyhow::Result<Vec<_>>>()?;
+    if let Some((Some(first), _)) = results.first() {
         check_metric_names(first, &plot)?;
     }
     let mut keys: Vec<String> = Vec::new();
@@ -360,7 +376,7 @@ pub fn run_sweep(base: &LoadedScenario, opts: &SweepOptions<'_>) -> Result<Sweep
         .iter()
         .enumerate()
         .map(|(pos, &i)| {
-            let chunk = &summaries[pos * seeds.len()..(pos + 1) * seeds.len()];
+            let chunk = &results[pos * seeds.len()..(pos + 1) * seeds.len()];
             let s = &all[i];
             SweepRow {
                 setting: i,
@@ -375,18 +391,14 @@ pub fn run_sweep(base: &LoadedScenario, opts: &SweepOptions<'_>) -> Result<Sweep
                             .unwrap_or(Value::Null)
                     })
                     .collect(),
-                stats: metrics
-                    .iter()
+                stats: (0..metrics.len())
                     .map(|m| {
-                        let xs: Vec<f64> = chunk.iter().filter_map(|s| metric(s, m)).collect();
+                        let xs: Vec<f64> = chunk.iter().filter_map(|(_, v)| v[m]).collect();
                         ci95(&xs)
                     })
                     .collect(),
                 scenario_sha256: provenance::scenario_sha256(&loaded[i].scenario),
-                per_seed: chunk
-                    .iter()
-                    .map(|s| metrics.iter().map(|m| metric(s, m)).collect())
-                    .collect(),
+                per_seed: chunk.iter().map(|(_, v)| v.clone()).collect(),
             }
         })
         .collect();
@@ -581,7 +593,12 @@ pub fn read_shards(dirs: &[std::path::PathBuf]) -> Result<Vec<ShardFile>, String
 fn is_shard_file(p: &Path) -> bool {
     p.file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("shard-") && n.ends_with(".json"))
+        .is_some_and(is_shard_name)
+}
+
+/// `shard-K-of-N.json`, as `Shard::file_name` writes it.
+pub fn is_shard_name(n: &str) -> bool {
+    n.starts_with("shard-") && n.ends_with(".json")
 }
 
 #[cfg(test)]
