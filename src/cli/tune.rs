@@ -386,7 +386,11 @@ pub fn run_replicated(
             "summary.json",
             &json_bytes(&with_provenance(&summary, &provenance)),
         )?;
-        write_whole(&sub, crate::report::compare::QUANTILES_FILE, &json_bytes(&q))?;
+        write_whole(
+            &sub,
+            crate::report::compare::QUANTILES_FILE,
+            &json_bytes(&q),
+        )?;
         write_whole(
             &sub,
             "perf.json",
