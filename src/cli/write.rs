@@ -322,8 +322,11 @@ fn rename_exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
 /// The first entry of `dir` that no mmsim output holds, if any: the swap
 /// replaces the whole folder, so it must not be someone's other files.
 fn foreign_entry(dir: &Path) -> Option<String> {
-    const OURS: [&str; 11] = [
+    const OURS: [&str; 14] = [
         "summary.json",
+        "compare.html",
+        "compare.json",
+        "wait_quantiles.json",
         "perf.json",
         "scenario.toml",
         "report.html",
