@@ -545,9 +545,21 @@ pub fn splittable_with(
     sizes.push(size);
     // Adding a solo never breaks a packing that had a solo's room to spare.
     let ok = size == 1 || {
-        let mut padded = sizes.clone();
-        padded.extend(std::iter::repeat_n(1, room - size));
-        crate::teams::can_fill(&padded, &vec![format.team_size; format.teams])
+        // What `can_fill` would answer for `sizes` padded with `room - size`
+        // solos, without building the padded list: this runs for every
+        // candidate of every pass (`splittable_with_matches_can_fill_on_the_padded_list`).
+        let caps: smallvec::SmallVec<[usize; 8]> =
+            smallvec::smallvec![format.team_size; format.teams];
+        let largest = caps.iter().copied().max().unwrap_or(0);
+        let total = sizes.iter().sum::<usize>() + (room - size);
+        let sizes_fit =
+            sizes.iter().all(|&s| s != 0 && s <= largest) && (room == size || largest >= 1);
+        total == caps.iter().sum::<usize>() && sizes_fit && {
+            let mut parties: smallvec::SmallVec<[usize; 128]> =
+                sizes.iter().copied().filter(|&s| s >= 2).collect();
+            parties.sort_unstable_by(|a, b| b.cmp(a));
+            crate::teams::can_place_parties(&parties, &caps)
+        }
     };
     if !ok {
         sizes.pop();

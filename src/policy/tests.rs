@@ -320,3 +320,52 @@ fn every_declared_name_is_its_serde_tag_and_round_trips() {
         config.build();
     }
 }
+
+/// `splittable_with` as it was written first: pad with solos, ask
+/// `can_fill`. The oracle for the version that skips the padded list.
+fn splittable_with_padded(
+    sizes: &mut Vec<usize>,
+    size: usize,
+    room: usize,
+    format: super::MatchFormat,
+) -> bool {
+    sizes.push(size);
+    let ok = size == 1 || {
+        let mut padded = sizes.clone();
+        padded.extend(std::iter::repeat_n(1, room - size));
+        crate::teams::can_fill(&padded, &vec![format.team_size; format.teams])
+    };
+    if !ok {
+        sizes.pop();
+    }
+    ok
+}
+
+proptest::proptest! {
+    /// Fills grown party by party, as a policy grows them, get the same
+    /// answer (and the same `sizes` after) from both versions, on formats
+    /// from 1v1 to three teams of 40, with parties up to the team size.
+    #[test]
+    fn splittable_with_matches_can_fill_on_the_padded_list(
+        teams in 1usize..4,
+        team_size in 1usize..41,
+        parties in proptest::collection::vec(1usize..8, 1..60),
+    ) {
+        let format = super::MatchFormat { teams, team_size };
+        let need = format.players();
+        let (mut fast, mut slow) = (Vec::new(), Vec::new());
+        let mut room = need;
+        for size in parties {
+            if size > room || size > team_size {
+                continue;
+            }
+            let a = super::splittable_with(&mut fast, size, room, format);
+            let b = splittable_with_padded(&mut slow, size, room, format);
+            proptest::prop_assert_eq!(a, b, "adding {} with room {} to {:?}", size, room, slow);
+            proptest::prop_assert_eq!(&fast, &slow);
+            if a {
+                room -= size;
+            }
+        }
+    }
+}

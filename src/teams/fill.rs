@@ -26,21 +26,31 @@ pub fn can_fill(sizes: &[usize], caps: &[usize]) -> bool {
         return false;
     }
     let mut parties: Vec<usize> = sizes.iter().copied().filter(|&s| s >= 2).collect();
+    parties.sort_unstable_by(|a, b| b.cmp(a));
+    can_place_parties(&parties, caps)
+}
+
+/// Whether parties of two players or more (`parties_desc`, largest first)
+/// go into teams of `caps` rooms with room to spare or exactly: solos fill
+/// whatever is left. `can_fill` once its sums and sizes check out; callers
+/// that know those hold (a policy adding one party to a fill) call it
+/// directly and skip building the padded list.
+pub fn can_place_parties(parties_desc: &[usize], caps: &[usize]) -> bool {
+    let parties = parties_desc;
     if parties.is_empty() {
         return true;
     }
-    parties.sort_unstable_by(|a, b| b.cmp(a));
-    if fits_greedily(&parties, caps) {
+    if fits_greedily(parties, caps) {
         return true;
     }
     if let [first, second] = caps {
-        return two_teams(&parties, *first, *second);
+        return two_teams(parties, *first, *second);
     }
     let mut start = caps.to_vec();
     start.sort_unstable();
     let mut frontier = vec![start];
     let mut next = Vec::new();
-    for &size in &parties {
+    for &size in parties {
         next.clear();
         for room in &frontier {
             for t in 0..room.len() {
