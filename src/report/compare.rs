@@ -9,7 +9,7 @@
 
 use super::bands::{self, BandChart, BandSeries, BandSpec, PALETTE};
 use super::html::{base64, esc};
-use super::plots::{fmt_num, Plot, PLOT_DIR};
+use super::plots::{fmt_num, Plot};
 use super::text;
 use super::Artifact;
 use crate::metrics::dist::Dist;
@@ -868,17 +868,7 @@ pub fn artifacts(c: &Comparison) -> anyhow::Result<Vec<Artifact>> {
     .flatten()
     .map(|s| bands::render(&s))
     .collect::<anyhow::Result<_>>()?;
-    let mut out = Vec::new();
-    for p in &plots {
-        out.push(Artifact {
-            name: format!("{PLOT_DIR}/{}.png", p.name),
-            bytes: p.png.clone(),
-        });
-        out.push(Artifact {
-            name: format!("{PLOT_DIR}/{}.svg", p.name),
-            bytes: p.svg.clone().into_bytes(),
-        });
-    }
+    let mut out: Vec<Artifact> = super::plot_artifacts(&plots).collect();
     let mut js = serde_json::to_vec_pretty(&to_json(c))?;
     js.push(b'\n');
     out.push(Artifact {

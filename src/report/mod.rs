@@ -55,6 +55,23 @@ pub enum Tables {
     None,
 }
 
+/// Each plot as its two files, `plots/NAME.png` and `plots/NAME.svg`: every
+/// page (run, replicated run, sweep, comparison) writes its plots this way.
+pub(crate) fn plot_artifacts(plots: &[plots::Plot]) -> impl Iterator<Item = Artifact> + '_ {
+    plots.iter().flat_map(|p| {
+        [
+            Artifact {
+                name: format!("{}/{}.png", plots::PLOT_DIR, p.name),
+                bytes: p.png.clone(),
+            },
+            Artifact {
+                name: format!("{}/{}.svg", plots::PLOT_DIR, p.name),
+                bytes: p.svg.clone().into_bytes(),
+            },
+        ]
+    })
+}
+
 /// `run_artifacts`, choosing whether the per-row tables are written, with
 /// `meta` (the run's provenance) in the Parquet files' key-value metadata.
 pub fn run_artifacts_with(
@@ -72,16 +89,7 @@ pub fn run_artifacts_with(
         });
     }
     let plots = plots::run_plots(input)?;
-    for p in &plots {
-        out.push(Artifact {
-            name: format!("{}/{}.png", plots::PLOT_DIR, p.name),
-            bytes: p.png.clone(),
-        });
-        out.push(Artifact {
-            name: format!("{}/{}.svg", plots::PLOT_DIR, p.name),
-            bytes: p.svg.clone().into_bytes(),
-        });
-    }
+    out.extend(plot_artifacts(&plots));
     out.push(Artifact {
         name: "report.html".to_string(),
         bytes: html::report_html(input, &plots).into_bytes(),

@@ -6,7 +6,7 @@
 
 use super::compare::{self, Arm, ArmKind, SeedRun, METRICS};
 use super::html::{base64, esc};
-use super::plots::{Plot, PLOT_DIR};
+use super::plots::Plot;
 use super::{bands, text, Artifact};
 use crate::tune::stats::metric;
 use serde_json::Value;
@@ -56,17 +56,7 @@ pub fn artifacts(input: &Input) -> anyhow::Result<Vec<Artifact>> {
     .flatten()
     .map(|s| bands::render(&s))
     .collect::<anyhow::Result<_>>()?;
-    let mut out = Vec::new();
-    for p in &plots {
-        out.push(Artifact {
-            name: format!("{PLOT_DIR}/{}.png", p.name),
-            bytes: p.png.clone(),
-        });
-        out.push(Artifact {
-            name: format!("{PLOT_DIR}/{}.svg", p.name),
-            bytes: p.svg.clone().into_bytes(),
-        });
-    }
+    let mut out: Vec<Artifact> = super::plot_artifacts(&plots).collect();
     out.push(Artifact {
         name: "report.html".into(),
         bytes: html(input, &arms[0], &plots).into_bytes(),

@@ -250,16 +250,7 @@ pub fn sweep_artifacts(table: &SweepTable, mmsim_version: &str) -> anyhow::Resul
     for spec in metric_specs(table) {
         plots.push(bands::render(&spec)?);
     }
-    for plot in &plots {
-        out.push(Artifact {
-            name: format!("{}/{}.png", plots::PLOT_DIR, plot.name),
-            bytes: plot.png.clone(),
-        });
-        out.push(Artifact {
-            name: format!("{}/{}.svg", plots::PLOT_DIR, plot.name),
-            bytes: plot.svg.clone().into_bytes(),
-        });
-    }
+    out.extend(super::plot_artifacts(&plots));
     out.push(Artifact {
         name: "report.html".into(),
         bytes: sweep_html(table, &plots).into_bytes(),
