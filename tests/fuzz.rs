@@ -265,7 +265,11 @@ fn check_file(path: &Path, extra: &[String]) -> Result<(), String> {
     if !cheap {
         return Ok(());
     }
-    let dir = scratch("out");
+    // One folder per check: the three tests run on parallel threads, and a
+    // shared folder would meet another test's run holding its lock.
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = scratch(&format!("out-{n}"));
     let _ = std::fs::remove_dir_all(&dir);
     let d = dir.to_string_lossy().into_owned();
     let mut args = vec![
@@ -287,6 +291,7 @@ fn check_file(path: &Path, extra: &[String]) -> Result<(), String> {
     if code == Some(2) && dir.join("summary.json").exists() {
         return Err(format!("run refused but wrote a summary: {stderr}"));
     }
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 
