@@ -16,6 +16,7 @@ pub use quality::QualityWeights;
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
+use crate::teams::Packing;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -242,7 +243,7 @@ pub fn fill_from_nearest(
     mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
 ) -> Option<Vec<TicketId>> {
     let need = view.format.players();
-    if seed.size() > need || seed.size() > view.format.team_size {
+    if seed.size() > need || seed.size() > view.format.team_size || view.pool.players() < need {
         return None;
     }
     let mut room = need - seed.size();
@@ -250,8 +251,8 @@ pub fn fill_from_nearest(
     // the most tickets a match can hold.
     let mut chosen = Vec::with_capacity(room + 1);
     chosen.push(seed.id);
-    let mut sizes = Vec::with_capacity(room + 1);
-    sizes.push(seed.size());
+    let mut packing = Packing::new(view.format.teams, view.format.team_size);
+    packing.try_add(seed.size());
     if room == 0 {
         return Some(chosen);
     }
@@ -262,7 +263,7 @@ pub fn fill_from_nearest(
         if t.size() <= room
             && t.size() <= view.format.team_size
             && accept(distance, t)
-            && splittable_with(&mut sizes, t.size(), room, view.format)
+            && packing.try_add(t.size())
         {
             chosen.push(t.id);
             room -= t.size();
@@ -289,6 +290,9 @@ pub struct FreePass<'a> {
     /// `down[k]`: shifted by one, a position + 1 <= k that may be free (0: none).
     down: Vec<u32>,
     taken: Vec<bool>,
+    /// Players in tickets not yet taken: once fewer than a match needs, the
+    /// rest of a pass cannot form anything.
+    free_players: usize,
 }
 
 impl<'a> FreePass<'a> {
@@ -308,8 +312,14 @@ impl<'a> FreePass<'a> {
             up: (0..=n).collect(),
             down: (0..=n).collect(),
             taken: vec![false; n as usize],
+            free_players: pool.players(),
             sorted,
         }
+    }
+
+    /// Players in the tickets still free in this pass.
+    pub fn free_players(&self) -> usize {
+        self.free_players
     }
 
     /// Number of tickets in the pass.
@@ -336,6 +346,7 @@ impl<'a> FreePass<'a> {
     pub fn take(&mut self, pos: usize) {
         if !self.taken[pos] {
             self.taken[pos] = true;
+            self.free_players -= self.sorted[pos].size();
             self.up[pos] = pos as u32 + 1;
             self.down[pos + 1] = pos as u32;
         }
@@ -413,15 +424,16 @@ impl<'a> FreePass<'a> {
         }
         let mut room = need - seed.size();
         let mut chosen = vec![pos];
-        // Party sizes chosen so far: a party joins only if the set can still
-        // be split into full teams (as in `fill_from_nearest`).
-        let mut sizes = vec![seed.size()];
+        // A party joins only if the set can still be split into full teams
+        // (as in `fill_from_nearest`).
+        let mut packing = Packing::new(format.teams, format.team_size);
+        packing.try_add(seed.size());
         if room > 0 {
             self.walk(pos, max_distance, |d, at, t| {
                 if t.size() <= room
                     && t.size() <= format.team_size
                     && accept(d, t)
-                    && splittable_with(&mut sizes, t.size(), room, format)
+                    && packing.try_add(t.size())
                 {
                     chosen.push(at);
                     room -= t.size();
@@ -451,6 +463,12 @@ pub fn greedy_pass(
 ) {
     let mut pass = FreePass::new(view.pool);
     for k in 0..pass.len() {
+        // A pool too small for one more match: every further seed's walk
+        // would fail, at a cost of the whole window each (teams of 200 in a
+        // pool of 190 players walked it for minutes).
+        if pass.free_players() < view.format.players() {
+            break;
+        }
         let Some((pos, seed)) = pass.seed(k) else {
             continue;
         };
@@ -529,40 +547,4 @@ pub fn propose_mutual_windows(
         |_, d, t| d <= window(t),
         |tickets| out.push(Proposal::new(tickets)),
     )
-}
-
-/// Whether the parties of `sizes` plus one of `size` can still go into the
-/// format's teams once the remaining `room - size` places are filled. Solo
-/// players fit any gap, so padding with solos asks exactly "can these parties
-/// be packed"; on the last place it asks for an exact split. Leaves `sizes`
-/// with the new party pushed when true.
-pub fn splittable_with(
-    sizes: &mut Vec<usize>,
-    size: usize,
-    room: usize,
-    format: MatchFormat,
-) -> bool {
-    sizes.push(size);
-    // Adding a solo never breaks a packing that had a solo's room to spare.
-    let ok = size == 1 || {
-        // What `can_fill` would answer for `sizes` padded with `room - size`
-        // solos, without building the padded list: this runs for every
-        // candidate of every pass (`splittable_with_matches_can_fill_on_the_padded_list`).
-        let caps: smallvec::SmallVec<[usize; 8]> =
-            smallvec::smallvec![format.team_size; format.teams];
-        let largest = caps.iter().copied().max().unwrap_or(0);
-        let total = sizes.iter().sum::<usize>() + (room - size);
-        let sizes_fit =
-            sizes.iter().all(|&s| s != 0 && s <= largest) && (room == size || largest >= 1);
-        total == caps.iter().sum::<usize>() && sizes_fit && {
-            let mut parties: smallvec::SmallVec<[usize; 128]> =
-                sizes.iter().copied().filter(|&s| s >= 2).collect();
-            parties.sort_unstable_by(|a, b| b.cmp(a));
-            crate::teams::can_place_parties(&parties, &caps)
-        }
-    };
-    if !ok {
-        sizes.pop();
-    }
-    ok
 }

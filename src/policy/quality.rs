@@ -446,14 +446,15 @@ fn oracle_fill(
     format: super::MatchFormat,
 ) -> Option<Vec<usize>> {
     let mut room = format.players() - seed_size;
-    let mut sizes = vec![seed_size];
+    let mut packing = crate::teams::Packing::new(format.teams, format.team_size);
+    packing.try_add(seed_size);
     let mut chosen = Vec::new();
     for &i in order {
         if room == 0 {
             break;
         }
         let size = neighbours[i].1.size();
-        if size <= room && super::splittable_with(&mut sizes, size, room, format) {
+        if size <= room && packing.try_add(size) {
             chosen.push(i);
             room -= size;
         }

@@ -111,6 +111,121 @@ fn two_teams(parties: &[usize], first: usize, second: usize) -> bool {
     (0..=first).any(|x| reachable[x] && total - x <= second)
 }
 
+/// The parties a policy has chosen so far for one match, kept so that
+/// asking "may this party join too?" costs little: a fill asks it for every
+/// candidate it walks past, and with teams of a few hundred players and
+/// hundreds of candidates per seed, re-solving the packing from the list
+/// each time was nearly all of a run's time.
+///
+/// Solos always fit (whoever fills the match fills the gaps with them), so
+/// only parties of two or more are tracked. For two teams the state is the
+/// set of first-team loads the parties reach (a bitset; adding a party is a
+/// shift and an OR); for other formats it is the parties themselves, kept
+/// largest first, and `can_place_parties` decides. Either way the answer is
+/// exactly `can_fill` on the chosen sizes padded with solos
+/// (`packing_agrees_with_can_fill_on_the_padded_list`).
+#[derive(Clone, Debug)]
+pub struct Packing {
+    caps: smallvec::SmallVec<[usize; 8]>,
+    /// Two teams: bit `x` set when some placement puts `x` players of the
+    /// tracked parties on the first team (and the rest fit the second).
+    loads: smallvec::SmallVec<[u64; 4]>,
+    /// Players in tracked parties.
+    tracked: usize,
+    /// Other formats: the tracked parties, largest first.
+    parties_desc: Vec<usize>,
+}
+
+impl Packing {
+    /// An empty match of `teams` teams of `team_size`.
+    pub fn new(teams: usize, team_size: usize) -> Self {
+        let mut loads = smallvec::SmallVec::new();
+        if teams == 2 {
+            loads.resize(team_size / 64 + 1, 0);
+            loads[0] = 1;
+        }
+        Packing {
+            caps: smallvec::smallvec![team_size; teams],
+            loads,
+            tracked: 0,
+            parties_desc: Vec::new(),
+        }
+    }
+
+    /// Adds a party of `size` if the parties chosen so far and it can still
+    /// be placed in the teams without splitting any; false (and nothing
+    /// changed) otherwise. The caller keeps the total within the format.
+    pub fn try_add(&mut self, size: usize) -> bool {
+        let largest = self.caps.iter().copied().max().unwrap_or(0);
+        if size == 0 || size > largest {
+            return false;
+        }
+        if size == 1 {
+            return true;
+        }
+        if self.caps.len() == 2 {
+            return self.try_add_two(size);
+        }
+        let at = self.parties_desc.partition_point(|&p| p >= size);
+        self.parties_desc.insert(at, size);
+        let ok = can_place_parties(&self.parties_desc, &self.caps);
+        if !ok {
+            self.parties_desc.remove(at);
+        }
+        ok
+    }
+
+    fn try_add_two(&mut self, size: usize) -> bool {
+        let (first, second) = (self.caps[0], self.caps[1]);
+        let total = self.tracked + size;
+        // On the first team: every reachable load moves up by `size`, up to
+        // the first team's room. On the second: loads stay, but only those
+        // leaving the second team within its room, x >= total - second.
+        let low = total.saturating_sub(second);
+        let words = self.loads.len();
+        let (shift_words, shift_bits) = (size / 64, size % 64);
+        let mut next: smallvec::SmallVec<[u64; 4]> = smallvec::smallvec![0; words];
+        let mut any = 0u64;
+        for (w, out) in next.iter_mut().enumerate() {
+            let mut up = 0u64;
+            if w >= shift_words {
+                let src = w - shift_words;
+                up = self.loads[src] << shift_bits;
+                if shift_bits > 0 && src > 0 {
+                    up |= self.loads[src - 1] >> (64 - shift_bits);
+                }
+            }
+            // Shifted loads are >= low already and kept ones <= first, so
+            // one mask over both does.
+            let v = (up | self.loads[w]) & range_mask(w, low, first);
+            *out = v;
+            any |= v;
+        }
+        if any == 0 {
+            return false;
+        }
+        self.loads = next;
+        self.tracked = total;
+        true
+    }
+}
+
+/// The bits of word `w` for loads in `low..=high`.
+fn range_mask(w: usize, low: usize, high: usize) -> u64 {
+    let (start, end) = (w * 64, w * 64 + 63);
+    if high < start || low > end {
+        return 0;
+    }
+    let from = low.saturating_sub(start);
+    let to = high.min(end) - start;
+    let upper = if to == 63 {
+        u64::MAX
+    } else {
+        (1u64 << (to + 1)) - 1
+    };
+    upper & !((1u64 << from) - 1)
+}
+
 /// The backtracking search `can_fill` replaced: places the largest
 /// remaining party first, tries each distinct remaining room once and
 /// remembers failed states. Exact, but exponential in the team size with
@@ -335,6 +450,65 @@ mod tests {
             }
             proptest::prop_assert_eq!(can_fill(&sizes, &caps), search_oracle(&sizes, &caps));
         }
+    }
+
+    /// Solo padding made explicit: what `Packing::try_add` must answer.
+    fn padded_answer(
+        sizes: &[usize],
+        size: usize,
+        room: usize,
+        teams: usize,
+        team_size: usize,
+    ) -> bool {
+        let mut padded = sizes.to_vec();
+        padded.push(size);
+        padded.extend(std::iter::repeat_n(1, room - size));
+        can_fill(&padded, &vec![team_size; teams])
+    }
+
+    proptest::proptest! {
+        /// Matches grown party by party, as a policy grows them, get the
+        /// same answers from the packing state as from `can_fill` on the
+        /// chosen sizes padded with solos, on formats from 1v1 to three
+        /// teams of 40 and two teams of up to 200 (bitsets of several words).
+        #[test]
+        fn packing_agrees_with_can_fill_on_the_padded_list(
+            teams in 1usize..4,
+            team_size in 1usize..41,
+            wide in proptest::prop_oneof![3 => proptest::strategy::Just(0usize), 1 => 0usize..160],
+            parties in proptest::collection::vec(1usize..8, 1..80),
+        ) {
+            let team_size = if teams == 2 { team_size + wide } else { team_size };
+            let need = teams * team_size;
+            let mut packing = Packing::new(teams, team_size);
+            let mut chosen: Vec<usize> = Vec::new();
+            let mut room = need;
+            for size in parties {
+                if size > room || size > team_size {
+                    continue;
+                }
+                let want = padded_answer(&chosen, size, room, teams, team_size);
+                proptest::prop_assert_eq!(packing.try_add(size), want, "adding {} with room {} to {:?}", size, room, chosen);
+                if want {
+                    chosen.push(size);
+                    room -= size;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn two_teams_of_five_refuse_a_third_trio() {
+        let mut p = Packing::new(2, 5);
+        assert!(p.try_add(3));
+        assert!(p.try_add(3));
+        assert!(!p.try_add(3), "three trios cannot make two teams of five");
+        assert!(p.try_add(2), "a pair fits beside either trio");
+        assert!(p.try_add(2), "and another beside the other");
+        let mut q = Packing::new(2, 5);
+        assert!(q.try_add(4) && q.try_add(4));
+        assert!(!q.try_add(2), "4 and 4 leave one place per team: no pair");
+        assert!(q.try_add(1));
     }
 
     #[test]

@@ -18,7 +18,7 @@ pub use abba::{abba_split, AbbaOptions, AbbaOutcome, AbbaPlayer};
 pub use accelbyte::AccelByteMode;
 pub use balanced::{balanced_split, RatingSource};
 pub use dota::PartyAdjust;
-pub use fill::{can_fill, can_place_parties, check_fill};
+pub use fill::{can_fill, can_place_parties, check_fill, Packing};
 
 use crate::model::{ParamError, Player};
 use rand_pcg::Pcg64;
