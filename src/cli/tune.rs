@@ -8,7 +8,7 @@ use super::{
 use crate::report::text;
 use crate::scenario::LoadedScenario;
 use crate::tune::check::{self, Baseline};
-use crate::tune::replicate::{aggregate, par_map, seeds};
+use crate::tune::replicate::{par_map, seeds, Aggregator};
 use crate::tune::resume::{load_or_run, RunKey, RunStore};
 use crate::tune::search::{self, Constraint, Param, TuneOptions};
 use crate::tune::sweep::{self, Shard, SweepError, SweepOptions};
@@ -370,7 +370,10 @@ pub fn run_replicated(
     bar.finish_and_clear();
     records.into_iter().collect::<anyhow::Result<()>>()?;
     say_resumed(store.reused());
-    let mut summaries = Vec::with_capacity(seeds.len());
+    // One seed's record at a time: its files are written, its numbers
+    // folded into the aggregate, and only what the report reads is kept.
+    let mut aggregator = Aggregator::new();
+    let mut slims = Vec::with_capacity(seeds.len());
     let mut quantiles = Vec::with_capacity(seeds.len());
     let mut perf = Vec::with_capacity(seeds.len());
     for &seed in &seeds {
@@ -396,11 +399,12 @@ pub fn run_replicated(
             "perf.json",
             &json_bytes(&with_provenance(&seed_perf, &provenance)),
         )?;
-        summaries.push(summary);
-        quantiles.push(q);
+        aggregator.add(&summary);
+        slims.push(crate::report::replicated::slim(&summary));
+        quantiles.push(crate::report::compare::read_wait_quantiles(&q));
         perf.push(json!({"seed": seed, "perf": seed_perf}));
     }
-    let agg = aggregate(&seeds, &summaries);
+    let agg = aggregator.finish(&seeds);
     write_whole(
         &dir,
         "summary.json",
@@ -410,7 +414,7 @@ pub fn run_replicated(
         scenario_name: &s.run.name,
         scenario_toml: &loaded.text,
         seeds: &seeds,
-        summaries: &summaries,
+        summaries: &slims,
         wait_quantiles: &quantiles,
         scenario_sha256: &provenance.scenario_sha256,
     })?;

@@ -12,15 +12,74 @@ use crate::tune::stats::metric;
 use serde_json::Value;
 use std::fmt::Write as _;
 
-/// What the page is made from: every seed's summary and wait quantiles.
+/// What the page is made from: every seed's summary (whole, or `slim`)
+/// and wait quantiles.
 pub struct Input<'a> {
     pub scenario_name: &'a str,
     pub scenario_toml: &'a str,
     pub seeds: &'a [u64],
     pub summaries: &'a [Value],
-    /// Each seed's `wait_quantiles.json`.
-    pub wait_quantiles: &'a [Value],
+    /// Each seed's `wait_quantiles.json`, read back
+    /// (`compare::read_wait_quantiles`).
+    pub wait_quantiles: &'a [Option<Vec<f64>>],
     pub scenario_sha256: &'a str,
+}
+
+/// The dotted paths of a seed's summary the page reads.
+fn paths_read() -> impl Iterator<Item = String> {
+    METRICS
+        .iter()
+        .map(|d| d.key.to_owned())
+        .chain(SEED_COLUMNS.iter().map(|&c| c.to_owned()))
+        .chain((0..10).map(|d| format!("wait_s_by_skill_decile.{d}.p50")))
+}
+
+/// A seed's summary cut to what the page reads, so a replicated run of many
+/// seeds holds a few numbers per seed until its report is made, not every
+/// seed's whole summary. The page made from slim summaries is the page
+/// made from whole ones, byte for byte (`slim_summaries_make_the_same_page`).
+pub fn slim(summary: &Value) -> Value {
+    let mut out = Value::Null;
+    for path in paths_read() {
+        if let Some(v) = crate::tune::stats::lookup(summary, &path) {
+            put(&mut out, summary, &path, v.clone());
+        }
+    }
+    out
+}
+
+/// Writes `v` at `path` in `out`, shaping each level as `like` has it
+/// (objects as objects, arrays as arrays with nulls before the index).
+fn put(out: &mut Value, like: &Value, path: &str, v: Value) {
+    let (part, rest) = match path.split_once('.') {
+        Some((p, r)) => (p, Some(r)),
+        None => (path, None),
+    };
+    let (slot, like_child) = match like {
+        Value::Array(items) => {
+            let Ok(i) = part.parse::<usize>() else { return };
+            if !out.is_array() {
+                *out = Value::Array(Vec::new());
+            }
+            let a = out.as_array_mut().expect("made an array");
+            if a.len() <= i {
+                a.resize(i + 1, Value::Null);
+            }
+            (&mut a[i], items.get(i))
+        }
+        _ => {
+            if !out.is_object() {
+                *out = Value::Object(serde_json::Map::new());
+            }
+            let m = out.as_object_mut().expect("made an object");
+            (m.entry(part).or_insert(Value::Null), like.get(part))
+        }
+    };
+    match (rest, like_child) {
+        (None, _) => *slot = v,
+        (Some(r), Some(l)) => put(slot, l, r, v),
+        (Some(_), None) => {}
+    }
 }
 
 fn arm(input: &Input) -> Arm {
@@ -39,7 +98,7 @@ fn arm(input: &Input) -> Arm {
             .map(|((&seed, s), q)| SeedRun {
                 seed,
                 summary: s.clone(),
-                wait_quantiles: compare::read_wait_quantiles(q),
+                wait_quantiles: q.clone(),
             })
             .collect(),
     }
@@ -165,10 +224,10 @@ mod tests {
                        "wait_s_by_skill_decile": (0..10).map(|d| json!({"p50": d as f64 + i as f64})).collect::<Vec<_>>()})
             })
             .collect();
-        let q: Vec<Value> = (0..3)
+        let q: Vec<Option<Vec<f64>>> = (0..3)
             .map(|i| {
-                json!({"steps": compare::QUANTILE_STEPS,
-                       "wait_s": (0..=compare::QUANTILE_STEPS).map(|k| (k + i) as f64 * 0.2).collect::<Vec<_>>()})
+                compare::read_wait_quantiles(&json!({"steps": compare::QUANTILE_STEPS,
+                       "wait_s": (0..=compare::QUANTILE_STEPS).map(|k| (k + i) as f64 * 0.2).collect::<Vec<_>>()}))
             })
             .collect();
         let input = Input {
@@ -198,5 +257,47 @@ mod tests {
         assert!(page.contains("<td>3</td><td>12</td>"));
         let svg = String::from_utf8(a[1].bytes.clone()).unwrap();
         assert!(svg.contains("<polygon"), "the CDF has its band");
+    }
+
+    #[test]
+    fn slim_summaries_make_the_same_page() {
+        let text = include_str!("../../scenarios/smoke.toml")
+            .replace("duration = \"2h\"", "duration = \"15m\"")
+            .replace("warmup = \"10m\"", "warmup = \"1m\"");
+        let scenario = crate::scenario::from_text(&text, std::path::Path::new("smoke.toml"), &[])
+            .expect("smoke loads")
+            .scenario;
+        let seeds = [11u64, 12, 13];
+        let runs: Vec<_> = seeds
+            .iter()
+            .map(|&s| crate::run::run_summary(&scenario, s, &mut |_, _| {}))
+            .collect();
+        let whole: Vec<Value> = runs.iter().map(|r| r.summary.to_value()).collect();
+        let slims: Vec<Value> = whole.iter().map(slim).collect();
+        let q: Vec<Option<Vec<f64>>> = runs
+            .iter()
+            .map(|r| compare::read_wait_quantiles(&compare::wait_quantiles_json(&r.view.waits)))
+            .collect();
+        let input = |summaries| Input {
+            scenario_name: "smoke",
+            scenario_toml: &text,
+            seeds: &seeds,
+            summaries,
+            wait_quantiles: &q,
+            scenario_sha256: "abcdef0123456789",
+        };
+        let a = artifacts(&input(&whole)).unwrap();
+        let b = artifacts(&input(&slims)).unwrap();
+        assert_eq!(a, b);
+        let page = String::from_utf8(a.last().unwrap().bytes.clone()).unwrap();
+        assert!(page.contains("wait_s_by_skill_decile") || page.contains("decile"));
+        // Much smaller than the whole summary, or there was no point.
+        let size = |v: &Value| serde_json::to_string(v).unwrap().len();
+        assert!(
+            size(&slims[0]) * 5 < size(&whole[0]),
+            "{} vs {}",
+            size(&slims[0]),
+            size(&whole[0])
+        );
     }
 }
