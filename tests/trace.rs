@@ -203,3 +203,28 @@ fn a_bad_trace_row_is_refused_with_its_line_and_column() {
     );
     assert!(!tmp.path().join("o").exists());
 }
+
+#[test]
+fn the_scenario_hash_follows_the_traces_content_not_its_name() {
+    let preset = std::fs::read_to_string(scenario("trace-replay.toml")).unwrap();
+    let hash = |rating: &str| {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(
+            tmp.path().join("t.csv"),
+            format!("time_s,ticket,player,rating\n1,a,p,{rating}\n2,b,q,1500\n"),
+        )
+        .unwrap();
+        let file = tmp.path().join("s.toml");
+        std::fs::write(&file, preset.replace("traces/small.csv", "t.csv")).unwrap();
+        let o = mmsim(&["validate", file.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        let out = String::from_utf8(o.stdout).unwrap();
+        assert!(out.contains("2 tickets of 2 players"), "{out}");
+        out.lines()
+            .find_map(|l| l.strip_prefix("scenario_sha256 "))
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(hash("1500"), hash("1500"));
+    assert_ne!(hash("1500"), hash("1501"));
+}

@@ -143,6 +143,9 @@ pub struct ArrivalsSection {
     /// scenario is valid.
     #[serde(skip)]
     pub trace_data: Option<std::sync::Arc<crate::engine::Trace>>,
+    /// SHA-256 of the trace file's bytes, for the provenance hash.
+    #[serde(skip)]
+    pub trace_sha256: Option<String>,
 }
 
 fn default_party_sizes() -> Vec<f64> {

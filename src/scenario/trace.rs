@@ -95,10 +95,11 @@ pub fn attach(s: &mut Scenario, before: &Scenario, path: &Path) -> Result<(), Pa
     };
     if before.arrivals.trace.as_ref() == Some(&file) && before.arrivals.trace_data.is_some() {
         s.arrivals.trace_data = before.arrivals.trace_data.clone();
+        s.arrivals.trace_sha256 = before.arrivals.trace_sha256.clone();
         return Ok(());
     }
     let full = path.parent().unwrap_or(Path::new(".")).join(&file);
-    let trace = read(&full, s.format.team_size as usize)
+    let (trace, sha) = read(&full, s.format.team_size as usize)
         .map_err(|e| ParamError::new("arrivals.trace", format!("{}: {e}", full.display())))?;
     if trace.players.len() < (s.format.teams * s.format.team_size) as usize {
         return Err(ParamError::new(
@@ -112,6 +113,7 @@ pub fn attach(s: &mut Scenario, before: &Scenario, path: &Path) -> Result<(), Pa
         ));
     }
     s.arrivals.trace_data = Some(std::sync::Arc::new(trace));
+    s.arrivals.trace_sha256 = Some(sha);
     Ok(())
 }
 
@@ -145,14 +147,17 @@ fn err(line: usize, column: Option<&str>, message: impl Into<String>) -> TraceEr
     }
 }
 
-/// Reads a trace file for a match of `team_size` players a side.
-pub fn read(path: &Path, team_size: usize) -> Result<Trace, TraceError> {
+/// Reads a trace file for a match of `team_size` players a side, with the
+/// SHA-256 of its bytes (hex).
+pub fn read(path: &Path, team_size: usize) -> Result<(Trace, String), TraceError> {
+    use sha2::{Digest, Sha256};
     let text = super::read_bounded(path, MAX_TRACE_BYTES).map_err(|e| TraceError {
         line: None,
         column: None,
         message: format!("cannot read {}: {e}", path.display()),
     })?;
-    parse(&text, team_size)
+    let sha = super::provenance::hex(&Sha256::digest(text.as_bytes()));
+    Ok((parse(&text, team_size)?, sha))
 }
 
 /// Splits one CSV line into fields; a field may be double-quoted (with `""`
