@@ -540,6 +540,36 @@ mod tests {
         );
     }
 
+    /// p and q match at once and play for at least a minute; p's and q's
+    /// next tickets come due while they play, wait until the match ends,
+    /// then join (and match) at its end; r's ticket, free, joins on time.
+    #[test]
+    fn a_ticket_of_a_busy_player_joins_when_the_player_is_free() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(
+            tmp.path().join("t.csv"),
+            "time_s,ticket,player,rating\n0,a,p,1500\n0,b,q,1500\n10,c,p,1500\n20,d,q,1500\n30,e,r,3000\n",
+        )
+        .unwrap();
+        let text = "[run]\nname = \"t\"\nduration = \"1h\"\n\
+            [arrivals]\ntrace = \"t.csv\"\n\
+            [policy]\nkind = \"fixed-limit\"\nlimit = 1000\n\
+            [outcome]\nmodel = \"logistic\"\nduration = \"5m\"\nduration_min = \"1m\"\n";
+        let loaded = crate::scenario::from_text(text, &tmp.path().join("s.toml"), &[]).unwrap();
+        let kept = crate::run::run_keeping(&loaded.scenario, 1);
+        let mut tickets = kept.records.tickets.clone();
+        tickets.sort_by_key(|t| t.ticket);
+        let first = &kept.records.matches[0];
+        let ended = first.ended.expect("a 5-minute match ends within the hour");
+        assert!(ended.as_ms() >= 60_000);
+        let enqueued: Vec<u64> = tickets.iter().map(|t| t.enqueued.as_ms()).collect();
+        // r joins on time (30 s), before p and q are free again.
+        assert_eq!(enqueued, vec![0, 0, 30_000, ended.as_ms(), ended.as_ms()]);
+        assert_eq!(kept.records.matches.len(), 2);
+        assert_eq!(kept.records.matches[1].formed, ended);
+        assert_eq!(kept.output.perf.trace_tickets_delayed, Some(2));
+    }
+
     #[test]
     fn quoted_player_ids_may_hold_commas() {
         let t = parse(
