@@ -27,6 +27,10 @@ pub struct Perf {
     pub tickets_per_s: f64,
     pub matches: u64,
     pub peak_rss_bytes: Option<u64>,
+    /// With a trace: tickets that came due while a member was still queued
+    /// or playing, and joined once all were free.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trace_tickets_delayed: Option<u64>,
 }
 
 /// Runs `scenario` with `seed`, handing every finished ticket and match to
@@ -37,10 +41,26 @@ pub fn run(
     progress: &mut dyn FnMut(SimTime, SimTime),
     rows: &mut dyn RowSink,
 ) -> anyhow::Result<RunOutput> {
+    run_logging(scenario, seed, progress, rows, None)
+}
+
+/// `run`, telling `log` (when given) of every ticket as it joins: what
+/// `mmsim trace` writes out.
+pub fn run_logging(
+    scenario: &Scenario,
+    seed: u64,
+    progress: &mut dyn FnMut(SimTime, SimTime),
+    rows: &mut dyn RowSink,
+    log: Option<&mut dyn crate::engine::TicketLog>,
+) -> anyhow::Result<RunOutput> {
     let started = Instant::now();
     let parts = Parts::from_scenario(scenario);
     let rating = scenario.rating.build();
-    let out = Simulation::new(Config::from_scenario(scenario), seed, parts, rows).run(progress);
+    let mut sim = Simulation::new(Config::from_scenario(scenario), seed, parts, rows);
+    if let Some(log) = log {
+        sim = sim.with_log(log);
+    }
+    let out = sim.run(progress);
     let final_corr =
         metrics::rating_skill_rank_corr(&out.players, |p| rating.current(&p.rating, out.end).value);
     let meta = RunMeta {
@@ -62,6 +82,11 @@ pub fn run(
         tickets_per_s: out.stats.tickets as f64 / wall_s.max(1e-9),
         matches: out.stats.matches,
         peak_rss_bytes: peak_rss_bytes(),
+        trace_tickets_delayed: scenario
+            .arrivals
+            .trace
+            .is_some()
+            .then_some(out.stats.trace_tickets_delayed),
     };
     Ok(RunOutput {
         summary,

@@ -26,6 +26,7 @@ pub mod catalogue;
 mod compare;
 mod interrupt;
 mod rebalance;
+mod trace;
 mod tune;
 mod write;
 
@@ -137,6 +138,16 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Write a run's own tickets (fresh arrivals and returns, every party
+    /// member, the patience drawn) as a trace CSV that `[arrivals] trace`
+    /// replays, e.g. under another policy.
+    Trace {
+        /// A folder `mmsim run` wrote.
+        run: PathBuf,
+        /// The CSV to write (default RUN/trace.csv).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     #[command(flatten)]
     Tuning(tune::TuningCommand),
 }
@@ -246,6 +257,13 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.policy.name(),
                 s.rating.name()
             );
+            if let (Some(file), Some(t)) = (&s.arrivals.trace, &s.arrivals.trace_data) {
+                say!(
+                    "trace {file}: {} tickets of {} players replace the population and arrivals above",
+                    t.tickets.len(),
+                    t.players.len()
+                );
+            }
             say!(
                 "scenario_sha256 {} (as its outputs' provenance records it)",
                 scenario::provenance::scenario_sha256(s)
@@ -266,6 +284,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             rebalance::rebalance_command(&file, &method, json)
         }
         Command::Compare { runs, out, json } => compare::compare_command(&runs, out, json),
+        Command::Trace { run, out } => trace::trace_command(&run, out),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
             say_raw!("{}", catalogue::text(&catalogue::FAMILIES[0]));

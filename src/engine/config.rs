@@ -33,6 +33,9 @@ pub struct Arrivals {
     pub requeue_prob: f64,
     /// Mean (exponential) pause between a match's end and queueing again.
     pub think_time: SimDuration,
+    /// Tickets replayed from a trace instead of the process above (whose
+    /// rate, party sizes, patience and requeues are then unused).
+    pub trace: Option<std::sync::Arc<super::trace::Trace>>,
 }
 
 /// A validated scenario as the engine sees it.

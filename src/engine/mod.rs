@@ -6,11 +6,13 @@ pub mod population;
 mod queue;
 mod sim;
 pub mod streams;
+pub mod trace;
 
 pub use config::{Arrivals, Config, Patience};
 pub use population::Population;
 pub use queue::EventQueue;
 pub use sim::{EngineStats, Parts, SimOutput, Simulation};
+pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceTicket};
 
 #[cfg(test)]
 mod tests;

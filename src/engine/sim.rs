@@ -6,6 +6,7 @@ use super::config::{Config, Patience};
 use super::population;
 use super::queue::{EventQueue, Lane};
 use super::streams::{stream, Stream};
+use super::trace::{LoggedMember, TicketLog, Trace};
 use crate::metrics::{
     Collector, MatchRecord, QueueSample, RankCorr, RowSink, TicketEnd, TicketRecord,
 };
@@ -20,6 +21,9 @@ use crate::teams::TeamFormer;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64;
+use std::sync::Arc;
+
+mod replay;
 
 /// Rating moves are recorded for a player's first this-many games of a rating.
 const LEARNING_GAMES: usize = 40;
@@ -111,6 +115,8 @@ pub struct EngineStats {
     pub arrivals_blocked: u64,
     /// Proposals the engine refused (stale, overlapping or unfillable).
     pub proposals_rejected: u64,
+    /// Traced tickets that waited for a member still queued or playing.
+    pub trace_tickets_delayed: u64,
 }
 
 /// Everything a run produced.
@@ -171,6 +177,13 @@ pub struct Simulation<'r> {
     corr_every: u64,
     rank_corr: RankCorr,
     stats: EngineStats,
+    /// The trace replayed instead of Poisson arrivals, its next ticket, and
+    /// its tickets waiting for busy members (`replay.rs`).
+    trace: Option<Arc<Trace>>,
+    trace_next: usize,
+    held: Vec<u32>,
+    /// Told of every ticket as it joins (`mmsim trace`).
+    log: Option<&'r mut dyn TicketLog>,
 }
 
 impl<'r> Simulation<'r> {
@@ -182,12 +195,16 @@ impl<'r> Simulation<'r> {
             initial.value = r;
         }
         let mut rng_pop = stream(seed, Stream::Population);
-        let mut players = population::generate(
-            config.population.size,
-            &config.population.skill,
-            initial,
-            &mut rng_pop,
-        );
+        let trace = config.arrivals.trace.clone();
+        let mut players = match &trace {
+            Some(t) => replay::players(t, initial),
+            None => population::generate(
+                config.population.size,
+                &config.population.skill,
+                initial,
+                &mut rng_pop,
+            ),
+        };
         population::draw_attributes(&mut players, &config.population, &mut rng_pop);
         // A win-rate rating is the same record the population drew: start it
         // there, with the games behind it, rather than at 50% for everyone.
@@ -245,7 +262,17 @@ impl<'r> Simulation<'r> {
             corr_every,
             rank_corr,
             stats: EngineStats::default(),
+            trace,
+            trace_next: 0,
+            held: Vec::new(),
+            log: None,
         }
+    }
+
+    /// This run, telling `log` of every ticket as it joins.
+    pub fn with_log(mut self, log: &'r mut dyn TicketLog) -> Self {
+        self.log = Some(log);
+        self
     }
 
     /// Runs to the scenario's end. `progress` is told the simulated time now
@@ -317,6 +344,9 @@ impl<'r> Simulation<'r> {
     }
 
     fn schedule_next_arrival(&mut self) {
+        if self.replaying() {
+            return self.schedule_trace_arrival();
+        }
         let gap_s: f64 = Exp1.sample(&mut self.rng_arrivals);
         let t = self.now + SimDuration::from_secs_f64(gap_s / self.config.arrivals.peak_rate_per_s);
         if t <= self.end {
@@ -325,6 +355,9 @@ impl<'r> Simulation<'r> {
     }
 
     fn on_arrival(&mut self) {
+        if self.replaying() {
+            return self.on_trace_arrival();
+        }
         self.schedule_next_arrival();
         // Every arrival draws the same numbers whatever happens to it, so the
         // stream stays aligned across policies (common random numbers).
@@ -366,6 +399,9 @@ impl<'r> Simulation<'r> {
             rating_sum += self.parts.rating.current(r, self.now).value;
             self.busy[p.index()] = true;
         }
+        if self.log.is_some() {
+            self.log_ticket(id, &members, patience, requeue);
+        }
         let k = members.len() as f64;
         self.pool.insert(WaitingTicket {
             id,
@@ -398,6 +434,34 @@ impl<'r> Simulation<'r> {
             for p in &t.players {
                 self.busy[p.index()] = false;
             }
+            if !self.held.is_empty() {
+                self.release_held();
+            }
+        }
+    }
+
+    fn log_ticket(
+        &mut self,
+        id: TicketId,
+        members: &Party,
+        patience: Option<SimDuration>,
+        requeue: bool,
+    ) {
+        let solo = members.len() == 1;
+        let logged: Vec<LoggedMember> = members
+            .iter()
+            .map(|p| {
+                let pl = &self.players[p.index()];
+                let r = if solo { &pl.rating } else { &pl.party_rating };
+                LoggedMember {
+                    player: *p,
+                    rating: self.parts.rating.current(r, self.now).value,
+                    true_skill: pl.true_skill,
+                }
+            })
+            .collect();
+        if let Some(log) = self.log.as_deref_mut() {
+            log.enqueued(self.now, id, &logged, patience, requeue);
         }
     }
 
@@ -801,6 +865,9 @@ impl<'r> Simulation<'r> {
         active.id = None;
         self.active[slot.0 as usize] = active;
         self.free.push(slot.0);
+        if !self.held.is_empty() {
+            self.release_held();
+        }
     }
     fn on_sample(&mut self) {
         let corr = if self.samples_taken.is_multiple_of(self.corr_every) {

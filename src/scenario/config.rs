@@ -13,6 +13,8 @@ use serde::{Deserialize, Serialize};
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
     pub run: RunSection,
+    /// Absent only with a trace, which brings its players.
+    #[serde(default)]
     pub population: PopulationSection,
     pub arrivals: ArrivalsSection,
     #[serde(default, rename = "match")]
@@ -57,13 +59,15 @@ fn default_replications() -> u32 {
     1
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PopulationSection {
-    /// Number of players who may queue.
+    /// Number of players who may queue (absent, 0, with a trace: the trace's players).
+    #[serde(default)]
     pub size: u32,
-    /// Distribution of hidden true skill.
-    pub skill: SkillDist,
+    /// Distribution of hidden true skill (absent with a trace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill: Option<SkillDist>,
     /// Rating a new player starts with; the rating system's own default if absent.
     #[serde(default)]
     pub initial_rating: Option<f64>,
@@ -113,7 +117,8 @@ pub enum SkillDist {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ArrivalsSection {
-    /// Mean arrivals of parties per second (Poisson).
+    /// Mean arrivals of parties per second (Poisson); absent with a trace.
+    #[serde(default)]
     pub rate_per_s: f64,
     /// Optional 24 multipliers of the rate, one per hour of the simulated day.
     #[serde(default)]
@@ -130,6 +135,17 @@ pub struct ArrivalsSection {
     /// Mean (exponential) pause between a match's end and queueing again.
     #[serde(default = "default_think")]
     pub think_time: HumanDuration,
+    /// A trace file (CSV) to replay instead of the Poisson process, relative
+    /// to the scenario file (`scenario::trace`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<String>,
+    /// The trace's tickets and players, read by the loader once the
+    /// scenario is valid.
+    #[serde(skip)]
+    pub trace_data: Option<std::sync::Arc<crate::engine::Trace>>,
+    /// SHA-256 of the trace file's bytes, for the provenance hash.
+    #[serde(skip)]
+    pub trace_sha256: Option<String>,
 }
 
 fn default_party_sizes() -> Vec<f64> {
@@ -268,22 +284,33 @@ impl Scenario {
             f64::from(MAX_REPLICATIONS),
             "1000",
         )?;
+        // A trace brings its own players and arrivals (`scenario::trace`).
+        let traced = self.arrivals.trace.is_some();
+        if traced {
+            super::trace::validate(self)?;
+        }
         at_most(
             "population.size",
             f64::from(self.population.size),
             f64::from(MAX_POPULATION),
             "100000000 (1e8)",
         )?;
-        if self.population.size < 2 {
+        if !traced && self.population.size < 2 {
             return Err(ParamError::new(
                 "population.size",
                 format!("must be at least 2, got {}", self.population.size),
             ));
         }
-        self.population
-            .skill
+        if let (false, skill) = (traced, &self.population.skill) {
+            skill.as_ref().ok_or_else(|| {
+                ParamError::new(
+                    "population.skill",
+                    "is missing: give the true-skill distribution, e.g. { dist = \"normal\", mean = 1500, sd = 350 }",
+                )
+            })?
             .validate()
             .map_err(|e| prefixed("population.skill", e))?;
+        }
         let pop = &self.population;
         super::attributes::validate(
             &pop.tiers,
@@ -303,7 +330,9 @@ impl Scenario {
             }
         }
         let a = &self.arrivals;
-        positive("arrivals.rate_per_s", a.rate_per_s)?;
+        if !traced {
+            positive("arrivals.rate_per_s", a.rate_per_s)?;
+        }
         at_most(
             "arrivals.rate_per_s",
             a.rate_per_s,
@@ -367,7 +396,8 @@ impl Scenario {
             f64::from(MAX_TEAM_SIZE),
             "1000",
         )?;
-        if u64::from(f.teams) * u64::from(f.team_size) > u64::from(self.population.size) {
+        if !traced && u64::from(f.teams) * u64::from(f.team_size) > u64::from(self.population.size)
+        {
             return Err(ParamError::new(
                 "match.team_size",
                 format!(

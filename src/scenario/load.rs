@@ -125,8 +125,11 @@ impl LoadedScenario {
         let scenario = scenario.unwrap_or_else(|| self.scenario.clone());
         let mut all_sets = self.sets.clone();
         all_sets.extend(sets.iter().cloned());
+        let mut scenario = scenario;
         scenario
             .validate()
+            .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
+        super::trace::attach(&mut scenario, &self.scenario, &self.path)
             .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
         // `text`, not `source`: a seed set by `with_run` stays in it.
         let text = if all_sets.is_empty() {

@@ -6,6 +6,7 @@ mod load;
 mod locate;
 pub mod provenance;
 mod to_engine;
+pub mod trace;
 
 pub use config::*;
 pub use load::{

@@ -42,6 +42,13 @@ pub fn canonical(scenario: &Scenario) -> Value {
         run.shift_remove("seed");
         run.shift_remove("replications");
     }
+    // A trace is part of what was run: its bytes' hash, not its name, counts.
+    if let (Some(sha), Some(a)) = (
+        &scenario.arrivals.trace_sha256,
+        v.get_mut("arrivals").and_then(Value::as_object_mut),
+    ) {
+        a.insert("trace_sha256".into(), Value::String(sha.clone()));
+    }
     v
 }
 
@@ -53,7 +60,7 @@ pub fn scenario_sha256(scenario: &Scenario) -> String {
     hex(&Sha256::digest(&bytes))
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

@@ -40,6 +40,7 @@ impl Config {
                 patience: patience(&a.patience),
                 requeue_prob: a.requeue_prob,
                 think_time: a.think_time.0,
+                trace: a.trace_data.clone(),
             },
             format: MatchFormat {
                 teams: s.format.teams as usize,
@@ -78,9 +79,16 @@ fn patience(p: &Patience) -> engine::Patience {
 /// tables, absent bounds infinite, languages their weights in listed order
 /// (a language's bit is its index in the file).
 fn population(p: &PopulationSection) -> Population {
+    const TRACED_SKILL: SkillDist = SkillDist::Normal {
+        mean: 0.0,
+        sd: 1.0,
+        min: None,
+        max: None,
+    };
     Population {
         size: p.size,
-        skill: match &p.skill {
+        // Absent only with a trace, whose players bring their own skills.
+        skill: match p.skill.as_ref().unwrap_or(&TRACED_SKILL) {
             &SkillDist::Normal { mean, sd, min, max } => pop::SkillDist::Normal {
                 mean,
                 sd,

@@ -1,0 +1,101 @@
+//! Arrivals from a trace instead of the Poisson process: each traced ticket
+//! joins at its time with its abandon time, and a ticket whose player is
+//! still queued or playing then waits until all its members are free.
+
+use super::{Event, Simulation, ARRIVALS};
+use crate::engine::trace::Trace;
+use crate::model::{Player, PlayerId, Rating};
+
+/// The players a trace names, in order of first appearance, each starting
+/// at their first row's rating (the rating system's other fields as `initial`
+/// has them) with the trace's true skill.
+pub(super) fn players(trace: &Trace, initial: Rating) -> Vec<Player> {
+    trace
+        .players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let rating = Rating {
+                value: p.rating,
+                ..initial
+            };
+            Player::new(PlayerId(i as u32), p.true_skill, rating)
+        })
+        .collect()
+}
+
+impl Simulation<'_> {
+    /// Schedules the next traced ticket, as the Poisson process schedules
+    /// its next arrival: when the previous one is handled, so events due at
+    /// the same millisecond keep the order a run of the same tickets had.
+    pub(super) fn schedule_trace_arrival(&mut self) {
+        let Some(trace) = &self.trace else { return };
+        if let Some(t) = trace.tickets.get(self.trace_next) {
+            if t.at <= self.end {
+                let at = t.at.max(self.now);
+                self.queue.schedule_in(ARRIVALS, at, Event::Arrival);
+            }
+        }
+    }
+
+    pub(super) fn on_trace_arrival(&mut self) {
+        let row = self.trace_next as u32;
+        self.trace_next += 1;
+        self.schedule_trace_arrival();
+        if self.held.is_empty() && self.members_free(row) {
+            self.enqueue_traced(row);
+        } else {
+            // Busy, or behind an earlier held ticket of the same player:
+            // it joins when its members are free, in trace order.
+            self.held.push(row);
+            self.release_held();
+            if self.held.last() == Some(&row) {
+                self.stats.trace_tickets_delayed += 1;
+            }
+        }
+    }
+
+    fn members_free(&self, row: u32) -> bool {
+        let trace = self.trace.as_ref().expect("replaying a trace");
+        trace.tickets[row as usize]
+            .members
+            .iter()
+            .all(|p| !self.busy[p.index()])
+    }
+
+    fn enqueue_traced(&mut self, row: u32) {
+        let trace = self.trace.as_ref().expect("replaying a trace");
+        let t = &trace.tickets[row as usize];
+        let (members, patience, requeue) = (t.members.clone(), t.abandon_after, t.requeue);
+        self.enqueue(members, patience, requeue);
+    }
+
+    /// Enqueues the held tickets whose members are all free now, oldest
+    /// first; one still busy keeps its place without blocking the others.
+    pub(super) fn release_held(&mut self) {
+        let mut i = 0;
+        while i < self.held.len() {
+            let row = self.held[i];
+            let trace = self.trace.as_ref().expect("replaying a trace");
+            let members = &trace.tickets[row as usize].members;
+            // An earlier held ticket sharing a member goes first.
+            let blocked = self.held[..i].iter().any(|&r| {
+                trace.tickets[r as usize]
+                    .members
+                    .iter()
+                    .any(|p| members.contains(p))
+            });
+            if !blocked && self.members_free(row) {
+                self.held.remove(i);
+                self.enqueue_traced(row);
+            } else {
+                i += 1;
+            }
+        }
+    }
+
+    /// Whether this run replays a trace (then the Poisson process is off).
+    pub(super) fn replaying(&self) -> bool {
+        self.trace.is_some()
+    }
+}
