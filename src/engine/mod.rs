@@ -10,7 +10,7 @@ pub mod streams;
 pub use config::{Arrivals, Config, Patience};
 pub use population::Population;
 pub use queue::EventQueue;
-pub use sim::{EngineStats, Parts, SimOutput, Simulation};
+pub use sim::{Acceptance, Backfill, EngineStats, Parts, SimOutput, Simulation};
 
 #[cfg(test)]
 mod tests;
