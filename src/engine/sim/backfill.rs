@@ -257,31 +257,37 @@ impl Simulation<'_> {
                 return;
             };
             let w = window(&bf.config, o.opened, now);
+            // A party fits when its team has as many slots open.
+            let room = bf
+                .open
+                .iter()
+                .filter(|x| x.slot == o.slot && x.team == o.team)
+                .count();
             let found: Option<TicketId> = self
                 .pool
                 .nearest(o.rating, TicketId(u32::MAX))
                 .take_while(|(d, _)| *d <= w)
-                .find(|(_, t)| t.size() == 1)
+                .find(|(_, t)| t.size() <= room)
                 .map(|(_, t)| t.id);
             match found {
-                Some(id) => {
-                    if let Some(bf) = self.bf.as_mut() {
-                        bf.open.remove(k);
-                    }
-                    self.join_backfill(o, id);
-                }
+                Some(id) => self.join_backfill(k, id),
                 None => k += 1,
             }
         }
     }
 
-    /// A waiting solo joins the running match of `o` in the leaver's team
-    /// and plays the rest of it.
-    fn join_backfill(&mut self, o: OpenSlot, id: TicketId) {
+    /// A waiting ticket joins the running match of open slot `k` in the
+    /// leaver's team, taking that slot and, for a party, the team's next
+    /// open ones; its players play the rest of the match.
+    fn join_backfill(&mut self, k: usize, id: TicketId) {
         let now = self.now;
-        let s = o.slot as usize;
         let t = self.pool.remove(id).expect("found waiting");
         self.queue.cancel(timer_key(id));
+        let Some(bf) = self.bf.as_mut() else {
+            return;
+        };
+        let o = bf.open.remove(k);
+        let s = o.slot as usize;
         let match_id = self.active[s]
             .id
             .expect("open slots are in running matches");
@@ -289,20 +295,34 @@ impl Simulation<'_> {
         let Some(bf) = self.bf.as_mut() else {
             return;
         };
+        let mut taken = vec![o];
+        while taken.len() < t.size() {
+            let j = bf
+                .open
+                .iter()
+                .position(|x| x.slot == o.slot && x.team == o.team)
+                .expect("the party fits the open slots");
+            taken.push(bf.open.remove(j));
+        }
         bf.advance(s, now);
         let active = &mut self.active[s];
-        active.members.push(t.players[0]);
+        let first = active.members.len() as u32;
+        active.members.extend_from_slice(&t.players);
         active.parties.push((active.members.len() as u32, o.team));
-        let i = active.members.len() as u32 - 1;
-        bf.slots[s].left.push(false);
-        self.in_matches += 1;
         let end = bf.slots[s].end;
-        let leave_at = bf.draw_leave(now, end);
-        if let Some(acc) = self.collector.backfill() {
-            acc.filled(now.since(o.opened).as_ms(), o.in_warmup);
+        let mut leaves = Vec::with_capacity(t.size());
+        for (j, slot) in taken.iter().enumerate() {
+            bf.slots[s].left.push(false);
+            if let Some(at) = bf.draw_leave(now, end) {
+                leaves.push((at, first + j as u32));
+            }
+            if let Some(acc) = self.collector.backfill() {
+                acc.filled(now.since(slot.opened).as_ms(), slot.in_warmup);
+            }
         }
+        self.in_matches += t.size();
         self.recompute_p(s);
-        if let Some(at) = leave_at {
+        for (at, i) in leaves {
             self.queue.schedule(at, Event::Leave(Slot(o.slot), i));
         }
     }
@@ -474,6 +494,44 @@ short_handed_penalty = 150
         let joined = rows.0.tickets.iter().find(|t| t.ticket == near).unwrap();
         assert_eq!(joined.end, TicketEnd::Matched(crate::model::MatchId(0)));
         assert_eq!(joined.left, SimTime::from_ms(80_000));
+    }
+
+    /// A party fits only where its team has as many open slots, and then
+    /// takes them all.
+    #[test]
+    fn a_party_fills_two_open_slots_of_one_team_but_not_one() {
+        let (config, parts) = parts_and_config(true);
+        let mut rows = KeepRows::default();
+        let mut sim = Simulation::new(config, 1, parts, &mut rows);
+        match_with_a_leave(&mut sim);
+        let r = sim.bf.as_ref().unwrap().open[0].rating;
+        let id = TicketId(sim.next_ticket);
+        sim.next_ticket += 1;
+        for p in [20, 21] {
+            sim.busy[p] = true;
+        }
+        sim.pool.insert(WaitingTicket {
+            id,
+            players: Party::from_slice(&[PlayerId(20), PlayerId(21)]),
+            rating: r,
+            enqueued: SimTime::from_ms(70_000),
+            requeue: false,
+        });
+        sim.now = SimTime::from_ms(80_000);
+        sim.run_policy(Trigger::Tick);
+        assert!(sim.pool.contains(id), "one open slot cannot take a pair");
+        // Player 0's teammate leaves too: two slots in one team.
+        let team0 = sim.active[0].parties[0].1;
+        let mate = (1..4)
+            .find(|&i| sim.active[0].parties[i].1 == team0)
+            .unwrap();
+        sim.on_leave(Slot(0), mate as u32);
+        assert!(!sim.pool.contains(id));
+        assert!(sim.bf.as_ref().unwrap().open.is_empty());
+        let a = &sim.active[0];
+        assert_eq!(&a.members[4..], &[PlayerId(20), PlayerId(21)]);
+        assert_eq!(a.parties.last(), Some(&(6, team0)));
+        assert_eq!(sim.in_matches, 4);
     }
 
     /// A match that ends a player short: P(team 0) is the time average of
