@@ -55,4 +55,8 @@ pub struct Config {
     pub population: Population,
     /// Start every rating at the player's drawn win rate, with the games behind it.
     pub ratings_from_win_rate: bool,
+    /// The ready check a formed match must pass; `None`: matches start unasked.
+    pub acceptance: Option<super::Acceptance>,
+    /// Leaves from running matches and their backfill; `None`: nobody leaves.
+    pub backfill: Option<super::Backfill>,
 }

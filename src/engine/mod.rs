@@ -11,7 +11,7 @@ pub mod trace;
 pub use config::{Arrivals, Config, Patience};
 pub use population::Population;
 pub use queue::EventQueue;
-pub use sim::{EngineStats, Parts, SimOutput, Simulation};
+pub use sim::{Acceptance, Backfill, EngineStats, Parts, SimOutput, Simulation};
 pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceTicket};
 
 #[cfg(test)]

@@ -143,6 +143,15 @@ impl<E> EventQueue<E> {
         }
     }
 
+    /// Removes the pending timer of `key` and says when it would have
+    /// come due, so it can be scheduled again later (a ticket back from a
+    /// failed ready check keeps its abandon deadline).
+    pub fn take_timer(&mut self, key: u64) -> Option<SimTime> {
+        let at = self.timer_keys.remove(&key)?;
+        self.timers.remove(&at);
+        Some(at.0)
+    }
+
     /// The earliest event by (time, sequence), removed.
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         enum Source {

@@ -2,6 +2,12 @@
 //! happens here, in event order; policies, team formation, outcome models and
 //! rating systems are called from here and only return values.
 
+mod acceptance;
+mod backfill;
+
+pub use acceptance::Acceptance;
+pub use backfill::Backfill;
+
 use super::config::{Config, Patience};
 use super::population;
 use super::queue::{EventQueue, Lane};
@@ -39,6 +45,10 @@ enum Event {
     MatchStart(Slot),
     MatchEnd(Slot),
     Sample,
+    /// A failed ready check's cancel, by its slot in `ReadyChecks::held`.
+    ReadyFail(u32),
+    /// Member `.1` of the match in the slot leaves it (`[backfill]`).
+    Leave(Slot, u32),
 }
 
 // Events in the heap are sifted up and down by value: keep them two words
@@ -184,6 +194,10 @@ pub struct Simulation<'r> {
     held: Vec<u32>,
     /// Told of every ticket as it joins (`mmsim trace`).
     log: Option<&'r mut dyn TicketLog>,
+    /// The ready check, when the scenario has `[acceptance]`.
+    ready: Option<acceptance::ReadyChecks>,
+    /// Leaves and backfill, when the scenario has `[backfill]`.
+    bf: Option<backfill::Backfills>,
 }
 
 impl<'r> Simulation<'r> {
@@ -223,7 +237,15 @@ impl<'r> Simulation<'r> {
         let corr_every = (samples_total / config.corr_points.max(1) as u64).max(1);
         let schedule = parts.policy.schedule();
         let by_skill = crate::metrics::skill_order(&players);
-        let collector = Collector::new(&players, &by_skill, rows);
+        let mut collector = Collector::new(&players, &by_skill, rows);
+        let ready = config.acceptance.clone().map(|a| {
+            collector.enable_acceptance();
+            acceptance::ReadyChecks::new(a, stream(seed, Stream::Acceptance))
+        });
+        let bf = config.backfill.clone().map(|b| {
+            collector.enable_backfill();
+            backfill::Backfills::new(b, stream(seed, Stream::Backfill))
+        });
         let rank_corr = RankCorr::new(by_skill);
         Simulation {
             now: SimTime::ZERO,
@@ -266,6 +288,8 @@ impl<'r> Simulation<'r> {
             trace_next: 0,
             held: Vec::new(),
             log: None,
+            ready,
+            bf,
         }
     }
 
@@ -313,6 +337,8 @@ impl<'r> Simulation<'r> {
                 Event::MatchStart(id) => self.on_match_start(id),
                 Event::MatchEnd(id) => self.on_match_end(id),
                 Event::Sample => self.on_sample(),
+                Event::ReadyFail(h) => self.on_ready_fail(h),
+                Event::Leave(slot, i) => self.on_leave(slot, i),
             }
         }
         progress(self.end, self.end);
@@ -325,6 +351,7 @@ impl<'r> Simulation<'r> {
             let t = self.pool.remove(id).expect("listed as waiting");
             self.leave(&t, end, TicketEnd::Waiting);
         }
+        self.censor_ready_checks(end);
         let mut running: Vec<MatchRecord> = self
             .active
             .iter_mut()
@@ -488,6 +515,10 @@ impl<'r> Simulation<'r> {
     }
 
     fn run_policy(&mut self, trigger: Trigger) {
+        // Open backfill slots take their players before the policy's pass.
+        if self.bf.is_some() {
+            self.fill_open_slots();
+        }
         let mut proposals = std::mem::take(&mut self.proposals);
         proposals.clear();
         let view = PoolView {
@@ -603,6 +634,10 @@ impl<'r> Simulation<'r> {
             self.stats.proposals_rejected += 1;
             return;
         }
+        let Some(ready_delay) = self.ready_check(&team_tickets) else {
+            self.scratch.team_tickets = team_tickets;
+            return;
+        };
         let id = MatchId(self.next_match);
         self.next_match += 1;
         self.stats.matches += 1;
@@ -730,7 +765,7 @@ impl<'r> Simulation<'r> {
         self.matches_since_sample += 1;
         self.queue.schedule_in(
             STARTS,
-            self.now + self.config.lobby,
+            self.now + self.config.lobby + ready_delay,
             Event::MatchStart(Slot(slot)),
         );
     }
@@ -765,9 +800,15 @@ impl<'r> Simulation<'r> {
         rec.gold_integral = result.gold_integral;
         self.queue
             .schedule(self.now + result.duration, Event::MatchEnd(slot));
+        if self.bf.is_some() {
+            self.draw_leaves(slot, result.p_team0, result.duration);
+        }
     }
 
     fn on_match_end(&mut self, slot: Slot) {
+        // Who left (empty without `[backfill]`); the winner may be redrawn.
+        let left = self.settle_leaves(slot);
+        let gone = |k: usize| left.get(k) == Some(&true);
         let active = std::mem::take(&mut self.active[slot.0 as usize]);
         let id = active.id.expect("ended matches are active");
         let winner = active.winner.expect("a started match has a winner");
@@ -795,14 +836,31 @@ impl<'r> Simulation<'r> {
         self.parts
             .rating
             .update(&mut ratings, winner, active.rating_weight, now);
+        // Leavers take the loss: those on the winning side are rated as if
+        // their team had lost (to the next team).
+        let mut as_lost = Vec::new();
+        if left.iter().any(|&g| g) {
+            as_lost.clone_from(&before);
+            let loser_view = (winner + 1) % as_lost.len().max(1);
+            self.parts
+                .rating
+                .update(&mut as_lost, loser_view, active.rating_weight, now);
+        }
         let mut index_in_team: PerTeam<usize> = smallvec::smallvec![0; ratings.len()];
+        let mut k = 0;
         for (ti, party) in active.parties() {
             let solo = party.len() == 1;
             for p in party {
                 let i = index_in_team[ti];
                 index_in_team[ti] += 1;
+                let left_it = gone(k);
+                k += 1;
                 let pl = &mut self.players[p.index()];
-                let new = ratings[ti][i];
+                let new = if left_it && ti == winner {
+                    as_lost[ti][i]
+                } else {
+                    ratings[ti][i]
+                };
                 let game = new.games.saturating_sub(1) as usize;
                 if game < LEARNING_GAMES {
                     self.collector
@@ -820,7 +878,7 @@ impl<'r> Simulation<'r> {
                     pl.party_rating = new;
                 }
                 pl.games += 1;
-                if ti == winner {
+                if ti == winner && !left_it {
                     pl.wins += 1;
                 }
                 // Smoothed toward 50% by ten phantom games, as a shown win rate is.
@@ -838,12 +896,25 @@ impl<'r> Simulation<'r> {
         // Each party decides on its own whether to queue again.
         let requeue_prob = self.config.arrivals.requeue_prob;
         let think = self.config.arrivals.think_time.as_secs_f64();
+        let mut k = 0;
         for (_, party) in active.parties() {
+            let first = k;
+            k += party.len();
+            // Leavers are free already; the rest of their party carries on.
+            let stayed = |j: &usize| !gone(first + j);
+            let members: Party = if left.is_empty() {
+                Party::from_slice(party)
+            } else {
+                let kept: Party = (0..party.len()).filter(stayed).map(|j| party[j]).collect();
+                if kept.is_empty() {
+                    continue;
+                }
+                kept
+            };
             let u: f64 = self.rng_behaviour.random();
             let pause: f64 = Exp1.sample(&mut self.rng_behaviour);
             let back = now + SimDuration::from_secs_f64(pause * think);
             if u < requeue_prob && back <= self.end {
-                let members = Party::from_slice(party);
                 let slot = match self.returning_free.pop() {
                     Some(slot) => {
                         self.returning[slot as usize] = members;
@@ -856,12 +927,13 @@ impl<'r> Simulation<'r> {
                 };
                 self.queue.schedule(back, Event::Requeue(slot));
             } else {
-                for p in party {
+                for p in &members {
                     self.busy[p.index()] = false;
                 }
             }
         }
-        self.in_matches -= active.members.len();
+        self.in_matches -= active.members.len() - left.iter().filter(|&&g| g).count();
+        self.return_leaves(slot, left);
         active.id = None;
         self.active[slot.0 as usize] = active;
         self.free.push(slot.0);

@@ -17,6 +17,12 @@ pub enum Stream {
     /// so that switching one on shifts no winner.
     Gold = 7,
     Battle = 8,
+    /// The ready check's answers (`[acceptance]`): its own stream, so a run
+    /// without one draws every other number as before.
+    Acceptance = 9,
+    /// Leave times of players in running matches (`[backfill]`) and the
+    /// redraw of a winner whose teams changed.
+    Backfill = 10,
 }
 
 /// SplitMix64: spreads neighbouring seeds (1, 2, 3) far apart.

@@ -143,6 +143,9 @@ pub struct Collector<'r> {
     upset_skill: [UpsetBin; GAP_EDGES.len()],
     upset_rating: [UpsetBin; GAP_EDGES.len()],
     view: RunView,
+    /// Present only when the scenario has the section (`enable_*`).
+    acceptance: Option<super::backfill::AcceptanceAcc>,
+    backfill: Option<super::backfill::BackfillAcc>,
 }
 
 impl<'r> Collector<'r> {
@@ -185,7 +188,30 @@ impl<'r> Collector<'r> {
             upset_skill: Default::default(),
             upset_rating: Default::default(),
             view: RunView::default(),
+            acceptance: None,
+            backfill: None,
         }
+    }
+
+    /// Switches on the ready-check figures (`acceptance` in the summary).
+    pub fn enable_acceptance(&mut self) {
+        self.acceptance = Some(Default::default());
+    }
+
+    /// Switches on the leave and backfill figures (`backfill` in the summary).
+    pub fn enable_backfill(&mut self) {
+        self.backfill = Some(Default::default());
+    }
+
+    pub fn ready_check(&mut self, c: super::backfill::ReadyCheck) {
+        if let Some(a) = &mut self.acceptance {
+            a.add(c);
+        }
+    }
+
+    /// The backfill accumulators, when switched on.
+    pub fn backfill(&mut self) -> Option<&mut super::backfill::BackfillAcc> {
+        self.backfill.as_mut()
     }
 
     /// A finished ticket: matched, abandoned, or censored at the run's end.
@@ -217,6 +243,8 @@ impl<'r> Collector<'r> {
                 self.abandoned += 1;
             }
             TicketEnd::Waiting => self.waiting += 1,
+            // Counted by the ready checks (`acceptance`), not as a wait.
+            TicketEnd::Declined => {}
         }
     }
 
@@ -478,6 +506,8 @@ impl<'r> Collector<'r> {
                 skill: gap_bins(&self.upset_skill),
                 rating: gap_bins(&self.upset_rating),
             },
+            acceptance: self.acceptance.as_ref().map(|a| a.summary()),
+            backfill: self.backfill.as_ref().map(|b| b.summary()),
         }
     }
 

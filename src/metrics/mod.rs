@@ -3,6 +3,7 @@
 //! hands each finished record to a `Collector`, which folds it into
 //! accumulators and passes it on to the tables; nothing is kept per ticket.
 
+pub mod backfill;
 mod collect;
 pub mod dist;
 #[cfg(test)]

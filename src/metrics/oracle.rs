@@ -49,7 +49,7 @@ pub fn summarize_records(
         match t.end {
             TicketEnd::Matched(_) => by_decile[d].push(t.wait_s()),
             TicketEnd::Abandoned => decile_abandoned[d] += 1,
-            TicketEnd::Waiting => {}
+            TicketEnd::Waiting | TicketEnd::Declined => {}
         }
     }
     let deciles: Vec<Value> = by_decile

@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 pub enum TicketEnd {
     Matched(MatchId),
     Abandoned,
+    /// Left after one of its players declined a ready check (`[acceptance]`).
+    Declined,
     /// Still in the queue when the run ended (censored).
     Waiting,
 }
@@ -20,6 +22,7 @@ impl TicketEnd {
         match self {
             TicketEnd::Matched(_) => "matched",
             TicketEnd::Abandoned => "abandoned",
+            TicketEnd::Declined => "declined",
             TicketEnd::Waiting => "waiting",
         }
     }

@@ -78,7 +78,17 @@ pub struct Summary {
     pub by_hour: Vec<HourFigures>,
     /// Realised upset rate against the models' by gap between the two teams.
     pub upset_by_gap: UpsetByGap,
+    /// The ready check's figures, when the scenario has `[acceptance]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<super::backfill::AcceptanceSummary>,
+    /// Leaves and backfills, when the scenario has `[backfill]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<super::backfill::BackfillSummary>,
 }
+
+/// Summary keys written only when their scenario section is present, so a
+/// report test built without those sections does not expect them.
+pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill"];
 
 /// One hour of the simulated day (hour `h` holds every day's
 /// `h:00`-`h:59`), warm-up excluded: tickets by the time they joined the
@@ -263,6 +273,14 @@ impl Summary {
 /// What each top-level key of `summary.json` means, for the report. A test
 /// checks that this list and the serialized keys are the same set.
 pub const MEANINGS: &[(&str, &str)] = &[
+    (
+        "acceptance",
+        "the ready check ([acceptance]): accept rates per player and per match, matches cancelled, ticket-seconds lost to declines",
+    ),
+    (
+        "backfill",
+        "leaves from running matches ([backfill]): leaves per match, share filled, time to backfill, share finished short-handed",
+    ),
     ("scenario", "the scenario's name"),
     ("seed", "the run's seed: same seed, same arrivals"),
     ("policy", "the matchmaking policy"),

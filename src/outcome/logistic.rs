@@ -206,11 +206,48 @@ impl OutcomeModel for LogisticOutcome {
             gold_integral,
         }
     }
+
+    /// The mean skill of whoever is still playing, less the penalty for each
+    /// empty slot: a team's mean alone would rate four players as strong as
+    /// the same four with a fifth of their level.
+    fn p_team0_short_handed(
+        &self,
+        teams: &[TeamSkills],
+        missing: &[usize],
+        penalty: f64,
+    ) -> Option<f64> {
+        let strengths: PerTeam<f64> = teams
+            .iter()
+            .zip(missing)
+            .map(|(t, &m)| team_strength(t, self.params.party_bonus) - penalty * m as f64)
+            .collect();
+        Some(team_win_probabilities(&strengths, self.params.scale)[0])
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_short_handed_team_is_weaker_by_the_penalty_per_missing_player() {
+        let model = LogisticOutcome::new(LogisticParams::default());
+        let team = |n: usize| TeamSkills {
+            skills: vec![1500.0; n],
+            parties: vec![1; n],
+        };
+        // Four of equal skill against five: the mean alone calls it even...
+        let even = model
+            .p_team0_short_handed(&[team(5), team(4)], &[0, 0], 150.0)
+            .unwrap();
+        assert!((even - 0.5).abs() < 1e-12);
+        // ...the missing player costs 150 points: 10^(-150/400) odds.
+        let p = model
+            .p_team0_short_handed(&[team(5), team(4)], &[0, 1], 150.0)
+            .unwrap();
+        assert!((p - logistic_win_probability(1500.0, 1350.0, 400.0)).abs() < 1e-12);
+        assert!(p > 0.70 && p < 0.71, "{p}");
+    }
     use rand::SeedableRng;
 
     fn solo(skill: f64) -> TeamSkills {

@@ -64,6 +64,20 @@ impl OutcomeRngs {
 /// parameters, never the world.
 pub trait OutcomeModel: Send + Sync {
     fn play(&self, teams: &[TeamSkills], rngs: &mut OutcomeRngs) -> MatchResult;
+
+    /// The model's probability that team 0 wins once players have left or
+    /// joined a running match: `teams` holds who is playing now and
+    /// `missing[i]` how many players team i is short, each costing it
+    /// `penalty` points of strength. `None` for a model that cannot say; the
+    /// engine then keeps the winner it drew when the match started.
+    fn p_team0_short_handed(
+        &self,
+        _teams: &[TeamSkills],
+        _missing: &[usize],
+        _penalty: f64,
+    ) -> Option<f64> {
+        None
+    }
 }
 
 crate::model::registry::plugins! {

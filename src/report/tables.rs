@@ -509,7 +509,9 @@ mod tests {
         for (i, t) in r.tickets.iter().enumerate() {
             match t.end {
                 TicketEnd::Matched(m) => assert_eq!(ids.get(i), Some(m.0)),
-                TicketEnd::Waiting | TicketEnd::Abandoned => assert_eq!(ids.get(i), None),
+                TicketEnd::Waiting | TicketEnd::Abandoned | TicketEnd::Declined => {
+                    assert_eq!(ids.get(i), None)
+                }
             }
             assert_eq!(ends.get(i), Some(t.end.label()));
         }

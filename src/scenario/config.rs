@@ -29,6 +29,12 @@ pub struct Scenario {
     pub outcome: OutcomeConfig,
     #[serde(default)]
     pub metrics: MetricsSection,
+    /// The ready check every formed match must pass; absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<super::backfill::AcceptanceSection>,
+    /// Players leaving running matches and their replacements; absent: nobody leaves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<super::backfill::BackfillSection>,
     /// What `mmsim sweep` varies: accepted here as it stands and read by
     /// `tune::SweepSection::read`, so the schema does not depend on tuning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -417,6 +423,12 @@ impl Scenario {
         self.outcome
             .validate()
             .map_err(|e| prefixed("outcome", e))?;
+        if let Some(a) = &self.acceptance {
+            a.validate().map_err(|e| prefixed("acceptance", e))?;
+        }
+        if let Some(b) = &self.backfill {
+            b.validate().map_err(|e| prefixed("backfill", e))?;
+        }
         if self.metrics.sample_interval.0.is_zero() {
             return Err(ParamError::new(
                 "metrics.sample_interval",

@@ -1,6 +1,7 @@
 //! Scenario files: the schema a designer writes and the loader that checks it.
 
 mod attributes;
+mod backfill;
 mod config;
 mod load;
 mod locate;
@@ -8,6 +9,7 @@ pub mod provenance;
 mod to_engine;
 pub mod trace;
 
+pub use backfill::{AcceptanceSection, BackfillSection};
 pub use config::*;
 pub use load::{
     from_text, gb, line_of_key, load, read_bounded, Budget, LoadedScenario, ScenarioError,

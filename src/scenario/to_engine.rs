@@ -52,6 +52,20 @@ impl Config {
             population: population(&s.population),
             ratings_from_win_rate: matches!(s.rating, RatingConfig::WinRate(_))
                 && s.population.win_rate.is_some(),
+            acceptance: s.acceptance.as_ref().map(|a| engine::Acceptance {
+                accept_prob: a.accept_prob,
+                timeout: a.timeout.0,
+                keep_wait: a.keep_wait,
+                decline_penalty: a.decline_penalty.0,
+            }),
+            backfill: s.backfill.as_ref().map(|b| engine::Backfill {
+                leave_per_min: b.leave_per_min,
+                fill: b.fill,
+                window: b.window,
+                widen_per_s: b.widen_per_s,
+                max_window: b.max_window,
+                short_handed_penalty: b.short_handed_penalty,
+            }),
         }
     }
 }

@@ -1,0 +1,325 @@
+//! The ready check (`[acceptance]`): every player of a formed match answers
+//! within a timeout; if anyone declines, the match is cancelled when the
+//! last answer is in, the declining tickets leave and queue again after a
+//! penalty, and the others go back to the pool under their own ids. As in
+//! FlexMatch's player acceptance: tickets whose players all accepted return
+//! to the pool, a ticket with a rejection fails.
+
+use super::{timer_key, Event, Simulation};
+use crate::metrics::backfill::ReadyCheck;
+use crate::metrics::TicketEnd;
+use crate::model::{Party, SimDuration, SimTime, TicketId};
+use crate::policy::Trigger;
+use crate::pool::WaitingTicket;
+use rand::Rng;
+use rand_pcg::Pcg64;
+
+/// The ready check as the engine runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Acceptance {
+    /// Probability that one player accepts.
+    pub accept_prob: f64,
+    /// Every answer comes uniformly within this.
+    pub timeout: SimDuration,
+    /// Whether returned tickets keep their enqueue time (their priority).
+    pub keep_wait: bool,
+    /// A declining ticket's party queues again this long after the cancel.
+    pub decline_penalty: SimDuration,
+}
+
+/// A failed check's tickets, out of the pool until the last answer is in:
+/// each with its abandon deadline and whether one of its players declined.
+#[derive(Default)]
+pub(super) struct Held {
+    tickets: Vec<(WaitingTicket, Option<SimTime>, bool)>,
+}
+
+pub(super) struct ReadyChecks {
+    config: Acceptance,
+    rng: Pcg64,
+    held: Vec<Held>,
+    free: Vec<u32>,
+    declined: Vec<bool>,
+}
+
+impl ReadyChecks {
+    pub(super) fn new(config: Acceptance, rng: Pcg64) -> Self {
+        ReadyChecks {
+            config,
+            rng,
+            held: Vec::new(),
+            free: Vec::new(),
+            declined: Vec::new(),
+        }
+    }
+}
+
+impl Simulation<'_> {
+    /// Asks every player of a match about to form. `Some(delay)`: all
+    /// accepted, the last after `delay`, and the match goes on. `None`: the
+    /// check fails; its tickets have left the pool and wait for the cancel
+    /// (`Event::ReadyFail`). Without `[acceptance]`, `Some(0)` at once.
+    pub(super) fn ready_check(&mut self, team_tickets: &[Vec<TicketId>]) -> Option<SimDuration> {
+        let Some(rc) = self.ready.as_mut() else {
+            return Some(SimDuration::ZERO);
+        };
+        let timeout_ms = rc.config.timeout.as_ms();
+        let (mut players, mut accepted, mut last_ms) = (0u32, 0u32, 0u64);
+        rc.declined.clear();
+        for id in team_tickets.iter().flatten() {
+            let t = self.pool.get(*id).expect("proposal tickets are waiting");
+            let mut declined = false;
+            for _ in &t.players {
+                let yes = rc.rng.random::<f64>() < rc.config.accept_prob;
+                let at_ms = rc.rng.random_range(0..=timeout_ms);
+                last_ms = last_ms.max(at_ms);
+                players += 1;
+                if yes {
+                    accepted += 1;
+                } else {
+                    declined = true;
+                }
+            }
+            rc.declined.push(declined);
+        }
+        let passed = accepted == players;
+        self.collector.ready_check(ReadyCheck {
+            players,
+            accepted,
+            tickets: rc.declined.len() as u32,
+            declined_tickets: rc.declined.iter().filter(|&&d| d).count() as u32,
+            took_ms: last_ms,
+            passed,
+            in_warmup: self.now < self.warmup_end,
+        });
+        if passed {
+            return Some(SimDuration::from_ms(last_ms));
+        }
+        let h = match rc.free.pop() {
+            Some(h) => h,
+            None => {
+                rc.held.push(Held::default());
+                rc.held.len() as u32 - 1
+            }
+        };
+        let mut held = std::mem::take(&mut rc.held[h as usize]);
+        for (id, &declined) in team_tickets.iter().flatten().zip(&rc.declined) {
+            let t = self.pool.remove(*id).expect("proposal tickets are waiting");
+            let deadline = self.queue.take_timer(timer_key(*id));
+            held.tickets.push((t, deadline, declined));
+        }
+        rc.held[h as usize] = held;
+        self.queue.schedule(
+            self.now + SimDuration::from_ms(last_ms),
+            Event::ReadyFail(h),
+        );
+        None
+    }
+
+    /// The cancel of a failed check: decliners leave and come back after
+    /// the penalty; the others return to the pool with their ids and their
+    /// abandon deadlines (moved along with the enqueue time if they do not
+    /// keep their wait).
+    pub(super) fn on_ready_fail(&mut self, h: u32) {
+        let Some(rc) = self.ready.as_mut() else {
+            return;
+        };
+        let (keep, penalty) = (rc.config.keep_wait, rc.config.decline_penalty);
+        let mut held = std::mem::take(&mut rc.held[h as usize]);
+        rc.free.push(h);
+        let now = self.now;
+        let mut returned: Vec<TicketId> = Vec::new();
+        for (mut t, deadline, declined) in held.tickets.drain(..) {
+            if declined {
+                self.leave(&t, now, TicketEnd::Declined);
+                let back = now + penalty;
+                if back <= self.end {
+                    self.schedule_requeue(t.players.clone(), back);
+                } else {
+                    for p in &t.players {
+                        self.busy[p.index()] = false;
+                    }
+                }
+                continue;
+            }
+            let joined = t.enqueued;
+            if !keep {
+                t.enqueued = now;
+            }
+            let id = t.id;
+            self.pool.insert(t);
+            if let Some(d) = deadline {
+                let d = if keep { d } else { now + d.since(joined) };
+                let seq = self.queue.reserve();
+                self.queue
+                    .schedule_cancellable(timer_key(id), seq, d.max(now), Event::Abandon(id));
+            }
+            returned.push(id);
+        }
+        if let Some(rc) = self.ready.as_mut() {
+            rc.held[h as usize] = held;
+        }
+        if self.schedule.on_join {
+            for id in returned {
+                if self.pool.contains(id) {
+                    self.run_policy(Trigger::Join(id));
+                }
+            }
+        }
+    }
+
+    /// Queues `members` again at `at`, through the returning parties' slots.
+    fn schedule_requeue(&mut self, members: Party, at: SimTime) {
+        let slot = match self.returning_free.pop() {
+            Some(slot) => {
+                self.returning[slot as usize] = members;
+                slot
+            }
+            None => {
+                self.returning.push(members);
+                self.returning.len() as u32 - 1
+            }
+        };
+        self.queue.schedule(at, Event::Requeue(slot));
+    }
+
+    /// Tickets of checks still failing when the run ends are censored like
+    /// those waiting in the pool.
+    pub(super) fn censor_ready_checks(&mut self, end: SimTime) {
+        let Some(rc) = self.ready.as_mut() else {
+            return;
+        };
+        let held: Vec<WaitingTicket> = rc
+            .held
+            .iter_mut()
+            .flat_map(|h| h.tickets.drain(..).map(|(t, _, _)| t))
+            .collect();
+        for t in held {
+            self.leave(&t, end, TicketEnd::Waiting);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::metrics::TicketEnd;
+    use crate::run::run_keeping;
+    use crate::scenario::from_text;
+    use std::path::Path;
+
+    /// A 5v5 queue of solos that accepts anyone, so every ready check has
+    /// ten players answering independently.
+    fn five_v_five(accept_prob: f64, keep_wait: bool) -> crate::scenario::Scenario {
+        let text = format!(
+            r#"
+[run]
+name = "ready"
+seed = 5
+duration = "3h"
+[population]
+size = 20000
+skill = {{ dist = "normal", mean = 1500, sd = 300 }}
+[arrivals]
+rate_per_s = 1.0
+patience = {{ dist = "never" }}
+requeue_prob = 0.0
+[match]
+teams = 2
+team_size = 5
+[policy]
+kind = "fixed-limit"
+limit = 1e12
+[outcome]
+model = "logistic"
+duration = "5m"
+[acceptance]
+accept_prob = {accept_prob}
+timeout = "20s"
+keep_wait = {keep_wait}
+decline_penalty = "1m"
+"#
+        );
+        from_text(&text, Path::new("ready.toml"), &[])
+            .expect("valid")
+            .scenario
+    }
+
+    /// With ten players accepting each with probability p, a check passes
+    /// with probability p^10; a failed one lasts until the last of ten
+    /// uniform answers on [0, T], T·10/11 on average, for ten tickets.
+    #[test]
+    fn pass_rate_and_time_lost_match_theory() {
+        let p: f64 = 0.9;
+        let out = run_keeping(&five_v_five(p, true), 5);
+        let a = &out.summary["acceptance"];
+        let checks = a["ready_checks"].as_u64().unwrap() as f64;
+        assert!(checks > 1000.0, "{checks}");
+        let pass = a["accept_rate_match"].as_f64().unwrap();
+        let want = p.powi(10);
+        let se = (want * (1.0 - want) / checks).sqrt();
+        assert!(
+            (pass - want).abs() < 4.0 * se,
+            "pass {pass} vs {want} (se {se})"
+        );
+        let per_player = a["accept_rate_player"].as_f64().unwrap();
+        assert!((per_player - p).abs() < 0.01, "{per_player}");
+        let lost = a["time_lost_per_cancel_ticket_s"].as_f64().unwrap();
+        let want_lost = 10.0 * 20.0 * 10.0 / 11.0;
+        // The max of ten uniforms has sd about T/12; over hundreds of
+        // cancels the mean is within a few percent.
+        assert!(
+            (lost / want_lost - 1.0).abs() < 0.03,
+            "{lost} vs {want_lost}"
+        );
+        let cancelled = a["matches_cancelled"].as_u64().unwrap() as f64;
+        let total = a["time_lost_ticket_s"].as_f64().unwrap();
+        assert!((total - lost * cancelled).abs() < 1e-6 * total);
+        // A cancelled match leaves no row: match ids are consecutive, and
+        // every declined ticket has its row.
+        let ids: Vec<u32> = out.records.matches.iter().map(|m| m.id.0).collect();
+        let mut sorted = ids.clone();
+        sorted.sort_unstable();
+        assert!(sorted.iter().enumerate().all(|(i, &id)| i as u32 == id));
+        // The summary counts declines by when the match formed (after
+        // warm-up), the rows by when the ticket joined; with no warm-up
+        // they differ only by checks still open at the run's end.
+        let declined = out
+            .records
+            .tickets
+            .iter()
+            .filter(|t| t.end == TicketEnd::Declined)
+            .count() as u64;
+        let counted = a["tickets_declined"].as_u64().unwrap();
+        assert!(declined > 100 && declined <= counted && counted - declined <= 10);
+    }
+
+    /// Each ticket has exactly one row whatever happened to it, and a
+    /// ticket that kept its wait through a failed check waited longer than
+    /// the check took.
+    #[test]
+    fn returned_tickets_keep_their_id_and_wait() {
+        for keep in [true, false] {
+            let out = run_keeping(&five_v_five(0.95, keep), 6);
+            let mut ids: Vec<u32> = out.records.tickets.iter().map(|t| t.ticket.0).collect();
+            let n = ids.len();
+            ids.sort_unstable();
+            ids.dedup();
+            assert_eq!(ids.len(), n, "a ticket has two rows (keep_wait = {keep})");
+            assert!(
+                out.summary["acceptance"]["matches_cancelled"]
+                    .as_u64()
+                    .unwrap()
+                    > 0
+            );
+        }
+        let kept = run_keeping(&five_v_five(0.95, true), 6);
+        let reset = run_keeping(&five_v_five(0.95, false), 6);
+        let mean = |k: &crate::run::KeptRun| k.summary["wait_s"]["mean"].as_f64().unwrap();
+        assert!(
+            mean(&kept) > mean(&reset),
+            "{} vs {}",
+            mean(&kept),
+            mean(&reset)
+        );
+    }
+}

@@ -1,0 +1,633 @@
+//! Players leaving running matches, and backfill (`[backfill]`). Each
+//! player's time to leave is exponential, drawn when the match starts (or
+//! when a backfiller joins); a leave opens a slot that is filled from the
+//! queue before the policy's own pass, as AccelByte's backfill "takes
+//! precedence over new match creation" and FlexMatch's backfill request
+//! looks for players who fit the match already playing: here the
+//! nearest-rated waiting solo within a window around the leaver's rating
+//! that widens while the slot stays open. Who wins is drawn at the start as
+//! before; once the teams change, the winner is redrawn (coupled to the
+//! first draw, so it changes as rarely as it can) from the win probability
+//! averaged over the match's time, each stretch with the teams then playing.
+
+use super::{timer_key, Event, Simulation, Slot};
+use crate::metrics::TicketEnd;
+use crate::model::{SimDuration, SimTime, TicketId};
+use crate::outcome::TeamSkills;
+use rand::Rng;
+use rand_distr::{Distribution, Exp1};
+use rand_pcg::Pcg64;
+
+/// Leaves and backfill as the engine runs them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Backfill {
+    /// Probability that a playing player leaves within a given minute.
+    pub leave_per_min: f64,
+    /// Whether open slots are filled from the queue.
+    pub fill: bool,
+    /// Rating window (each side of the leaver's rating) when the slot opens.
+    pub window: f64,
+    pub widen_per_s: f64,
+    pub max_window: f64,
+    /// Strength a team loses per missing player, in true-skill points.
+    pub short_handed_penalty: f64,
+}
+
+/// One running match's leaves, by its slot.
+#[derive(Default)]
+pub(super) struct LeaveState {
+    /// Per member (in `Active::members` order): whether they left.
+    left: Vec<bool>,
+    end: SimTime,
+    start: SimTime,
+    /// P(team 0 wins) with the teams playing now, and its integral over
+    /// the match so far (probability x milliseconds).
+    p_now: f64,
+    p_integral: f64,
+    last_change: SimTime,
+    leaves: u32,
+}
+
+/// A slot a leaver opened, waiting for a backfiller.
+#[derive(Clone, Copy, Debug)]
+struct OpenSlot {
+    slot: u32,
+    team: u32,
+    opened: SimTime,
+    rating: f64,
+    in_warmup: bool,
+}
+
+pub(super) struct Backfills {
+    config: Backfill,
+    /// Leave rate per second: P(leave within 60 s) = leave_per_min.
+    rate_per_s: f64,
+    rng: Pcg64,
+    slots: Vec<LeaveState>,
+    /// Oldest first: the slot open longest is filled first.
+    open: Vec<OpenSlot>,
+}
+
+impl Backfills {
+    pub(super) fn new(config: Backfill, rng: Pcg64) -> Self {
+        let rate_per_s = -(1.0 - config.leave_per_min).ln() / 60.0;
+        Backfills {
+            config,
+            rate_per_s,
+            rng,
+            slots: Vec::new(),
+            open: Vec::new(),
+        }
+    }
+
+    /// When a player who plays from `now` until `end` leaves, if before the end.
+    fn draw_leave(&mut self, now: SimTime, end: SimTime) -> Option<SimTime> {
+        if self.rate_per_s <= 0.0 {
+            return None;
+        }
+        let x: f64 = Exp1.sample(&mut self.rng);
+        let at = now + SimDuration::from_secs_f64(x / self.rate_per_s);
+        (at < end).then_some(at)
+    }
+
+    fn advance(&mut self, slot: usize, now: SimTime) {
+        let st = &mut self.slots[slot];
+        st.p_integral += st.p_now * now.since(st.last_change).as_ms() as f64;
+        st.last_change = now;
+    }
+}
+
+/// The window of a slot open since `opened`, at `now`.
+fn window(c: &Backfill, opened: SimTime, now: SimTime) -> f64 {
+    (c.window + c.widen_per_s * now.since(opened).as_secs_f64()).min(c.max_window)
+}
+
+/// Redraws the winner of two teams for a final P(team 0) `p1` after it was
+/// drawn with `p0`, changing it only as often as the change of probability
+/// requires (the maximal coupling): team 0 keeps a win with probability
+/// min(1, p1/p0), and a loss turns into a win with probability
+/// max(0, (p1 - p0)/(1 - p0)); either way P(team 0 wins) is `p1`.
+pub(super) fn redraw_winner(winner: usize, p0: f64, p1: f64, u: f64) -> usize {
+    if winner == 0 {
+        if p1 >= p0 || u < p1 / p0 {
+            0
+        } else {
+            1
+        }
+    } else if p1 <= p0 || u >= (p1 - p0) / (1.0 - p0) {
+        1
+    } else {
+        0
+    }
+}
+
+impl Simulation<'_> {
+    /// At a match's start: its leave state, and each player's leave time.
+    pub(super) fn draw_leaves(&mut self, slot: Slot, p_team0: f64, duration: SimDuration) {
+        let now = self.now;
+        let active = &self.active[slot.0 as usize];
+        let n = active.members.len();
+        let in_warmup = active.record.as_ref().is_some_and(|r| r.in_warmup);
+        let Some(bf) = self.bf.as_mut() else {
+            return;
+        };
+        let s = slot.0 as usize;
+        if bf.slots.len() <= s {
+            bf.slots.resize_with(s + 1, LeaveState::default);
+        }
+        let end = now + duration;
+        let st = &mut bf.slots[s];
+        st.left.clear();
+        st.left.resize(n, false);
+        st.start = now;
+        st.end = end;
+        st.p_now = p_team0;
+        st.p_integral = 0.0;
+        st.last_change = now;
+        st.leaves = 0;
+        for i in 0..n {
+            if let Some(at) = bf.draw_leave(now, end) {
+                self.queue.schedule(at, Event::Leave(slot, i as u32));
+            }
+        }
+        if let Some(acc) = self.collector.backfill() {
+            acc.started(in_warmup);
+        }
+    }
+
+    /// Member `i` of the match in `slot` leaves: they are free at once, the
+    /// teams' win probability changes, and their slot opens for backfill.
+    pub(super) fn on_leave(&mut self, slot: Slot, i: u32) {
+        let s = slot.0 as usize;
+        let now = self.now;
+        let Some(bf) = self.bf.as_mut() else {
+            return;
+        };
+        let active = &self.active[s];
+        if active.id.is_none() || bf.slots[s].left.get(i as usize) != Some(&false) {
+            return;
+        }
+        bf.advance(s, now);
+        bf.slots[s].left[i as usize] = true;
+        bf.slots[s].leaves += 1;
+        let p = active.members[i as usize];
+        let team = active
+            .parties
+            .iter()
+            .find(|&&(end, _)| end > i)
+            .map_or(0, |&(_, team)| team);
+        let in_warmup = active.record.as_ref().is_some_and(|r| r.in_warmup);
+        let rating = self
+            .parts
+            .rating
+            .current(&self.players[p.index()].rating, now)
+            .value;
+        if bf.config.fill {
+            bf.open.push(OpenSlot {
+                slot: slot.0,
+                team,
+                opened: now,
+                rating,
+                in_warmup,
+            });
+        }
+        let fill = bf.config.fill;
+        self.busy[p.index()] = false;
+        self.in_matches -= 1;
+        if let Some(acc) = self.collector.backfill() {
+            acc.leave(in_warmup);
+        }
+        self.recompute_p(s);
+        if fill {
+            self.fill_open_slots();
+        }
+    }
+
+    /// P(team 0 wins) with whoever plays now, short teams paying the penalty.
+    fn recompute_p(&mut self, s: usize) {
+        let Some(bf) = self.bf.as_mut() else {
+            return;
+        };
+        let active = &self.active[s];
+        let st = &mut bf.slots[s];
+        let teams = self.format.teams;
+        let mut skills: Vec<TeamSkills> = (0..teams)
+            .map(|_| TeamSkills {
+                skills: Vec::new(),
+                parties: Vec::new(),
+            })
+            .collect();
+        let mut k = 0;
+        for (ti, party) in active.parties() {
+            let mut here = 0;
+            for p in party {
+                if !st.left[k] {
+                    skills[ti].skills.push(self.players[p.index()].true_skill);
+                    here += 1;
+                }
+                k += 1;
+            }
+            if here > 0 {
+                skills[ti].parties.push(here);
+            }
+        }
+        let missing: Vec<usize> = skills
+            .iter()
+            .map(|t| self.format.team_size.saturating_sub(t.skills.len()))
+            .collect();
+        if let Some(p) = self.parts.outcome.p_team0_short_handed(
+            &skills,
+            &missing,
+            bf.config.short_handed_penalty,
+        ) {
+            st.p_now = p;
+        }
+    }
+
+    /// The backfill pass, before every policy pass: each open slot, oldest
+    /// first, takes the nearest-rated waiting solo within its window.
+    pub(super) fn fill_open_slots(&mut self) {
+        let now = self.now;
+        let mut k = 0;
+        loop {
+            let Some(bf) = self.bf.as_ref() else {
+                return;
+            };
+            let Some(&o) = bf.open.get(k) else {
+                return;
+            };
+            let w = window(&bf.config, o.opened, now);
+            // A party fits when its team has as many slots open.
+            let room = bf
+                .open
+                .iter()
+                .filter(|x| x.slot == o.slot && x.team == o.team)
+                .count();
+            let found: Option<TicketId> = self
+                .pool
+                .nearest(o.rating, TicketId(u32::MAX))
+                .take_while(|(d, _)| *d <= w)
+                .find(|(_, t)| t.size() <= room)
+                .map(|(_, t)| t.id);
+            match found {
+                Some(id) => self.join_backfill(k, id),
+                None => k += 1,
+            }
+        }
+    }
+
+    /// A waiting ticket joins the running match of open slot `k` in the
+    /// leaver's team, taking that slot and, for a party, the team's next
+    /// open ones; its players play the rest of the match.
+    fn join_backfill(&mut self, k: usize, id: TicketId) {
+        let now = self.now;
+        let t = self.pool.remove(id).expect("found waiting");
+        self.queue.cancel(timer_key(id));
+        let Some(bf) = self.bf.as_mut() else {
+            return;
+        };
+        let o = bf.open.remove(k);
+        let s = o.slot as usize;
+        let match_id = self.active[s]
+            .id
+            .expect("open slots are in running matches");
+        self.leave(&t, now, TicketEnd::Matched(match_id));
+        let Some(bf) = self.bf.as_mut() else {
+            return;
+        };
+        let mut taken = vec![o];
+        while taken.len() < t.size() {
+            let j = bf
+                .open
+                .iter()
+                .position(|x| x.slot == o.slot && x.team == o.team)
+                .expect("the party fits the open slots");
+            taken.push(bf.open.remove(j));
+        }
+        bf.advance(s, now);
+        let active = &mut self.active[s];
+        let first = active.members.len() as u32;
+        active.members.extend_from_slice(&t.players);
+        active.parties.push((active.members.len() as u32, o.team));
+        let end = bf.slots[s].end;
+        let mut leaves = Vec::with_capacity(t.size());
+        for (j, slot) in taken.iter().enumerate() {
+            bf.slots[s].left.push(false);
+            if let Some(at) = bf.draw_leave(now, end) {
+                leaves.push((at, first + j as u32));
+            }
+            if let Some(acc) = self.collector.backfill() {
+                acc.filled(now.since(slot.opened).as_ms(), slot.in_warmup);
+            }
+        }
+        self.in_matches += t.size();
+        self.recompute_p(s);
+        for (at, i) in leaves {
+            self.queue.schedule(at, Event::Leave(Slot(o.slot), i));
+        }
+    }
+
+    /// At a match's end, before its ratings: closes its open slots, redraws
+    /// the winner if the teams changed, counts it, and hands back who left
+    /// (by member, empty without `[backfill]`).
+    pub(super) fn settle_leaves(&mut self, slot: Slot) -> Vec<bool> {
+        let s = slot.0 as usize;
+        let now = self.now;
+        let Some(bf) = self.bf.as_mut() else {
+            return Vec::new();
+        };
+        bf.advance(s, now);
+        bf.open.retain(|o| o.slot != slot.0);
+        let st = &mut bf.slots[s];
+        let active = &mut self.active[s];
+        // Short-handed: some team has fewer players at the end than it started with.
+        let mut present = vec![0usize; self.format.teams];
+        let mut k = 0;
+        for (ti, party) in active.parties() {
+            for _ in party {
+                present[ti] += usize::from(!st.left[k]);
+                k += 1;
+            }
+        }
+        let short = present.iter().any(|&n| n < self.format.team_size);
+        let rec = active
+            .record
+            .as_mut()
+            .expect("active matches have a record");
+        if st.leaves > 0 && self.format.teams == 2 {
+            let span_ms = st.last_change.since(st.start).as_ms();
+            let p1 = if span_ms > 0 {
+                st.p_integral / span_ms as f64
+            } else {
+                st.p_now
+            };
+            let u: f64 = bf.rng.random();
+            if let (Some(w), Some(p0)) = (active.winner, rec.p_team0) {
+                active.winner = Some(redraw_winner(w, p0, p1, u));
+                rec.p_team0 = Some(p1);
+            }
+        }
+        let (leaves, in_warmup) = (st.leaves, rec.in_warmup);
+        let left = std::mem::take(&mut st.left);
+        if let Some(acc) = self.collector.backfill() {
+            acc.ended(leaves, short, in_warmup);
+        }
+        left
+    }
+
+    /// Gives a finished match's leave flags back for reuse.
+    pub(super) fn return_leaves(&mut self, slot: Slot, left: Vec<bool>) {
+        if let Some(bf) = self.bf.as_mut() {
+            bf.slots[slot.0 as usize].left = left;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{Config, Parts};
+    use crate::metrics::KeepRows;
+    use crate::model::{Party, PlayerId};
+    use crate::policy::{Proposal, Trigger};
+    use crate::pool::WaitingTicket;
+    use crate::scenario::from_text;
+    use std::path::Path;
+
+    /// A 2v2 that accepts anyone (fixed-limit with an endless limit), with
+    /// backfill whose window starts at 100 points and does not widen.
+    fn parts_and_config(fill: bool) -> (Config, Parts) {
+        let text = format!(
+            r#"
+[run]
+name = "bf"
+duration = "10h"
+[population]
+size = 100
+skill = {{ dist = "normal", mean = 1500, sd = 300 }}
+[arrivals]
+rate_per_s = 0.001
+[match]
+teams = 2
+team_size = 2
+[policy]
+kind = "fixed-limit"
+limit = 1e12
+[outcome]
+model = "logistic"
+duration = "30m"
+duration_sd = "1s"
+duration_min = "29m"
+[backfill]
+leave_per_min = 0
+fill = {fill}
+window = 100
+widen_per_s = 0
+max_window = 100
+short_handed_penalty = 150
+"#
+        );
+        let s = from_text(&text, Path::new("bf.toml"), &[])
+            .unwrap()
+            .scenario;
+        (Config::from_scenario(&s), Parts::from_scenario(&s))
+    }
+
+    fn ticket(sim: &mut Simulation<'_>, player: u32, rating: f64, at_ms: u64) -> TicketId {
+        let id = TicketId(sim.next_ticket);
+        sim.next_ticket += 1;
+        sim.busy[player as usize] = true;
+        sim.pool.insert(WaitingTicket {
+            id,
+            players: Party::from_slice(&[PlayerId(player)]),
+            rating,
+            enqueued: SimTime::from_ms(at_ms),
+            requeue: false,
+        });
+        id
+    }
+
+    /// Forms and starts a 2v2 of players 0-3 at time 0, then player 0 leaves at 60 s.
+    fn match_with_a_leave(sim: &mut Simulation<'_>) {
+        let ids: Vec<TicketId> = (0..4).map(|p| ticket(sim, p, 1500.0, 0)).collect();
+        sim.form(Proposal::new(ids));
+        assert_eq!(sim.pool.len(), 0, "the four formed a match");
+        sim.on_match_start(Slot(0));
+        sim.now = SimTime::from_ms(60_000);
+        sim.on_leave(Slot(0), 0);
+        assert_eq!(sim.bf.as_ref().unwrap().open.len(), 1);
+    }
+
+    /// The issue's check: the open slot (opened at 60 s) takes its player
+    /// before the policy pairs two older tickets, so the older normal ticket
+    /// still waits after the pass.
+    #[test]
+    fn a_backfill_ticket_is_filled_before_an_older_normal_ticket() {
+        let (config, parts) = parts_and_config(true);
+        let mut rows = KeepRows::default();
+        let mut sim = Simulation::new(config, 1, parts, &mut rows);
+        match_with_a_leave(&mut sim);
+        // Two solos who could make a normal match with two more; the
+        // nearest to the leaver's rating joins the running match.
+        let r = sim.bf.as_ref().unwrap().open[0].rating;
+        let old = ticket(&mut sim, 10, r + 200.0, 10_000);
+        let near = ticket(&mut sim, 11, r + 10.0, 70_000);
+        let far = ticket(&mut sim, 12, r - 300.0, 5_000);
+        let older = ticket(&mut sim, 13, r + 150.0, 20_000);
+        sim.now = SimTime::from_ms(80_000);
+        sim.run_policy(Trigger::Tick);
+        let members = &sim.active[0].members;
+        assert_eq!(members.last(), Some(&PlayerId(11)), "{members:?}");
+        assert!(!sim.pool.contains(near));
+        // Without the backfill pass the policy would have taken the four
+        // oldest; with it three are left, too few for a 2v2.
+        for id in [old, far, older] {
+            assert!(sim.pool.contains(id));
+        }
+        assert!(sim.bf.as_ref().unwrap().open.is_empty());
+        // Outside the window (100 points each side) nobody is taken.
+        sim.now = SimTime::from_ms(90_000);
+        sim.on_leave(Slot(0), 1);
+        sim.run_policy(Trigger::Tick);
+        assert_eq!(sim.bf.as_ref().unwrap().open.len(), 1);
+        drop(sim);
+        let joined = rows.0.tickets.iter().find(|t| t.ticket == near).unwrap();
+        assert_eq!(joined.end, TicketEnd::Matched(crate::model::MatchId(0)));
+        assert_eq!(joined.left, SimTime::from_ms(80_000));
+    }
+
+    /// A party fits only where its team has as many open slots, and then
+    /// takes them all.
+    #[test]
+    fn a_party_fills_two_open_slots_of_one_team_but_not_one() {
+        let (config, parts) = parts_and_config(true);
+        let mut rows = KeepRows::default();
+        let mut sim = Simulation::new(config, 1, parts, &mut rows);
+        match_with_a_leave(&mut sim);
+        let r = sim.bf.as_ref().unwrap().open[0].rating;
+        let id = TicketId(sim.next_ticket);
+        sim.next_ticket += 1;
+        for p in [20, 21] {
+            sim.busy[p] = true;
+        }
+        sim.pool.insert(WaitingTicket {
+            id,
+            players: Party::from_slice(&[PlayerId(20), PlayerId(21)]),
+            rating: r,
+            enqueued: SimTime::from_ms(70_000),
+            requeue: false,
+        });
+        sim.now = SimTime::from_ms(80_000);
+        sim.run_policy(Trigger::Tick);
+        assert!(sim.pool.contains(id), "one open slot cannot take a pair");
+        // Player 0's teammate leaves too: two slots in one team.
+        let team0 = sim.active[0].parties[0].1;
+        let mate = (1..4)
+            .find(|&i| sim.active[0].parties[i].1 == team0)
+            .unwrap();
+        sim.on_leave(Slot(0), mate as u32);
+        assert!(!sim.pool.contains(id));
+        assert!(sim.bf.as_ref().unwrap().open.is_empty());
+        let a = &sim.active[0];
+        assert_eq!(&a.members[4..], &[PlayerId(20), PlayerId(21)]);
+        assert_eq!(a.parties.last(), Some(&(6, team0)));
+        assert_eq!(sim.in_matches, 4);
+    }
+
+    /// A match that ends a player short: P(team 0) is the time average of
+    /// the even start and the short-handed stretch, which the logistic model
+    /// plays with the smaller team (four against five, less the penalty).
+    #[test]
+    fn a_short_handed_match_is_played_with_the_smaller_team() {
+        let (config, parts) = parts_and_config(false);
+        let mut rows = KeepRows::default();
+        let mut sim = Simulation::new(config, 1, parts, &mut rows);
+        let ids: Vec<TicketId> = (0..4).map(|p| ticket(&mut sim, p, 1500.0, 0)).collect();
+        sim.form(Proposal::new(ids));
+        sim.on_match_start(Slot(0));
+        let st = &sim.bf.as_ref().unwrap().slots[0];
+        let (p0, end) = (st.p_now, st.end);
+        // Player 3 is on some team; find it and make them leave a quarter in.
+        let team_of_3 = sim.active[0]
+            .parties()
+            .find(|(_, party)| party.contains(&PlayerId(3)))
+            .map(|(t, _)| t)
+            .unwrap();
+        let i3 = sim.active[0]
+            .members
+            .iter()
+            .position(|p| *p == PlayerId(3))
+            .unwrap();
+        let quarter = SimTime::from_ms(end.as_ms() / 4);
+        sim.now = quarter;
+        sim.on_leave(Slot(0), i3 as u32);
+        let p_short = sim.bf.as_ref().unwrap().slots[0].p_now;
+        // The short team's strength: its remaining member's skill less 150.
+        let skill = |p: u32| sim.players[p as usize].true_skill;
+        let team: Vec<u32> = sim.active[0]
+            .parties()
+            .filter(|(t, _)| *t == team_of_3)
+            .flat_map(|(_, party)| party.iter().map(|p| p.0).collect::<Vec<_>>())
+            .collect();
+        let other: Vec<u32> = (0..4).filter(|p| !team.contains(p)).collect();
+        let stay = *team.iter().find(|&&p| p != 3).unwrap();
+        let short = skill(stay) - 150.0;
+        let full = (skill(other[0]) + skill(other[1])) / 2.0;
+        let p_team_short = crate::outcome::logistic_win_probability(short, full, 400.0);
+        let want = if team_of_3 == 0 {
+            p_team_short
+        } else {
+            1.0 - p_team_short
+        };
+        assert!((p_short - want).abs() < 1e-12, "{p_short} vs {want}");
+        sim.now = end;
+        sim.on_match_end(Slot(0));
+        drop(sim);
+        let m = &rows.0.matches[0];
+        let p_final = m.p_team0.unwrap();
+        let avg = 0.25 * p0 + 0.75 * p_short;
+        assert!((p_final - avg).abs() < 1e-6, "{p_final} vs {avg}");
+    }
+
+    #[test]
+    fn the_redrawn_winner_has_the_new_probability_and_keeps_the_old_when_it_can() {
+        // Over a fine grid of u and both first draws weighted by p0, team 0
+        // ends up winning with probability p1.
+        for (p0, p1) in [(0.5, 0.2), (0.5, 0.8), (0.3, 0.3), (0.9, 0.1), (0.1, 0.95)] {
+            let n = 100_000;
+            let mut won0 = 0.0;
+            let mut kept = 0.0;
+            for k in 0..n {
+                let u = (k as f64 + 0.5) / n as f64;
+                for (w, weight) in [(0usize, p0), (1usize, 1.0 - p0)] {
+                    let r = redraw_winner(w, p0, p1, u);
+                    if r == 0 {
+                        won0 += weight / n as f64;
+                    }
+                    if r == w {
+                        kept += weight / n as f64;
+                    }
+                }
+            }
+            assert!((won0 - p1).abs() < 1e-4, "{p0} -> {p1}: {won0}");
+            // The maximal coupling changes the winner with probability |p1 - p0|.
+            assert!((1.0 - kept - (p1 - p0).abs()).abs() < 1e-4, "{kept}");
+        }
+    }
+
+    #[test]
+    fn the_window_widens_to_its_cap() {
+        let c = Backfill {
+            leave_per_min: 0.01,
+            fill: true,
+            window: 100.0,
+            widen_per_s: 5.0,
+            max_window: 300.0,
+            short_handed_penalty: 150.0,
+        };
+        let t0 = SimTime::from_ms(1_000);
+        assert_eq!(window(&c, t0, t0), 100.0);
+        assert_eq!(window(&c, t0, SimTime::from_ms(11_000)), 150.0);
+        assert_eq!(window(&c, t0, SimTime::from_ms(1_000_000)), 300.0);
+    }
+}
