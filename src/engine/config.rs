@@ -52,4 +52,6 @@ pub struct Config {
     pub population: Population,
     /// Start every rating at the player's drawn win rate, with the games behind it.
     pub ratings_from_win_rate: bool,
+    /// Players' roles, with a role queue (`format.roles`).
+    pub roles: Option<super::roles::RoleDraw>,
 }

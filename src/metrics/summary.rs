@@ -78,6 +78,9 @@ pub struct Summary {
     pub by_hour: Vec<HourFigures>,
     /// Realised upset rate against the models' by gap between the two teams.
     pub upset_by_gap: UpsetByGap,
+    /// Waits by main role and roles played, with a role queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<super::RoleSummary>,
 }
 
 /// One hour of the simulated day (hour `h` holds every day's
@@ -362,6 +365,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "by_hour",
         "per hour of the simulated day (0-23), warm-up excluded: tickets enqueued, matched, wait p50/p90/p99 of the matched (s), abandon rate, and tickets waiting in the queue samples (mean, max)",
+    ),
+    (
+        "roles",
+        "role queue only: by main role, players, wait of the matched (s), abandon rate, share who played their main role, and players who played the role; over all matched players, the share who played their main role and a role they accept",
     ),
     (
         "upset_by_gap",

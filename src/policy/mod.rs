@@ -16,6 +16,7 @@ pub use quality::QualityWeights;
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
+use crate::teams::RoleFill;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -32,6 +33,8 @@ pub struct PoolView<'a> {
 pub struct MatchFormat {
     pub teams: usize,
     pub team_size: usize,
+    /// The role queue's slots per team, if the format has one.
+    pub roles: Option<crate::teams::Composition>,
 }
 
 impl MatchFormat {
@@ -255,6 +258,7 @@ pub fn fill_from_nearest(
     if room == 0 {
         return Some(chosen);
     }
+    let mut roles = RoleFill::new(view.format.roles, view.format.teams, &seed.roles);
     for (distance, t) in view.pool.nearest(seed.rating, seed.id) {
         if distance > max_distance {
             break;
@@ -262,8 +266,10 @@ pub fn fill_from_nearest(
         if t.size() <= room
             && t.size() <= view.format.team_size
             && accept(distance, t)
+            && roles.admits(&t.roles)
             && splittable_with(&mut sizes, t.size(), room, view.format)
         {
+            roles.take(&t.roles);
             chosen.push(t.id);
             room -= t.size();
             if room == 0 {
@@ -416,13 +422,18 @@ impl<'a> FreePass<'a> {
         // Party sizes chosen so far: a party joins only if the set can still
         // be split into full teams (as in `fill_from_nearest`).
         let mut sizes = vec![seed.size()];
+        // And only if the set can still be completed to a role-feasible
+        // match, when the format has a role queue.
+        let mut roles = RoleFill::new(format.roles, format.teams, &seed.roles);
         if room > 0 {
             self.walk(pos, max_distance, |d, at, t| {
                 if t.size() <= room
                     && t.size() <= format.team_size
                     && accept(d, t)
+                    && roles.admits(&t.roles)
                     && splittable_with(&mut sizes, t.size(), room, format)
                 {
+                    roles.take(&t.roles);
                     chosen.push(at);
                     room -= t.size();
                 }

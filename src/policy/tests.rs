@@ -246,6 +246,7 @@ fn a_free_pass_walks_outward_and_skips_taken_tickets() {
         rating: r,
         enqueued: SimTime::from_ms(i as u64),
         requeue: false,
+        roles: Default::default(),
     }));
     let mut pass = FreePass::new(&pool);
     let walk = |pass: &mut FreePass<'_>, pos: usize, max: f64| {
@@ -351,7 +352,7 @@ proptest::proptest! {
         team_size in 1usize..41,
         parties in proptest::collection::vec(1usize..8, 1..60),
     ) {
-        let format = super::MatchFormat { teams, team_size };
+        let format = super::MatchFormat { teams, team_size, roles: None };
         let need = format.players();
         let (mut fast, mut slow) = (Vec::new(), Vec::new());
         let mut room = need;

@@ -167,6 +167,7 @@ pub(crate) mod testdata {
             true_skill: 1000.0 + 53.0 * ((i * 7) % 23) as f64,
             requeue: i.is_multiple_of(4),
             in_warmup: warm,
+            roles: None,
         }
     }
 

@@ -4,10 +4,12 @@ mod attributes;
 mod config;
 mod load;
 mod locate;
+mod roles;
 pub mod provenance;
 mod to_engine;
 
 pub use config::*;
+pub use roles::RolesSection;
 pub use load::{
     from_text, gb, line_of_key, load, read_bounded, Budget, LoadedScenario, ScenarioError,
     BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,

@@ -44,6 +44,7 @@ impl Config {
             format: MatchFormat {
                 teams: s.format.teams as usize,
                 team_size: s.format.team_size as usize,
+                roles: super::roles::composition(s),
             },
             lobby: s.format.lobby.0,
             sample_interval: s.metrics.sample_interval.0,
@@ -51,6 +52,7 @@ impl Config {
             population: population(&s.population),
             ratings_from_win_rate: matches!(s.rating, RatingConfig::WinRate(_))
                 && s.population.win_rate.is_some(),
+            roles: super::roles::role_draw(s),
         }
     }
 }
@@ -166,7 +168,8 @@ duration = "1m"
             c.format,
             MatchFormat {
                 teams: 2,
-                team_size: 2
+                team_size: 2,
+                roles: None,
             }
         );
         assert_eq!(c.lobby, SimDuration::from_secs(20));
