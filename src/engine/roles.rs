@@ -102,7 +102,12 @@ pub(super) fn teams_fit(pool: &Pool, teams: &[Vec<TicketId>], comp: Composition)
 
 /// Each player's role on a feasible team, in ticket then member order:
 /// the most players in their main role.
-pub(super) fn assign(players: &[Player], pool: &Pool, team: &[TicketId], comp: Composition) -> SmallVec<[u8; 8]> {
+pub(super) fn assign(
+    players: &[Player],
+    pool: &Pool,
+    team: &[TicketId],
+    comp: Composition,
+) -> SmallVec<[u8; 8]> {
     let members = team
         .iter()
         .filter_map(|id| pool.get(*id))

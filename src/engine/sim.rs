@@ -610,7 +610,9 @@ impl<'r> Simulation<'r> {
                     .remove(*tid)
                     .expect("proposal tickets are waiting");
                 self.queue.cancel(timer_key(*tid));
-                let mine = assigned.get(assigned_from..assigned_from + t.size()).unwrap_or(&[]);
+                let mine = assigned
+                    .get(assigned_from..assigned_from + t.size())
+                    .unwrap_or(&[]);
                 assigned_from += t.size();
                 self.leave(&t, self.now, TicketEnd::Matched(id), mine);
                 let solo = t.players.len() == 1;

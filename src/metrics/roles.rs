@@ -117,7 +117,10 @@ impl RoleAcc {
 
     /// The waits by main role, for the plot.
     pub fn waits(&self) -> impl Iterator<Item = (&str, &MsHist)> {
-        self.names.iter().map(String::as_str).zip(self.per.iter().map(|p| &p.waits))
+        self.names
+            .iter()
+            .map(String::as_str)
+            .zip(self.per.iter().map(|p| &p.waits))
     }
 
     pub fn summary(&self) -> RoleSummary {

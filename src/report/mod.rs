@@ -9,6 +9,7 @@ pub mod headline;
 pub mod html;
 pub mod plots;
 pub mod replicated;
+mod roles_plot;
 pub mod sweep;
 pub mod tables;
 pub mod text;

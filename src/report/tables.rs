@@ -231,7 +231,9 @@ impl<W: std::io::Write> ParquetRows<W> {
     ) -> anyhow::Result<Self> {
         let ticket_frame: RowFrame<TicketRecord> = match roles {
             None => Box::new(tickets_frame),
-            Some(names) => Box::new(move |rows: &[TicketRecord]| tickets_frame_with_roles(rows, &names)),
+            Some(names) => {
+                Box::new(move |rows: &[TicketRecord]| tickets_frame_with_roles(rows, &names))
+            }
         };
         Ok(ParquetRows {
             tickets: Stream::new("tickets.parquet", tickets, ticket_frame, meta)?,
@@ -629,7 +631,12 @@ mod tests {
     #[test]
     fn every_column_is_documented() {
         let doc = COLUMNS_MD;
-        for spec in [TICKET_COLUMNS, TICKET_ROLE_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS] {
+        for spec in [
+            TICKET_COLUMNS,
+            TICKET_ROLE_COLUMNS,
+            MATCH_COLUMNS,
+            QUEUE_COLUMNS,
+        ] {
             for (name, ty) in spec {
                 let tyname = match ty {
                     ColType::U32 => "u32",

@@ -4,14 +4,14 @@ mod attributes;
 mod config;
 mod load;
 mod locate;
-mod roles;
 pub mod provenance;
+mod roles;
 mod to_engine;
 
 pub use config::*;
-pub use roles::RolesSection;
 pub use load::{
     from_text, gb, line_of_key, load, read_bounded, Budget, LoadedScenario, ScenarioError,
     BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
 };
 pub use provenance::Provenance;
+pub use roles::RolesSection;

@@ -49,14 +49,19 @@ impl RolesSection {
             if name.is_empty() || self.names[..i].contains(name) {
                 return Err(ParamError::new(
                     "roles.names",
-                    format!("role names must be distinct and not empty, got {name:?} twice or empty"),
+                    format!(
+                        "role names must be distinct and not empty, got {name:?} twice or empty"
+                    ),
                 ));
             }
         }
         if self.shares.len() != n {
             return Err(ParamError::new(
                 "roles.shares",
-                format!("needs one share per role in `roles.names` ({n}), got {}", self.shares.len()),
+                format!(
+                    "needs one share per role in `roles.names` ({n}), got {}",
+                    self.shares.len()
+                ),
             ));
         }
         if self.shares.iter().any(|w| !(w.is_finite() && *w >= 0.0))
@@ -95,10 +100,16 @@ impl RolesSection {
                 ));
             }
         }
-        if let Some(missing) = self.names.iter().find(|r| !self.composition.contains_key(*r)) {
+        if let Some(missing) = self
+            .names
+            .iter()
+            .find(|r| !self.composition.contains_key(*r))
+        {
             return Err(ParamError::new(
                 "roles.composition",
-                format!("needs a count for every role; `{missing}` is missing (0 if a team has none)"),
+                format!(
+                    "needs a count for every role; `{missing}` is missing (0 if a team has none)"
+                ),
             ));
         }
         let total: u32 = self.composition.values().sum();
@@ -111,7 +122,10 @@ impl RolesSection {
         // A role that no player may take but a team needs leaves every
         // ticket waiting forever: refuse it now.
         for (r, name) in self.names.iter().enumerate() {
-            if self.composition[name] > 0 && self.shares[r] == 0.0 && (self.second_prob == 0.0 || n == 1) {
+            if self.composition[name] > 0
+                && self.shares[r] == 0.0
+                && (self.second_prob == 0.0 || n == 1)
+            {
                 return Err(ParamError::new(
                     "roles.shares",
                     format!("no player would ever play `{name}`, which every team needs"),
@@ -123,7 +137,10 @@ impl RolesSection {
 
     /// Slots per role in `names` order.
     pub fn slots(&self) -> Vec<u8> {
-        self.names.iter().map(|r| self.composition[r] as u8).collect()
+        self.names
+            .iter()
+            .map(|r| self.composition[r] as u8)
+            .collect()
     }
 }
 
@@ -179,13 +196,19 @@ mod tests {
         s.second_prob = 0.2;
         assert_eq!(s.validate(2, 5, "widening"), Ok(()));
         s.second_prob = 1.5;
-        assert_eq!(s.validate(2, 5, "widening").unwrap_err().key, "roles.second_prob");
+        assert_eq!(
+            s.validate(2, 5, "widening").unwrap_err().key,
+            "roles.second_prob"
+        );
         s.second_prob = 0.0;
         s.shares = vec![1.0, 1.0, 1.0];
         assert_eq!(s.validate(2, 17, "widening").unwrap_err().key, "roles");
         let e = s.validate(2, 5, "quality").unwrap_err();
         assert!(e.message.contains("quality"), "{}", e.message);
         s.shares = vec![1.0];
-        assert_eq!(s.validate(2, 5, "widening").unwrap_err().key, "roles.shares");
+        assert_eq!(
+            s.validate(2, 5, "widening").unwrap_err().key,
+            "roles.shares"
+        );
     }
 }

@@ -93,6 +93,58 @@ impl Net {
         self.edges[e ^ 1].1
     }
 
+    /// Pushes as much flow as fits from `s` to `t`, ignoring costs: one
+    /// depth-first augmenting path at a time (the flow is a match's players,
+    /// so a few dozen paths at most). Returns the flow.
+    fn max_flow(&mut self, s: usize, t: usize) -> i32 {
+        let n = self.adj.len();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(usize, usize)> = Vec::with_capacity(n);
+        let mut via = vec![usize::MAX; n];
+        let mut total = 0;
+        loop {
+            seen.iter_mut().for_each(|x| *x = false);
+            stack.clear();
+            stack.push((s, 0));
+            seen[s] = true;
+            let mut found = false;
+            while let Some(&mut (u, ref mut next)) = stack.last_mut() {
+                if u == t {
+                    found = true;
+                    break;
+                }
+                if let Some(&e) = self.adj[u].get(*next) {
+                    *next += 1;
+                    let (v, cap, _) = self.edges[e];
+                    if cap > 0 && !seen[v] {
+                        seen[v] = true;
+                        via[v] = e;
+                        stack.push((v, 0));
+                    }
+                } else {
+                    stack.pop();
+                }
+            }
+            if !found {
+                return total;
+            }
+            let mut push = i32::MAX;
+            let mut v = t;
+            while v != s {
+                push = push.min(self.edges[via[v]].1);
+                v = self.edges[via[v] ^ 1].0;
+            }
+            let mut v = t;
+            while v != s {
+                let e = via[v];
+                self.edges[e].1 -= push;
+                self.edges[e ^ 1].1 += push;
+                v = self.edges[e ^ 1].0;
+            }
+            total += push;
+        }
+    }
+
     /// Pushes as much flow as fits from `s` to `t`, cheapest paths first;
     /// returns the flow.
     fn run(&mut self, s: usize, t: usize) -> i32 {
@@ -153,8 +205,32 @@ pub fn team_fits(masks: impl Iterator<Item = u8> + Clone, comp: Composition) -> 
     let full = ((1u16 << r) - 1) as u8;
     (0u16..(1 << r)).all(|s| {
         let s = s as u8;
-        let cap: usize = (0..r).filter(|&i| s & (1 << i) != 0).map(|i| comp.slots(i)).sum();
+        let cap: usize = (0..r)
+            .filter(|&i| s & (1 << i) != 0)
+            .map(|i| comp.slots(i))
+            .sum();
         let inside = masks.clone().filter(|&m| m & full & !s == 0).count();
+        inside <= cap
+    })
+}
+
+/// Hall's condition over all `teams` teams' slots pooled: for every set S
+/// of roles, the players who accept only roles in S fit in S's slots.
+fn pooled_fits(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
+    let r = comp.roles();
+    let full = ((1u16 << r) - 1) as u8;
+    (0u16..(1 << r)).all(|s| {
+        let s = s as u8;
+        let cap: usize = (0..r)
+            .filter(|&i| s & (1 << i) != 0)
+            .map(|i| comp.slots(i))
+            .sum::<usize>()
+            * teams;
+        let inside = parties
+            .iter()
+            .flat_map(|p| p.iter())
+            .filter(|&&m| m & full & !s == 0)
+            .count();
         inside <= cap
     })
 }
@@ -168,7 +244,9 @@ pub fn solve(parties: &[&[u8]], teams: usize, comp: Composition) -> Option<Vec<u
     if players > teams * team_size || parties.iter().any(|p| p.len() > team_size) {
         return None;
     }
-    let big: Vec<usize> = (0..parties.len()).filter(|&i| parties[i].len() >= 2).collect();
+    let big: Vec<usize> = (0..parties.len())
+        .filter(|&i| parties[i].len() >= 2)
+        .collect();
     let mut team_of = vec![usize::MAX; parties.len()];
     let mut room = vec![team_size; teams];
     if place_big(parties, &big, 0, teams, comp, &mut team_of, &mut room) {
@@ -269,7 +347,7 @@ fn flow_solos(parties: &[&[u8]], teams: usize, comp: Composition, team_of: &mut 
             }
         }
     }
-    if net.run(source, sink) != need {
+    if net.max_flow(source, sink) != need {
         return false;
     }
     // Hand each solo the team its mask's flow went to, in party order.
@@ -466,7 +544,14 @@ impl<'a> RoleFill<'a> {
             return true;
         };
         self.chosen.push(masks);
-        let ok = solve(&self.chosen, self.teams, comp).is_some();
+        // Hall's condition with every team's slots pooled is necessary, and
+        // exact when every party is a solo (a solo may go to any team): it
+        // turns down most candidates (a seventh damage player) without a
+        // search, and decides solo queues alone.
+        let pooled = pooled_fits(&self.chosen, self.teams, comp);
+        let ok = pooled
+            && (self.chosen.iter().all(|p| p.len() == 1)
+                || solve(&self.chosen, self.teams, comp).is_some());
         self.chosen.pop();
         ok
     }
@@ -577,7 +662,9 @@ mod tests {
         let c = comp_113();
         // Two tanks queued together cannot both play: a team has one tank.
         let duo = [TANK, TANK];
-        let rest = [HEALER, HEALER, DAMAGE, DAMAGE, DAMAGE, DAMAGE, DAMAGE, DAMAGE];
+        let rest = [
+            HEALER, HEALER, DAMAGE, DAMAGE, DAMAGE, DAMAGE, DAMAGE, DAMAGE,
+        ];
         let mut parties: Vec<&[u8]> = vec![&duo];
         parties.extend(rest.iter().map(std::slice::from_ref));
         assert!(solve(&parties, 2, c).is_none());
@@ -616,7 +703,13 @@ mod tests {
         let c = comp_113();
         // Player 0 plays tank or damage (main damage); player 1 only tank
         // would leave nobody... player 1 mains tank but also heals.
-        let masks = [TANK | DAMAGE, TANK | HEALER, HEALER | DAMAGE, DAMAGE, DAMAGE];
+        let masks = [
+            TANK | DAMAGE,
+            TANK | HEALER,
+            HEALER | DAMAGE,
+            DAMAGE,
+            DAMAGE,
+        ];
         let mains = [2, 0, 1, 2, 2];
         let roles = assign_roles(&masks, &mains, c).unwrap();
         assert_eq!(&roles[..], &[2, 0, 1, 2, 2]);
@@ -658,6 +751,24 @@ mod tests {
     }
 
     proptest! {
+        #[test]
+        fn the_fill_admits_exactly_what_the_oracle_can_complete((teams, slots, parties) in case()) {
+            let c = Composition::new(&slots);
+            prop_assume!(c.team_size() > 0 && !parties.is_empty());
+            let mut fill = RoleFill::new(Some(c), teams, &parties[0]);
+            let mut chosen: Vec<&[u8]> = vec![&parties[0]];
+            for p in &parties[1..] {
+                chosen.push(p);
+                let expected = oracle(&chosen, teams, c);
+                chosen.pop();
+                prop_assert_eq!(fill.admits(p), expected, "{:?} {:?} + {:?}", slots, chosen, p);
+                if expected {
+                    fill.take(p);
+                    chosen.push(p);
+                }
+            }
+        }
+
         #[test]
         fn solve_agrees_with_the_exhaustive_oracle((teams, slots, parties) in case()) {
             let c = Composition::new(&slots);
