@@ -41,6 +41,7 @@ fn pool(n: u32) -> (Pool, Vec<Player>) {
             rating: r,
             enqueued: SimTime::from_ms(rng.random_range(0..NOW_MS)),
             requeue: false,
+            roles: Default::default(),
         });
     }
     (Pool::from_tickets(tickets), players)
@@ -93,6 +94,7 @@ fn policy_tick(c: &mut Criterion) {
     let format = MatchFormat {
         teams: 2,
         team_size: 1,
+        roles: None,
     };
     for config in policies() {
         let largest = match config {

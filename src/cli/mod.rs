@@ -448,7 +448,10 @@ fn run_command(
     let (out, table_rows) = if tables == crate::report::Tables::All {
         let mut t = PartialFile::create(dir, "tickets.parquet")?;
         let mut m = PartialFile::create(dir, "matches.parquet")?;
-        let mut rows = crate::report::tables::ParquetRows::new(&mut t.out, &mut m.out, &file_meta)?;
+        let roles = s.roles.as_ref().map(|r| r.names.clone());
+        let mut rows = crate::report::tables::ParquetRows::with_roles(
+            &mut t.out, &mut m.out, &file_meta, roles,
+        )?;
         // Encoding and writing the tables runs on a second thread beside the simulation.
         let out = std::thread::scope(|scope| {
             let mut behind = crate::metrics::BackgroundRows::spawn(scope, &mut rows);

@@ -59,4 +59,6 @@ pub struct Config {
     pub acceptance: Option<super::Acceptance>,
     /// Leaves from running matches and their backfill; `None`: nobody leaves.
     pub backfill: Option<super::Backfill>,
+    /// Players' roles, with a role queue (`format.roles`).
+    pub roles: Option<super::roles::RoleDraw>,
 }

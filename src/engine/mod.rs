@@ -4,6 +4,7 @@
 mod config;
 pub mod population;
 mod queue;
+mod roles;
 mod sim;
 pub mod streams;
 pub mod trace;
@@ -11,6 +12,7 @@ pub mod trace;
 pub use config::{Arrivals, Config, Patience};
 pub use population::Population;
 pub use queue::EventQueue;
+pub use roles::RoleDraw;
 pub use sim::{Acceptance, Backfill, EngineStats, Parts, SimOutput, Simulation};
 pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceTicket};
 

@@ -165,7 +165,7 @@ fn draw_games(dist: &GamesDist, rng: &mut Pcg64) -> u32 {
 }
 
 /// Index drawn with probability proportional to its weight (some weight > 0).
-fn pick(weights: &[f64], rng: &mut Pcg64) -> usize {
+pub(super) fn pick(weights: &[f64], rng: &mut Pcg64) -> usize {
     let total: f64 = weights.iter().sum();
     let mut u = rng.random::<f64>() * total;
     for (i, w) in weights.iter().enumerate() {

@@ -220,6 +220,9 @@ impl<'r> Simulation<'r> {
             ),
         };
         population::draw_attributes(&mut players, &config.population, &mut rng_pop);
+        if let Some(d) = &config.roles {
+            super::roles::draw(&mut players, d, &mut rng_pop);
+        }
         // A win-rate rating is the same record the population drew: start it
         // there, with the games behind it, rather than at 50% for everyone.
         if config.ratings_from_win_rate {
@@ -246,6 +249,9 @@ impl<'r> Simulation<'r> {
             collector.enable_backfill();
             backfill::Backfills::new(b, stream(seed, Stream::Backfill))
         });
+        if let Some(d) = &config.roles {
+            collector.with_roles(d.names.clone());
+        }
         let rank_corr = RankCorr::new(by_skill);
         Simulation {
             now: SimTime::ZERO,
@@ -349,7 +355,7 @@ impl<'r> Simulation<'r> {
         let waiting: Vec<TicketId> = self.pool.oldest_first().map(|t| t.id).collect();
         for id in waiting {
             let t = self.pool.remove(id).expect("listed as waiting");
-            self.leave(&t, end, TicketEnd::Waiting);
+            self.leave(&t, end, TicketEnd::Waiting, &[]);
         }
         self.censor_ready_checks(end);
         let mut running: Vec<MatchRecord> = self
@@ -407,6 +413,11 @@ impl<'r> Simulation<'r> {
             self.stats.arrivals_blocked += 1;
             return;
         }
+        // A role queue refuses a party no team could take.
+        if !super::roles::party_fits(&self.players, &members, self.format) {
+            self.stats.arrivals_blocked += 1;
+            return;
+        }
         self.enqueue(members, patience, false);
     }
 
@@ -430,12 +441,14 @@ impl<'r> Simulation<'r> {
             self.log_ticket(id, &members, patience, requeue);
         }
         let k = members.len() as f64;
+        let roles = super::roles::masks(&self.players, &members, self.format);
         self.pool.insert(WaitingTicket {
             id,
             players: members,
             rating: rating_sum / k,
             enqueued: self.now,
             requeue,
+            roles,
         });
         // The abandon timer takes its place in the order now but enters the
         // queue only if the ticket is still waiting after the join's pass
@@ -457,7 +470,7 @@ impl<'r> Simulation<'r> {
     fn on_abandon(&mut self, id: TicketId) {
         // The ticket may have matched already: then there is nothing to do.
         if let Some(t) = self.pool.remove(id) {
-            self.leave(&t, self.now, TicketEnd::Abandoned);
+            self.leave(&t, self.now, TicketEnd::Abandoned, &[]);
             for p in &t.players {
                 self.busy[p.index()] = false;
             }
@@ -493,7 +506,8 @@ impl<'r> Simulation<'r> {
     }
 
     /// Hands a ticket leaving the queue to the collector, as its row.
-    fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd) {
+    /// `assigned`: with a role queue, the role each member plays.
+    fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd, assigned: &[u8]) {
         // True skill is fixed, so the party's mean is the same as when it joined.
         let skill_sum: f64 = t
             .players
@@ -511,6 +525,10 @@ impl<'r> Simulation<'r> {
             true_skill: skill_sum / t.players.len() as f64,
             requeue: t.requeue,
             in_warmup: t.enqueued < self.warmup_end,
+            roles: self
+                .format
+                .roles
+                .map(|_| super::roles::record(&self.players, &t.players, assigned)),
         });
     }
 
@@ -541,7 +559,12 @@ impl<'r> Simulation<'r> {
     /// formats, else the team former. False when no split fits.
     fn split(&mut self, proposal: &Proposal) -> bool {
         let mut out = std::mem::take(&mut self.scratch.team_tickets);
-        let ok = self.split_into(proposal, &mut out);
+        let mut ok = self.split_into(proposal, &mut out);
+        // Whoever split it, a role queue's teams must each fill their
+        // composition: an uneven role split is replaced by an even one.
+        if let (true, Some(comp)) = (ok, self.format.roles) {
+            ok = super::roles::make_feasible(&self.pool, &proposal.tickets, comp, &mut out);
+        }
         self.scratch.team_tickets = out;
         ok
     }
@@ -628,7 +651,11 @@ impl<'r> Simulation<'r> {
                     .map(|id| self.pool.get(*id).map_or(0, |t| t.size()))
                     .sum::<usize>()
                     == self.format.team_size
-            });
+            })
+            && self
+                .format
+                .roles
+                .is_none_or(|comp| super::roles::teams_fit(&self.pool, &team_tickets, comp));
         if !whole {
             self.scratch.team_tickets = team_tickets;
             self.stats.proposals_rejected += 1;
@@ -672,13 +699,21 @@ impl<'r> Simulation<'r> {
         for (ti, team) in team_tickets.iter().enumerate() {
             let (mut rs, mut ss, mut top, mut wr, mut n) = (0.0, 0.0, f64::NEG_INFINITY, 0.0, 0.0);
             let ratings = &mut member_ratings[ti];
+            let assigned = self.format.roles.map_or_else(Default::default, |comp| {
+                super::roles::assign(&self.players, &self.pool, team, comp)
+            });
+            let mut assigned_from = 0;
             for tid in team {
                 let t = self
                     .pool
                     .remove(*tid)
                     .expect("proposal tickets are waiting");
                 self.queue.cancel(timer_key(*tid));
-                self.leave(&t, self.now, TicketEnd::Matched(id));
+                let mine = assigned
+                    .get(assigned_from..assigned_from + t.size())
+                    .unwrap_or(&[]);
+                assigned_from += t.size();
+                self.leave(&t, self.now, TicketEnd::Matched(id), mine);
                 let solo = t.players.len() == 1;
                 for p in &t.players {
                     let pl = &self.players[p.index()];

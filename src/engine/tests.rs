@@ -172,3 +172,68 @@ fn two_policies_on_one_seed_see_the_same_fresh_arrivals() {
     assert_eq!(fresh(&a), fresh(&b));
     assert_ne!(a.summary["wait_s"], b.summary["wait_s"]);
 }
+
+/// A role queue's whole run: every match holds exactly its teams'
+/// composition (two tanks, two healers, six damage for 2 x 1/1/3), each
+/// player in a role they accept; no match is ever formed without its tanks.
+/// Damage is over-represented among main roles, so damage mains wait longer.
+#[test]
+fn a_role_queue_run_never_forms_a_match_without_its_tanks() {
+    let s = scenario(
+        r#"
+[run]
+name = "roles"
+seed = 3
+duration = "3h"
+warmup = "30m"
+[population]
+size = 2000
+skill = { dist = "normal", mean = 1500, sd = 300 }
+[arrivals]
+rate_per_s = 0.5
+party_sizes = [0.7, 0.2, 0.1]
+patience = { dist = "exponential", mean = "10m" }
+requeue_prob = 0.8
+think_time = "1m"
+[match]
+teams = 2
+team_size = 5
+[roles]
+names = ["tank", "healer", "damage"]
+shares = [0.15, 0.15, 0.7]
+second_prob = 0.1
+composition = { tank = 1, healer = 1, damage = 3 }
+[policy]
+kind = "widening"
+base = 150
+rate_per_s = 5
+max = 1500
+[outcome]
+model = "logistic"
+duration = "20m"
+"#,
+    );
+    let out = run(&s, s.run.seed);
+    let mut by_match: std::collections::BTreeMap<u32, [u32; 3]> = Default::default();
+    for t in &out.records.tickets {
+        let roles = t.roles.as_ref().expect("a role queue records roles");
+        assert_eq!(roles.main.len(), t.party_size as usize);
+        if let TicketEnd::Matched(m) = t.end {
+            assert_eq!(roles.assigned.len(), roles.main.len());
+            let counts = by_match.entry(m.0).or_default();
+            for (&role, &accepted) in roles.assigned.iter().zip(&roles.accepted) {
+                assert!(accepted & (1 << role) != 0, "{roles:?}");
+                counts[role as usize] += 1;
+            }
+        } else {
+            assert!(roles.assigned.is_empty());
+        }
+    }
+    assert!(by_match.len() > 200, "{} matches", by_match.len());
+    for (m, counts) in &by_match {
+        assert_eq!(counts, &[2, 2, 6], "match {m}");
+    }
+    let roles = &out.summary["roles"]["by_main_role"];
+    let p50 = |i: usize| roles[i]["wait_s"]["p50"].as_f64().unwrap();
+    assert!(p50(2) > p50(0) && p50(2) > p50(1), "{roles}");
+}

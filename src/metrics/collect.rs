@@ -58,6 +58,8 @@ pub struct RunView {
     pub queue: Vec<QueueSample>,
     /// Entry k: rating updates of players playing their (k+1)-th game.
     pub rating_moves: Vec<RatingMoves>,
+    /// Waits by main role, with a role queue.
+    pub roles: Option<super::roles::RoleAcc>,
 }
 
 /// Win-rate gaps at or below an edge count as inside it: team win rates are
@@ -214,6 +216,11 @@ impl<'r> Collector<'r> {
         self.backfill.as_mut()
     }
 
+    /// Turns on the role-queue figures, with the scenario's role names.
+    pub fn with_roles(&mut self, names: Vec<String>) {
+        self.view.roles = Some(super::roles::RoleAcc::new(names));
+    }
+
     /// A finished ticket: matched, abandoned, or censored at the run's end.
     pub fn ticket(&mut self, t: TicketRecord) {
         self.count_ticket(&t);
@@ -225,6 +232,9 @@ impl<'r> Collector<'r> {
             return;
         }
         self.tickets += 1;
+        if let Some(r) = &mut self.view.roles {
+            r.ticket(t);
+        }
         let ms = t.left.since(t.enqueued).as_ms();
         self.queue_time.add_ms(ms);
         let d = &mut self.deciles[self.cuts.partition_point(|&c| c < t.true_skill)];
@@ -508,6 +518,7 @@ impl<'r> Collector<'r> {
             },
             acceptance: self.acceptance.as_ref().map(|a| a.summary()),
             backfill: self.backfill.as_ref().map(|b| b.summary()),
+            roles: self.view.roles.as_ref().map(|r| r.summary()),
         }
     }
 
@@ -549,7 +560,7 @@ impl<'r> Collector<'r> {
 
 /// Exact for waits: the mean is summed in ascending order as sorting all
 /// values did, so it matches the oracle to the bit.
-fn describe(h: &MsHist) -> Describe {
+pub(super) fn describe(h: &MsHist) -> Describe {
     Describe {
         n: h.n(),
         mean: h.mean_sorted(),

@@ -10,6 +10,7 @@ pub mod dist;
 mod oracle;
 mod rank_corr;
 mod records;
+pub mod roles;
 pub mod stats;
 pub mod summary;
 
@@ -17,6 +18,7 @@ pub use collect::{BackgroundRows, Collector, KeepRows, NoRows, RowSink, RunView}
 pub use rank_corr::RankCorr;
 
 pub use records::{MatchRecord, QueueSample, RatingMoves, RunRecords, TicketEnd, TicketRecord};
+pub use roles::{RoleSummary, TicketRoles};
 pub use summary::{RunMeta, Summary};
 
 use crate::model::Player;

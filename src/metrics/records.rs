@@ -46,6 +46,9 @@ pub struct TicketRecord {
     pub requeue: bool,
     /// Whether the ticket joined during warm-up; metrics leave these out.
     pub in_warmup: bool,
+    /// Roles of the members, with a role queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<super::TicketRoles>,
 }
 
 impl TicketRecord {

@@ -84,6 +84,9 @@ pub struct Summary {
     /// Leaves and backfills, when the scenario has `[backfill]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill: Option<super::backfill::BackfillSummary>,
+    /// Waits by main role and roles played, with a role queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<super::RoleSummary>,
 }
 
 /// Summary keys written only when their scenario section is present, so a
@@ -380,6 +383,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "by_hour",
         "per hour of the simulated day (0-23), warm-up excluded: tickets enqueued, matched, wait p50/p90/p99 of the matched (s), abandon rate, and tickets waiting in the queue samples (mean, max)",
+    ),
+    (
+        "roles",
+        "role queue only: by main role, players, wait of the matched (s), abandon rate, share who played their main role, and players who played the role; over all matched players, the share who played their main role and a role they accept",
     ),
     (
         "upset_by_gap",

@@ -57,6 +57,13 @@ pub struct Player {
     pub category: Option<Category>,
     /// Bit set of spoken languages; bit i is language i of the scenario's list.
     pub languages: u32,
+    /// Bit set of the roles the player accepts in a role queue; bit i is
+    /// role i of the scenario's `[roles]`; 0 when the scenario has none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub roles: u8,
+    /// The role the player wants first (an index, whose bit is in `roles`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub main_role: u8,
     /// Win rate shown to the team split (Armored Warfare's "skill"), in [0, 1].
     pub win_rate: f64,
     /// Games after which the solo rating first lay within one deviation of
@@ -65,6 +72,10 @@ pub struct Player {
 }
 
 use super::PlayerId;
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
+}
 
 impl Player {
     pub fn new(id: PlayerId, true_skill: f64, rating: Rating) -> Self {
@@ -78,6 +89,8 @@ impl Player {
             tier: 0,
             category: None,
             languages: 1,
+            roles: 0,
+            main_role: 0,
             win_rate: 0.5,
             games_to_within_deviation: None,
         }

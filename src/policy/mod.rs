@@ -16,7 +16,7 @@ pub use quality::QualityWeights;
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
-use crate::teams::Packing;
+use crate::teams::{Packing, RoleFill};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -33,6 +33,8 @@ pub struct PoolView<'a> {
 pub struct MatchFormat {
     pub teams: usize,
     pub team_size: usize,
+    /// The role queue's slots per team, if the format has one.
+    pub roles: Option<crate::teams::Composition>,
 }
 
 impl MatchFormat {
@@ -256,6 +258,7 @@ pub fn fill_from_nearest(
     if room == 0 {
         return Some(chosen);
     }
+    let mut roles = RoleFill::new(view.format.roles, view.format.teams, &seed.roles);
     for (distance, t) in view.pool.nearest(seed.rating, seed.id) {
         if distance > max_distance {
             break;
@@ -263,8 +266,10 @@ pub fn fill_from_nearest(
         if t.size() <= room
             && t.size() <= view.format.team_size
             && accept(distance, t)
+            && roles.admits(&t.roles)
             && packing.try_add(t.size())
         {
+            roles.take(&t.roles);
             chosen.push(t.id);
             room -= t.size();
             if room == 0 {
@@ -428,13 +433,18 @@ impl<'a> FreePass<'a> {
         // (as in `fill_from_nearest`).
         let mut packing = Packing::new(format.teams, format.team_size);
         packing.try_add(seed.size());
+        // And only if the set can still be completed to a role-feasible
+        // match, when the format has a role queue.
+        let mut roles = RoleFill::new(format.roles, format.teams, &seed.roles);
         if room > 0 {
             self.walk(pos, max_distance, |d, at, t| {
                 if t.size() <= room
                     && t.size() <= format.team_size
                     && accept(d, t)
+                    && roles.admits(&t.roles)
                     && packing.try_add(t.size())
                 {
+                    roles.take(&t.roles);
                     chosen.push(at);
                     room -= t.size();
                 }

@@ -153,6 +153,7 @@ mod tests {
             rating: 2000.0,
             enqueued: SimTime::ZERO,
             requeue: false,
+            roles: Default::default(),
         };
         assert_eq!(p.window(&t, SimTime::from_secs_f64(9.999)), 100.0);
         assert_eq!(p.window(&t, SimTime::from_secs_f64(10.0)), 200.0);

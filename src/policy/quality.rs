@@ -1400,6 +1400,7 @@ mod tests {
                     rating: sum / size as f64,
                     enqueued: SimTime::from_ms(now_ms - waited),
                     requeue: false,
+                    roles: Default::default(),
                 });
                 next_ticket += 1;
             }
@@ -1443,9 +1444,9 @@ mod tests {
         for seed in 0..60 {
             let mut g = Pcg64::seed_from_u64(1000 + seed);
             let format = [
-                MatchFormat { teams: 2, team_size: 5 },
-                MatchFormat { teams: 2, team_size: 2 },
-                MatchFormat { teams: 3, team_size: 3 },
+                MatchFormat { teams: 2, team_size: 5, roles: None },
+                MatchFormat { teams: 2, team_size: 2, roles: None },
+                MatchFormat { teams: 3, team_size: 3, roles: None },
             ][seed as usize % 3];
             let params = QualityParams {
                 neighbours: [4, 12, 40][g.random_range(0..3)],

@@ -36,6 +36,7 @@ impl Harness {
             format: MatchFormat {
                 teams: 2,
                 team_size: 1,
+                roles: None,
             },
         }
     }
@@ -60,6 +61,7 @@ impl Harness {
             rating,
             enqueued: SimTime::from_secs_f64(at_s),
             requeue: false,
+            roles: Default::default(),
         });
         if self.policy.schedule().on_join {
             self.call(at_s, Trigger::Join(TicketId(ticket)))

@@ -246,6 +246,7 @@ fn a_free_pass_walks_outward_and_skips_taken_tickets() {
         rating: r,
         enqueued: SimTime::from_ms(i as u64),
         requeue: false,
+        roles: Default::default(),
     }));
     let mut pass = FreePass::new(&pool);
     let walk = |pass: &mut FreePass<'_>, pos: usize, max: f64| {

@@ -32,6 +32,9 @@ pub struct WaitingTicket {
     pub enqueued: SimTime,
     /// Whether this stay follows a match (a return to the queue), not a fresh arrival.
     pub requeue: bool,
+    /// The members' preferred-role masks, in member order, when the match
+    /// format has a role queue (empty otherwise).
+    pub roles: smallvec::SmallVec<[u8; 5]>,
 }
 
 impl WaitingTicket {
@@ -202,6 +205,7 @@ mod tests {
             rating,
             enqueued: SimTime::from_ms(id as u64),
             requeue: false,
+            roles: Default::default(),
         }
     }
 

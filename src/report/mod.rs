@@ -9,6 +9,7 @@ pub mod headline;
 pub mod html;
 pub mod plots;
 pub mod replicated;
+mod roles_plot;
 pub mod sweep;
 pub mod tables;
 pub mod text;
@@ -120,6 +121,9 @@ pub(crate) mod testdata {
         pub fn from_records(records: RunRecords) -> Run {
             let mut rows = NoRows;
             let mut c = Collector::new(&[], &[], &mut rows);
+            if records.tickets.iter().any(|t| t.roles.is_some()) {
+                c.with_roles(vec!["tank".into(), "healer".into(), "damage".into()]);
+            }
             c.feed(&records);
             let meta = RunMeta {
                 scenario: "test-run",
@@ -167,6 +171,7 @@ pub(crate) mod testdata {
             true_skill: 1000.0 + 53.0 * ((i * 7) % 23) as f64,
             requeue: i.is_multiple_of(4),
             in_warmup: warm,
+            roles: None,
         }
     }
 
@@ -186,7 +191,28 @@ pub(crate) mod testdata {
                 _ => TicketEnd::Matched(MatchId(i / 4)),
             };
             let wait = 1_000 + ((i as u64 * 7919) % 60) * 1_000;
-            tickets.push(ticket(i, enq, enq + wait, end, i < 4));
+            let mut t = ticket(i, enq, enq + wait, end, i < 4);
+            // A role queue: members main role (i + k) % 3; every other
+            // matched member plays it, the rest their second role.
+            let main: smallvec::SmallVec<[u8; 5]> =
+                (0..t.party_size).map(|k| ((i + k) % 3) as u8).collect();
+            let matched = matches!(end, TicketEnd::Matched(_));
+            t.roles = Some(crate::metrics::TicketRoles {
+                accepted: main
+                    .iter()
+                    .map(|&r| (1 << r) | (1 << ((r + 1) % 3)))
+                    .collect(),
+                assigned: if matched {
+                    main.iter()
+                        .enumerate()
+                        .map(|(k, &r)| if k % 2 == 0 { r } else { (r + 1) % 3 })
+                        .collect()
+                } else {
+                    Default::default()
+                },
+                main,
+            });
+            tickets.push(t);
         }
         let mut matches = Vec::new();
         for m in 0..9u32 {
@@ -243,6 +269,9 @@ pub(crate) mod testdata {
         }
         for q in &mut r.queue {
             q.rating_skill_rank_corr = None;
+        }
+        for t in &mut r.tickets {
+            t.roles = None;
         }
         Run::from_records(r)
     }

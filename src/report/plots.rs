@@ -142,6 +142,9 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
     if let Some(s) = wait_by_decile(input.summary) {
         specs.push(s);
     }
+    if let Some(s) = super::roles_plot::wait_by_role(input.summary) {
+        specs.push(s);
+    }
     if v.spread_rating.n() > 0 {
         specs.push(histogram_spec(
             "spread_hist",
@@ -1189,6 +1192,7 @@ mod tests {
                 "wait_hist",
                 "wait_cdf",
                 "wait_by_decile",
+                "wait_by_role",
                 "spread_hist",
                 "team_gap_hist",
                 "survivors_hist",

@@ -149,14 +149,18 @@ struct Stream<W: std::io::Write, R> {
     writer: polars::io::parquet::write::BatchedWriter<W>,
     buf: Vec<R>,
     rows: u64,
-    frame: fn(&[R]) -> anyhow::Result<DataFrame>,
+    frame: RowFrame<R>,
 }
+
+/// Builds a row group's frame (its columns can depend on the run: a role
+/// queue's tickets carry their roles).
+type RowFrame<R> = Box<dyn Fn(&[R]) -> anyhow::Result<DataFrame> + Send>;
 
 impl<W: std::io::Write, R> Stream<W, R> {
     fn new(
         name: &'static str,
         w: W,
-        frame: fn(&[R]) -> anyhow::Result<DataFrame>,
+        frame: RowFrame<R>,
         meta: &FileMetadata,
     ) -> anyhow::Result<Self> {
         let schema = frame(&[])?.schema().clone();
@@ -214,9 +218,26 @@ pub struct ParquetRows<W: std::io::Write> {
 
 impl<W: std::io::Write> ParquetRows<W> {
     pub fn new(tickets: W, matches: W, meta: &FileMetadata) -> anyhow::Result<Self> {
+        Self::with_roles(tickets, matches, meta, None)
+    }
+
+    /// As `new`; with a role queue's role names, the tickets table also
+    /// carries each party's main and assigned roles.
+    pub fn with_roles(
+        tickets: W,
+        matches: W,
+        meta: &FileMetadata,
+        roles: Option<Vec<String>>,
+    ) -> anyhow::Result<Self> {
+        let ticket_frame: RowFrame<TicketRecord> = match roles {
+            None => Box::new(tickets_frame),
+            Some(names) => {
+                Box::new(move |rows: &[TicketRecord]| tickets_frame_with_roles(rows, &names))
+            }
+        };
         Ok(ParquetRows {
-            tickets: Stream::new("tickets.parquet", tickets, tickets_frame, meta)?,
-            matches: Stream::new("matches.parquet", matches, matches_frame, meta)?,
+            tickets: Stream::new("tickets.parquet", tickets, ticket_frame, meta)?,
+            matches: Stream::new("matches.parquet", matches, Box::new(matches_frame), meta)?,
             error: None,
         })
     }
@@ -304,6 +325,47 @@ pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
         col("in_warmup", map(tickets, |t| t.in_warmup)),
     ];
     frame(n, columns, TICKET_COLUMNS)
+}
+
+/// The role columns a role queue adds to the tickets table.
+pub const TICKET_ROLE_COLUMNS: &[(&str, ColType)] = &[
+    ("main_roles", ColType::Str),
+    ("assigned_roles", ColType::Str),
+];
+
+/// `tickets_frame` with the role columns: members' roles by name, in member
+/// order, joined by commas; `assigned_roles` null unless the ticket matched.
+pub fn tickets_frame_with_roles(
+    tickets: &[TicketRecord],
+    names: &[String],
+) -> anyhow::Result<DataFrame> {
+    let base = tickets_frame(tickets)?;
+    let join = |roles: &[u8]| {
+        roles
+            .iter()
+            .map(|&r| names.get(r as usize).map_or("?", String::as_str))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let main: Vec<Option<String>> = tickets
+        .iter()
+        .map(|t| t.roles.as_ref().map(|r| join(&r.main)))
+        .collect();
+    let assigned: Vec<Option<String>> = tickets
+        .iter()
+        .map(|t| {
+            t.roles
+                .as_ref()
+                .filter(|r| !r.assigned.is_empty())
+                .map(|r| join(&r.assigned))
+        })
+        .collect();
+    let extra = frame(
+        tickets.len(),
+        vec![col("main_roles", main), col("assigned_roles", assigned)],
+        TICKET_ROLE_COLUMNS,
+    )?;
+    Ok(base.hstack(extra.columns())?)
 }
 
 pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
@@ -571,7 +633,12 @@ mod tests {
     #[test]
     fn every_column_is_documented() {
         let doc = COLUMNS_MD;
-        for spec in [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS] {
+        for spec in [
+            TICKET_COLUMNS,
+            TICKET_ROLE_COLUMNS,
+            MATCH_COLUMNS,
+            QUEUE_COLUMNS,
+        ] {
             for (name, ty) in spec {
                 let tyname = match ty {
                     ColType::U32 => "u32",

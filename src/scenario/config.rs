@@ -35,6 +35,9 @@ pub struct Scenario {
     /// Players leaving running matches and their replacements; absent: nobody leaves.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backfill: Option<super::backfill::BackfillSection>,
+    /// A role queue: players' roles and each team's composition.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<super::RolesSection>,
     /// What `mmsim sweep` varies: accepted here as it stands and read by
     /// `tune::SweepSection::read`, so the schema does not depend on tuning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -418,6 +421,9 @@ impl Scenario {
         self.teams
             .validate(f.teams as usize, f.team_size as usize)
             .map_err(|e| prefixed("teams", e))?;
+        if let Some(roles) = &self.roles {
+            roles.validate(f.teams, f.team_size, self.policy.name())?;
+        }
         self.policy.validate().map_err(|e| prefixed("policy", e))?;
         self.rating.validate().map_err(|e| prefixed("rating", e))?;
         self.outcome

@@ -6,6 +6,7 @@ mod config;
 mod load;
 mod locate;
 pub mod provenance;
+mod roles;
 mod to_engine;
 pub mod trace;
 
@@ -16,3 +17,4 @@ pub use load::{
     BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
 };
 pub use provenance::Provenance;
+pub use roles::RolesSection;

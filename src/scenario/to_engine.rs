@@ -45,6 +45,7 @@ impl Config {
             format: MatchFormat {
                 teams: s.format.teams as usize,
                 team_size: s.format.team_size as usize,
+                roles: super::roles::composition(s),
             },
             lobby: s.format.lobby.0,
             sample_interval: s.metrics.sample_interval.0,
@@ -66,6 +67,7 @@ impl Config {
                 max_window: b.max_window,
                 short_handed_penalty: b.short_handed_penalty,
             }),
+            roles: super::roles::role_draw(s),
         }
     }
 }
@@ -188,7 +190,8 @@ duration = "1m"
             c.format,
             MatchFormat {
                 teams: 2,
-                team_size: 2
+                team_size: 2,
+                roles: None,
             }
         );
         assert_eq!(c.lobby, SimDuration::from_secs(20));

@@ -131,7 +131,7 @@ impl Simulation<'_> {
         let mut returned: Vec<TicketId> = Vec::new();
         for (mut t, deadline, declined) in held.tickets.drain(..) {
             if declined {
-                self.leave(&t, now, TicketEnd::Declined);
+                self.leave(&t, now, TicketEnd::Declined, &[]);
                 let back = now + penalty;
                 if back <= self.end {
                     self.schedule_requeue(t.players.clone(), back);
@@ -195,7 +195,7 @@ impl Simulation<'_> {
             .flat_map(|h| h.tickets.drain(..).map(|(t, _, _)| t))
             .collect();
         for t in held {
-            self.leave(&t, end, TicketEnd::Waiting);
+            self.leave(&t, end, TicketEnd::Waiting, &[]);
         }
     }
 }

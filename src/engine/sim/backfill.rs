@@ -291,7 +291,7 @@ impl Simulation<'_> {
         let match_id = self.active[s]
             .id
             .expect("open slots are in running matches");
-        self.leave(&t, now, TicketEnd::Matched(match_id));
+        self.leave(&t, now, TicketEnd::Matched(match_id), &[]);
         let Some(bf) = self.bf.as_mut() else {
             return;
         };
@@ -443,6 +443,7 @@ short_handed_penalty = 150
             rating,
             enqueued: SimTime::from_ms(at_ms),
             requeue: false,
+            roles: Default::default(),
         });
         id
     }
@@ -516,6 +517,7 @@ short_handed_penalty = 150
             rating: r,
             enqueued: SimTime::from_ms(70_000),
             requeue: false,
+            roles: Default::default(),
         });
         sim.now = SimTime::from_ms(80_000);
         sim.run_policy(Trigger::Tick);

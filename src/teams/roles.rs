@@ -1,0 +1,795 @@
+//! Role queues: whether the players of a match, or of a match still being
+//! filled, can each take one of their preferred roles so that every team
+//! gets its composition (1 tank, 1 healer, 3 damage), parties staying whole
+//! on one team. Policies ask it before taking a candidate, the engine before
+//! forming a match and to choose each player's role.
+//!
+//! The question is a small bipartite assignment per team plus the choice of
+//! which parties go to which team. Parties of two players or more are placed
+//! on teams by an exhaustive search (a match has few of them; teams still
+//! empty are interchangeable, so a party goes to the first empty one only);
+//! for each placement one max-flow decides the rest: players (grouped by
+//! role mask and by team, solos free to go to any team) flow into the slots
+//! (team, role). Every player must find a slot; slots may stay open, which
+//! is what "can still be completed" means for a set still being filled: the
+//! open slots can be taken by later players flexible enough. When the set is
+//! complete the same question is the exact one (as many players as slots,
+//! so every slot is filled).
+
+use smallvec::SmallVec;
+
+/// Most roles a scenario may name: a player's preferred roles are an 8-bit set.
+pub const MAX_ROLES: usize = 8;
+/// Most teams and players per team a role queue may have: the searches here
+/// are exhaustive over a match's parties.
+pub const MAX_ROLE_TEAMS: usize = 4;
+pub const MAX_ROLE_TEAM_SIZE: usize = 16;
+/// Placements the engine's balanced split tries before it settles for the
+/// first role-feasible split it knows.
+const SPLIT_BUDGET: usize = 100_000;
+
+/// Slots per role on each team; every team has the same composition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Composition {
+    slots: [u8; MAX_ROLES],
+    roles: u8,
+}
+
+impl Composition {
+    /// `slots[r]`: players in role `r` per team; at most `MAX_ROLES` roles.
+    pub fn new(slots: &[u8]) -> Self {
+        assert!(slots.len() <= MAX_ROLES, "at most {MAX_ROLES} roles");
+        let mut s = [0u8; MAX_ROLES];
+        s[..slots.len()].copy_from_slice(slots);
+        Composition {
+            slots: s,
+            roles: slots.len() as u8,
+        }
+    }
+
+    pub fn roles(&self) -> usize {
+        self.roles as usize
+    }
+
+    pub fn slots(&self, role: usize) -> usize {
+        self.slots[role] as usize
+    }
+
+    pub fn team_size(&self) -> usize {
+        self.slots.iter().map(|&s| s as usize).sum()
+    }
+}
+
+/// The preferred-role masks of one party's members (bit r: role r).
+pub type PartyRoles = SmallVec<[u8; 5]>;
+
+/// A tiny min-cost flow network (successive shortest paths, Bellman-Ford):
+/// a match has at most a few dozen nodes, so nothing cleverer pays.
+struct Net {
+    /// (to, capacity left, cost); edge `e ^ 1` is the reverse of `e`.
+    edges: Vec<(usize, i32, i32)>,
+    adj: Vec<Vec<usize>>,
+}
+
+impl Net {
+    fn new(nodes: usize) -> Self {
+        Net {
+            edges: Vec::new(),
+            adj: vec![Vec::new(); nodes],
+        }
+    }
+
+    fn add(&mut self, from: usize, to: usize, cap: i32, cost: i32) -> usize {
+        let e = self.edges.len();
+        self.edges.push((to, cap, cost));
+        self.edges.push((from, 0, -cost));
+        self.adj[from].push(e);
+        self.adj[to].push(e + 1);
+        e
+    }
+
+    /// Flow on edge `e` (as added).
+    fn flow(&self, e: usize) -> i32 {
+        self.edges[e ^ 1].1
+    }
+
+    /// Pushes as much flow as fits from `s` to `t`, ignoring costs: one
+    /// depth-first augmenting path at a time (the flow is a match's players,
+    /// so a few dozen paths at most). Returns the flow.
+    fn max_flow(&mut self, s: usize, t: usize) -> i32 {
+        let n = self.adj.len();
+        let mut seen = vec![false; n];
+        let mut stack: Vec<(usize, usize)> = Vec::with_capacity(n);
+        let mut via = vec![usize::MAX; n];
+        let mut total = 0;
+        loop {
+            seen.iter_mut().for_each(|x| *x = false);
+            stack.clear();
+            stack.push((s, 0));
+            seen[s] = true;
+            let mut found = false;
+            while let Some(&mut (u, ref mut next)) = stack.last_mut() {
+                if u == t {
+                    found = true;
+                    break;
+                }
+                if let Some(&e) = self.adj[u].get(*next) {
+                    *next += 1;
+                    let (v, cap, _) = self.edges[e];
+                    if cap > 0 && !seen[v] {
+                        seen[v] = true;
+                        via[v] = e;
+                        stack.push((v, 0));
+                    }
+                } else {
+                    stack.pop();
+                }
+            }
+            if !found {
+                return total;
+            }
+            let mut push = i32::MAX;
+            let mut v = t;
+            while v != s {
+                push = push.min(self.edges[via[v]].1);
+                v = self.edges[via[v] ^ 1].0;
+            }
+            let mut v = t;
+            while v != s {
+                let e = via[v];
+                self.edges[e].1 -= push;
+                self.edges[e ^ 1].1 += push;
+                v = self.edges[e ^ 1].0;
+            }
+            total += push;
+        }
+    }
+
+    /// Pushes as much flow as fits from `s` to `t`, cheapest paths first;
+    /// returns the flow.
+    fn run(&mut self, s: usize, t: usize) -> i32 {
+        let n = self.adj.len();
+        let mut total = 0;
+        loop {
+            let mut dist = vec![i32::MAX; n];
+            let mut via = vec![usize::MAX; n];
+            dist[s] = 0;
+            // Bellman-Ford: costs may be negative on reverse edges.
+            for _ in 0..n {
+                let mut changed = false;
+                for u in 0..n {
+                    if dist[u] == i32::MAX {
+                        continue;
+                    }
+                    for &e in &self.adj[u] {
+                        let (v, cap, cost) = self.edges[e];
+                        if cap > 0 && dist[u] + cost < dist[v] {
+                            dist[v] = dist[u] + cost;
+                            via[v] = e;
+                            changed = true;
+                        }
+                    }
+                }
+                if !changed {
+                    break;
+                }
+            }
+            if dist[t] == i32::MAX {
+                return total;
+            }
+            let mut push = i32::MAX;
+            let mut v = t;
+            while v != s {
+                let e = via[v];
+                push = push.min(self.edges[e].1);
+                v = self.edges[e ^ 1].0;
+            }
+            let mut v = t;
+            while v != s {
+                let e = via[v];
+                self.edges[e].1 -= push;
+                self.edges[e ^ 1].1 += push;
+                v = self.edges[e ^ 1].0;
+            }
+            total += push;
+        }
+    }
+}
+
+/// Whether players of these masks, all on one team, can each take a role
+/// of their mask within the composition's slots (slots may stay open).
+/// Hall's condition over the role subsets: for every set S of roles, the
+/// players whose every preferred role lies in S fit in S's slots.
+pub fn team_fits(masks: impl Iterator<Item = u8> + Clone, comp: Composition) -> bool {
+    let r = comp.roles();
+    let full = ((1u16 << r) - 1) as u8;
+    (0u16..(1 << r)).all(|s| {
+        let s = s as u8;
+        let cap: usize = (0..r)
+            .filter(|&i| s & (1 << i) != 0)
+            .map(|i| comp.slots(i))
+            .sum();
+        let inside = masks.clone().filter(|&m| m & full & !s == 0).count();
+        inside <= cap
+    })
+}
+
+/// Hall's condition over all `teams` teams' slots pooled: for every set S
+/// of roles, the players who accept only roles in S fit in S's slots.
+fn pooled_fits(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
+    let r = comp.roles();
+    let full = ((1u16 << r) - 1) as u8;
+    (0u16..(1 << r)).all(|s| {
+        let s = s as u8;
+        let cap: usize = (0..r)
+            .filter(|&i| s & (1 << i) != 0)
+            .map(|i| comp.slots(i))
+            .sum::<usize>()
+            * teams;
+        let inside = parties
+            .iter()
+            .flat_map(|p| p.iter())
+            .filter(|&&m| m & full & !s == 0)
+            .count();
+        inside <= cap
+    })
+}
+
+/// Whether the parties (each its members' masks) can be placed on `teams`
+/// teams of `comp`, parties whole, every player in a preferred role; slots
+/// may stay open. Returns the team of each party when they can.
+pub fn solve(parties: &[&[u8]], teams: usize, comp: Composition) -> Option<Vec<usize>> {
+    let players: usize = parties.iter().map(|p| p.len()).sum();
+    let team_size = comp.team_size();
+    if players > teams * team_size || parties.iter().any(|p| p.len() > team_size) {
+        return None;
+    }
+    let big: Vec<usize> = (0..parties.len())
+        .filter(|&i| parties[i].len() >= 2)
+        .collect();
+    let mut team_of = vec![usize::MAX; parties.len()];
+    let mut room = vec![team_size; teams];
+    if place_big(parties, &big, 0, teams, comp, &mut team_of, &mut room) {
+        Some(team_of)
+    } else {
+        None
+    }
+}
+
+/// `solve`'s search: parties `big[k..]` onto teams, then the flow.
+fn place_big(
+    parties: &[&[u8]],
+    big: &[usize],
+    k: usize,
+    teams: usize,
+    comp: Composition,
+    team_of: &mut Vec<usize>,
+    room: &mut Vec<usize>,
+) -> bool {
+    let team_size = comp.team_size();
+    let Some(&p) = big.get(k) else {
+        return flow_solos(parties, teams, comp, team_of);
+    };
+    let size = parties[p].len();
+    let mut tried_empty = false;
+    for t in 0..teams {
+        if room[t] < size {
+            continue;
+        }
+        // Teams nobody is on yet are interchangeable: try one of them.
+        if room[t] == team_size {
+            if tried_empty {
+                continue;
+            }
+            tried_empty = true;
+        }
+        let members = team_of
+            .iter()
+            .zip(parties)
+            .filter(|(&tt, _)| tt == t)
+            .flat_map(|(_, q)| q.iter().copied());
+        if !team_fits(members.chain(parties[p].iter().copied()), comp) {
+            continue;
+        }
+        team_of[p] = t;
+        room[t] -= size;
+        if place_big(parties, big, k + 1, teams, comp, team_of, room) {
+            return true;
+        }
+        room[t] += size;
+        team_of[p] = usize::MAX;
+    }
+    false
+}
+
+/// With the parties of two or more placed (`team_of`), whether the solos
+/// can go anywhere so that every player has a slot; on success the solos'
+/// teams are written into `team_of`.
+fn flow_solos(parties: &[&[u8]], teams: usize, comp: Composition, team_of: &mut [usize]) -> bool {
+    let r = comp.roles();
+    // Nodes: source, sink, one per (team, role) slot, one per group of
+    // players: (team or "free", mask).
+    let (source, sink) = (0, 1);
+    let slot = |t: usize, role: usize| 2 + t * r + role;
+    let mut groups: Vec<(usize, u8, i32)> = Vec::new(); // (team or usize::MAX, mask, players)
+    for (i, p) in parties.iter().enumerate() {
+        let team = if p.len() >= 2 { team_of[i] } else { usize::MAX };
+        for &m in p.iter() {
+            match groups.iter_mut().find(|g| g.0 == team && g.1 == m) {
+                Some(g) => g.2 += 1,
+                None => groups.push((team, m, 1)),
+            }
+        }
+    }
+    let first_group = 2 + teams * r;
+    let mut net = Net::new(first_group + groups.len());
+    for t in 0..teams {
+        for role in 0..r {
+            net.add(slot(t, role), sink, comp.slots(role) as i32, 0);
+        }
+    }
+    let mut solo_edges: Vec<(u8, usize, usize)> = Vec::new(); // (mask, team, edge)
+    let mut need = 0;
+    for (g, &(team, mask, count)) in groups.iter().enumerate() {
+        need += count;
+        net.add(source, first_group + g, count, 0);
+        for t in 0..teams {
+            if team != usize::MAX && team != t {
+                continue;
+            }
+            for role in 0..r {
+                if mask & (1 << role) != 0 {
+                    let e = net.add(first_group + g, slot(t, role), count, 0);
+                    if team == usize::MAX {
+                        solo_edges.push((mask, t, e));
+                    }
+                }
+            }
+        }
+    }
+    if net.max_flow(source, sink) != need {
+        return false;
+    }
+    // Hand each solo the team its mask's flow went to, in party order.
+    let mut left: Vec<(u8, usize, i32)> = solo_edges
+        .iter()
+        .map(|&(mask, t, e)| (mask, t, net.flow(e)))
+        .collect();
+    for (i, p) in parties.iter().enumerate() {
+        if p.len() == 1 {
+            let m = p[0];
+            let slot = left
+                .iter_mut()
+                .find(|x| x.0 == m && x.2 > 0)
+                .expect("the flow placed every solo");
+            slot.2 -= 1;
+            team_of[i] = slot.1;
+        }
+    }
+    true
+}
+
+/// Each player's role on one full team: players in `masks` order, the
+/// assignment that puts the most players in their main role (`mains`, a
+/// role index each). `None` when the team cannot be filled.
+pub fn assign_roles(masks: &[u8], mains: &[u8], comp: Composition) -> Option<SmallVec<[u8; 8]>> {
+    let r = comp.roles();
+    let n = masks.len();
+    let (source, sink) = (0, 1);
+    let mut net = Net::new(2 + n + r);
+    let mut edges = Vec::with_capacity(n * r);
+    for (i, (&m, &main)) in masks.iter().zip(mains).enumerate() {
+        net.add(source, 2 + i, 1, 0);
+        for role in 0..r {
+            if m & (1 << role) != 0 {
+                let cost = i32::from(role != main as usize);
+                edges.push((i, role, net.add(2 + i, 2 + n + role, 1, cost)));
+            }
+        }
+    }
+    for role in 0..r {
+        net.add(2 + n + role, sink, comp.slots(role) as i32, 0);
+    }
+    if net.run(source, sink) as usize != n {
+        return None;
+    }
+    let mut out: SmallVec<[u8; 8]> = smallvec::smallvec![0; n];
+    for &(i, role, e) in &edges {
+        if net.flow(e) > 0 {
+            out[i] = role as u8;
+        }
+    }
+    Some(out)
+}
+
+/// A role-feasible split of a full match into teams, as balanced as a
+/// bounded search finds: the placement of parties (whole) onto teams with
+/// every team role-feasible that makes the spread of team strength sums
+/// (`strengths` per party, summed per team) smallest, ties to the first
+/// found. Falls back to `solve`'s placement when the budget runs out first.
+/// Per team, the indices of its parties; `None` when no split exists.
+pub fn balanced_split(
+    parties: &[&[u8]],
+    strengths: &[f64],
+    teams: usize,
+    comp: Composition,
+) -> Option<Vec<Vec<usize>>> {
+    let team_size = comp.team_size();
+    let players: usize = parties.iter().map(|p| p.len()).sum();
+    if players != teams * team_size {
+        return None;
+    }
+    let mut order: Vec<usize> = (0..parties.len()).collect();
+    // Largest parties and least flexible players first: they prune most.
+    order.sort_by_key(|&i| (std::cmp::Reverse(parties[i].len()), i));
+    let mut search = Search {
+        parties,
+        strengths,
+        comp,
+        order,
+        team_of: vec![usize::MAX; parties.len()],
+        room: vec![team_size; teams],
+        sums: vec![0.0; teams],
+        best: None,
+        budget: SPLIT_BUDGET,
+    };
+    search.go(0);
+    let team_of = match search.best {
+        Some((_, t)) => t,
+        None => solve(parties, teams, comp)?,
+    };
+    let mut out = vec![Vec::new(); teams];
+    for (i, &t) in team_of.iter().enumerate() {
+        out[t].push(i);
+    }
+    Some(out)
+}
+
+struct Search<'a> {
+    parties: &'a [&'a [u8]],
+    strengths: &'a [f64],
+    comp: Composition,
+    order: Vec<usize>,
+    team_of: Vec<usize>,
+    room: Vec<usize>,
+    sums: Vec<f64>,
+    best: Option<(f64, Vec<usize>)>,
+    budget: usize,
+}
+
+impl Search<'_> {
+    fn go(&mut self, k: usize) {
+        if self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        let Some(&p) = self.order.get(k) else {
+            let hi = self.sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let lo = self.sums.iter().copied().fold(f64::INFINITY, f64::min);
+            if self.best.as_ref().is_none_or(|(b, _)| hi - lo < *b) {
+                self.best = Some((hi - lo, self.team_of.clone()));
+            }
+            return;
+        };
+        let size = self.parties[p].len();
+        let team_size = self.comp.team_size();
+        let mut tried_empty = false;
+        for t in 0..self.room.len() {
+            if self.room[t] < size {
+                continue;
+            }
+            if self.room[t] == team_size {
+                if tried_empty {
+                    continue;
+                }
+                tried_empty = true;
+            }
+            let members = self
+                .team_of
+                .iter()
+                .zip(self.parties)
+                .filter(|(&tt, _)| tt == t)
+                .flat_map(|(_, q)| q.iter().copied());
+            if !team_fits(members.chain(self.parties[p].iter().copied()), self.comp) {
+                continue;
+            }
+            self.team_of[p] = t;
+            self.room[t] -= size;
+            self.sums[t] += self.strengths[p];
+            self.go(k + 1);
+            self.sums[t] -= self.strengths[p];
+            self.room[t] += size;
+            self.team_of[p] = usize::MAX;
+        }
+    }
+}
+
+/// Whether a split (per team, indices into `parties`) gives every team its
+/// composition exactly.
+pub fn split_fits(parties: &[&[u8]], split: &[Vec<usize>], comp: Composition) -> bool {
+    split.iter().all(|team| {
+        let n: usize = team.iter().map(|&i| parties[i].len()).sum();
+        n == comp.team_size()
+            && team_fits(team.iter().flat_map(|&i| parties[i].iter().copied()), comp)
+    })
+}
+
+/// The candidate check of a policy's fill: the role masks of the parties
+/// chosen so far. With roles off (`comp` is `None`) it admits everything
+/// and never allocates.
+pub struct RoleFill<'a> {
+    comp: Option<Composition>,
+    teams: usize,
+    chosen: SmallVec<[&'a [u8]; 10]>,
+}
+
+impl<'a> RoleFill<'a> {
+    /// A fill that starts from the party of `seed_masks`.
+    pub fn new(comp: Option<Composition>, teams: usize, seed_masks: &'a [u8]) -> Self {
+        let mut chosen = SmallVec::new();
+        if comp.is_some() {
+            chosen.push(seed_masks);
+        }
+        RoleFill {
+            comp,
+            teams,
+            chosen,
+        }
+    }
+
+    /// Whether the chosen parties plus one of `masks` can still be completed
+    /// to a role-feasible match (exactly feasible once the match is full).
+    pub fn admits(&mut self, masks: &'a [u8]) -> bool {
+        let Some(comp) = self.comp else {
+            return true;
+        };
+        self.chosen.push(masks);
+        // Hall's condition with every team's slots pooled is necessary, and
+        // exact when every party is a solo (a solo may go to any team): it
+        // turns down most candidates (a seventh damage player) without a
+        // search, and decides solo queues alone.
+        let pooled = pooled_fits(&self.chosen, self.teams, comp);
+        let ok = pooled
+            && (self.chosen.iter().all(|p| p.len() == 1)
+                || solve(&self.chosen, self.teams, comp).is_some());
+        self.chosen.pop();
+        ok
+    }
+
+    /// Records a party the fill took.
+    pub fn take(&mut self, masks: &'a [u8]) {
+        if self.comp.is_some() {
+            self.chosen.push(masks);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TANK: u8 = 1;
+    const HEALER: u8 = 2;
+    const DAMAGE: u8 = 4;
+
+    fn comp_113() -> Composition {
+        Composition::new(&[1, 1, 3])
+    }
+
+    /// The slow obvious answer: every placement of parties on teams and
+    /// every choice of role per player, counted against the composition
+    /// (at most, so that a set still being filled may leave slots open).
+    fn oracle(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
+        let players: Vec<(usize, u8)> = parties
+            .iter()
+            .enumerate()
+            .flat_map(|(i, p)| p.iter().map(move |&m| (i, m)))
+            .collect();
+        fn go(
+            k: usize,
+            players: &[(usize, u8)],
+            team_of: &mut Vec<usize>,
+            counts: &mut Vec<Vec<usize>>,
+            comp: Composition,
+        ) -> bool {
+            let Some(&(party, mask)) = players.get(k) else {
+                return true;
+            };
+            let teams: Vec<usize> = if team_of[party] != usize::MAX {
+                vec![team_of[party]]
+            } else {
+                (0..counts.len()).collect()
+            };
+            for t in teams {
+                for role in 0..comp.roles() {
+                    if mask & (1 << role) == 0 || counts[t][role] >= comp.slots(role) {
+                        continue;
+                    }
+                    let fresh = team_of[party] == usize::MAX;
+                    team_of[party] = t;
+                    counts[t][role] += 1;
+                    let ok = go(k + 1, players, team_of, counts, comp);
+                    counts[t][role] -= 1;
+                    if fresh {
+                        team_of[party] = usize::MAX;
+                    }
+                    if ok {
+                        return true;
+                    }
+                }
+            }
+            false
+        }
+        let mut team_of = vec![usize::MAX; parties.len()];
+        let mut counts = vec![vec![0; comp.roles()]; teams];
+        go(0, &players, &mut team_of, &mut counts, comp)
+    }
+
+    #[test]
+    fn a_team_is_never_formed_without_its_tank() {
+        let c = comp_113();
+        // Ten players, none of whom plays tank: no 5v5 of 1/1/3.
+        let no_tank: Vec<[u8; 1]> = [HEALER, HEALER, DAMAGE, DAMAGE, DAMAGE, DAMAGE, DAMAGE]
+            .iter()
+            .chain(&[DAMAGE, HEALER | DAMAGE, DAMAGE])
+            .map(|&m| [m])
+            .collect();
+        let parties: Vec<&[u8]> = no_tank.iter().map(|p| &p[..]).collect();
+        assert_eq!(solve(&parties, 2, c), None);
+        assert_eq!(balanced_split(&parties, &[0.0; 10], 2, c), None);
+        // One tank for two teams is still one short.
+        let mut one = no_tank.clone();
+        one[0] = [TANK];
+        let parties: Vec<&[u8]> = one.iter().map(|p| &p[..]).collect();
+        assert_eq!(solve(&parties, 2, c), None);
+        // A flexible healer/tank makes the second tank.
+        one[1] = [HEALER | TANK];
+        one[2] = [HEALER];
+        let parties: Vec<&[u8]> = one.iter().map(|p| &p[..]).collect();
+        let split = balanced_split(&parties, &[0.0; 10], 2, c).expect("feasible");
+        assert!(split_fits(&parties, &split, c));
+        for team in &split {
+            let masks: Vec<u8> = team.iter().map(|&i| parties[i][0]).collect();
+            let roles = assign_roles(&masks, &[0; 10][..masks.len()], c).unwrap();
+            assert_eq!(roles.iter().filter(|&&r| r == 0).count(), 1, "{team:?}");
+            assert_eq!(roles.iter().filter(|&&r| r == 2).count(), 3, "{team:?}");
+        }
+    }
+
+    #[test]
+    fn a_party_stays_on_one_team_even_when_roles_would_prefer_otherwise() {
+        let c = comp_113();
+        // Two tanks queued together cannot both play: a team has one tank.
+        let duo = [TANK, TANK];
+        let rest = [
+            HEALER, HEALER, DAMAGE, DAMAGE, DAMAGE, DAMAGE, DAMAGE, DAMAGE,
+        ];
+        let mut parties: Vec<&[u8]> = vec![&duo];
+        parties.extend(rest.iter().map(std::slice::from_ref));
+        assert!(solve(&parties, 2, c).is_none());
+        assert!(!oracle(&parties, 2, c));
+        // Split, they fill both teams.
+        let solo_tanks = [[TANK], [TANK]];
+        let mut parties: Vec<&[u8]> = solo_tanks.iter().map(|p| &p[..]).collect();
+        parties.extend(rest.iter().map(std::slice::from_ref));
+        assert!(solve(&parties, 2, c).is_some());
+    }
+
+    #[test]
+    fn an_open_set_is_refused_once_its_open_slots_cannot_take_it() {
+        let c = comp_113();
+        let d = [DAMAGE];
+        // Six damage players fill both teams' damage slots; a seventh cannot
+        // be placed whoever comes later.
+        let six: Vec<&[u8]> = vec![&d; 6];
+        assert!(solve(&six, 2, c).is_some());
+        let seven: Vec<&[u8]> = vec![&d; 7];
+        assert!(solve(&seven, 2, c).is_none());
+        let mut fill = RoleFill::new(Some(c), 2, &d);
+        for _ in 0..5 {
+            assert!(fill.admits(&d));
+            fill.take(&d);
+        }
+        assert!(!fill.admits(&d));
+        assert!(fill.admits(&[TANK]));
+        // Roles off: everything passes.
+        let mut off = RoleFill::new(None, 2, &d);
+        assert!(off.admits(&d));
+    }
+
+    #[test]
+    fn roles_go_to_main_choices_first() {
+        let c = comp_113();
+        // Player 0 plays tank or damage (main damage); player 1 only tank
+        // would leave nobody... player 1 mains tank but also heals.
+        let masks = [
+            TANK | DAMAGE,
+            TANK | HEALER,
+            HEALER | DAMAGE,
+            DAMAGE,
+            DAMAGE,
+        ];
+        let mains = [2, 0, 1, 2, 2];
+        let roles = assign_roles(&masks, &mains, c).unwrap();
+        assert_eq!(&roles[..], &[2, 0, 1, 2, 2]);
+        // With main choices that clash, the most possible stay main.
+        let mains = [0, 0, 2, 2, 2];
+        let roles = assign_roles(&masks, &mains, c).unwrap();
+        let main_count = roles.iter().zip(&mains).filter(|(a, b)| a == b).count();
+        assert_eq!(main_count, 4, "{roles:?}");
+    }
+
+    #[test]
+    fn the_balanced_split_prefers_the_even_one_among_feasible_splits() {
+        let c = Composition::new(&[1, 1]);
+        // Tanks of strength 10 and 0, healers of 10 and 0: the even split
+        // pairs the strong tank with the weak healer.
+        let t = [TANK];
+        let h = [HEALER];
+        let parties: Vec<&[u8]> = vec![&t, &t, &h, &h];
+        let split = balanced_split(&parties, &[10.0, 0.0, 10.0, 0.0], 2, c).unwrap();
+        let sums: Vec<f64> = split
+            .iter()
+            .map(|team| team.iter().map(|&i| [10.0, 0.0, 10.0, 0.0][i]).sum())
+            .collect();
+        assert_eq!(sums, vec![10.0, 10.0]);
+    }
+
+    fn case() -> impl Strategy<Value = (usize, Vec<u8>, Vec<Vec<u8>>)> {
+        (2usize..=3, prop::collection::vec(0u8..=2, 2..=3)).prop_flat_map(|(teams, slots)| {
+            let roles = slots.len();
+            let team_size: usize = slots.iter().map(|&s| s as usize).sum::<usize>().max(1);
+            let masks = 1u8..(1u8 << roles);
+            let party = prop::collection::vec(masks, 1..=team_size.min(3));
+            (
+                Just(teams),
+                Just(slots),
+                prop::collection::vec(party, 0..=teams * team_size),
+            )
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn the_fill_admits_exactly_what_the_oracle_can_complete((teams, slots, parties) in case()) {
+            let c = Composition::new(&slots);
+            prop_assume!(c.team_size() > 0 && !parties.is_empty());
+            let mut fill = RoleFill::new(Some(c), teams, &parties[0]);
+            let mut chosen: Vec<&[u8]> = vec![&parties[0]];
+            for p in &parties[1..] {
+                chosen.push(p);
+                let expected = oracle(&chosen, teams, c);
+                chosen.pop();
+                prop_assert_eq!(fill.admits(p), expected, "{:?} {:?} + {:?}", slots, chosen, p);
+                if expected {
+                    fill.take(p);
+                    chosen.push(p);
+                }
+            }
+        }
+
+        #[test]
+        fn solve_agrees_with_the_exhaustive_oracle((teams, slots, parties) in case()) {
+            let c = Composition::new(&slots);
+            prop_assume!(c.team_size() > 0);
+            let refs: Vec<&[u8]> = parties.iter().map(|p| &p[..]).collect();
+            let fast = solve(&refs, teams, c);
+            prop_assert_eq!(fast.is_some(), oracle(&refs, teams, c), "{:?} {:?}", slots, parties);
+            if let Some(team_of) = fast {
+                // The placement it returns is itself a witness.
+                let split: Vec<Vec<usize>> = (0..teams)
+                    .map(|t| (0..refs.len()).filter(|&i| team_of[i] == t).collect())
+                    .collect();
+                for team in &split {
+                    prop_assert!(team_fits(team.iter().flat_map(|&i| refs[i].iter().copied()), c));
+                }
+                let full: usize = refs.iter().map(|p| p.len()).sum();
+                if full == teams * c.team_size() {
+                    let b = balanced_split(&refs, &vec![1.0; refs.len()], teams, c);
+                    prop_assert!(b.as_ref().is_some_and(|s| split_fits(&refs, s, c)), "{:?}", b);
+                }
+            }
+        }
+    }
+}
