@@ -429,7 +429,16 @@ fn run_command(
     let (out, table_rows) = if tables == crate::report::Tables::All {
         let mut t = PartialFile::create(dir, "tickets.parquet")?;
         let mut m = PartialFile::create(dir, "matches.parquet")?;
-        let mut rows = crate::report::tables::ParquetRows::new(&mut t.out, &mut m.out, &file_meta)?;
+        let regions = s
+            .regions
+            .as_ref()
+            .map(|r| crate::report::tables::RegionNames {
+                homes: r.homes.iter().map(|h| h.name.clone()).collect(),
+                data_centres: r.data_centres.clone(),
+            });
+        let mut rows = crate::report::tables::ParquetRows::with_regions(
+            &mut t.out, &mut m.out, &file_meta, regions,
+        )?;
         // Encoding and writing the tables runs on a second thread beside the simulation.
         let out = std::thread::scope(|scope| {
             let mut behind = crate::metrics::BackgroundRows::spawn(scope, &mut rows);

@@ -52,4 +52,6 @@ pub struct Config {
     pub population: Population,
     /// Start every rating at the player's drawn win rate, with the games behind it.
     pub ratings_from_win_rate: bool,
+    /// Home regions, pings and the latency rule; `None`: one global queue.
+    pub regions: Option<super::RegionsConfig>,
 }

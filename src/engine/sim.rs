@@ -5,6 +5,7 @@
 use super::config::{Config, Patience};
 use super::population;
 use super::queue::{EventQueue, Lane};
+use super::regions::{Geography, Regions};
 use super::streams::{stream, Stream};
 use crate::metrics::{
     Collector, MatchRecord, QueueSample, RankCorr, RowSink, TicketEnd, TicketRecord,
@@ -35,6 +36,8 @@ enum Event {
     MatchStart(Slot),
     MatchEnd(Slot),
     Sample,
+    /// A ticket's wait reaches this step of the latency rule (`[regions]`).
+    Region(TicketId, u16),
 }
 
 // Events in the heap are sifted up and down by value: keep them two words
@@ -130,6 +133,9 @@ pub struct Parts {
     pub rating: Box<dyn RatingSystem>,
     pub outcome: Box<dyn OutcomeModel>,
     pub former: Option<Box<dyn TeamFormer>>,
+    /// With `[regions]`, one more instance of the policy per data centre
+    /// (they replace `policy`); empty otherwise.
+    pub regional: Vec<Box<dyn Policy>>,
 }
 
 pub struct Simulation<'r> {
@@ -171,12 +177,16 @@ pub struct Simulation<'r> {
     corr_every: u64,
     rank_corr: RankCorr,
     stats: EngineStats,
+    /// The regional layer; `None` (and never looked into) without `[regions]`.
+    regions: Option<Box<Regions>>,
+    /// The data centre of the match being formed, while it is formed.
+    host: Option<u16>,
 }
 
 impl<'r> Simulation<'r> {
     /// A run of `config` with these parts; finished tickets and matches go
     /// to `rows` (the tables) as the run produces them.
-    pub fn new(config: Config, seed: u64, parts: Parts, rows: &'r mut dyn RowSink) -> Self {
+    pub fn new(config: Config, seed: u64, mut parts: Parts, rows: &'r mut dyn RowSink) -> Self {
         let mut initial = parts.rating.initial();
         if let Some(r) = config.population.initial_rating {
             initial.value = r;
@@ -189,6 +199,9 @@ impl<'r> Simulation<'r> {
             &mut rng_pop,
         );
         population::draw_attributes(&mut players, &config.population, &mut rng_pop);
+        if let Some(seasoned) = &config.population.seasoned {
+            population::season(&mut players, seasoned, &mut rng_pop);
+        }
         // A win-rate rating is the same record the population drew: start it
         // there, with the games behind it, rather than at 50% for everyone.
         if config.ratings_from_win_rate {
@@ -206,7 +219,19 @@ impl<'r> Simulation<'r> {
         let corr_every = (samples_total / config.corr_points.max(1) as u64).max(1);
         let schedule = parts.policy.schedule();
         let by_skill = crate::metrics::skill_order(&players);
-        let collector = Collector::new(&players, &by_skill, rows);
+        let mut collector = Collector::new(&players, &by_skill, rows);
+        let regions = config.regions.as_ref().map(|r| {
+            let geo = Geography::draw(r, players.len(), &mut stream(seed, Stream::Regions));
+            collector.enable_regions(
+                r.data_centres.clone(),
+                r.homes.iter().map(|h| h.name.clone()).collect(),
+            );
+            Box::new(Regions::new(
+                r.clone(),
+                geo,
+                std::mem::take(&mut parts.regional),
+            ))
+        });
         let rank_corr = RankCorr::new(by_skill);
         Simulation {
             now: SimTime::ZERO,
@@ -245,6 +270,8 @@ impl<'r> Simulation<'r> {
             corr_every,
             rank_corr,
             stats: EngineStats::default(),
+            regions,
+            host: None,
         }
     }
 
@@ -286,6 +313,7 @@ impl<'r> Simulation<'r> {
                 Event::MatchStart(id) => self.on_match_start(id),
                 Event::MatchEnd(id) => self.on_match_end(id),
                 Event::Sample => self.on_sample(),
+                Event::Region(id, step) => self.on_region_step(id, step as usize),
             }
         }
         progress(self.end, self.end);
@@ -380,7 +408,9 @@ impl<'r> Simulation<'r> {
         // when the ticket matches later, so timers that would never fire
         // are not sifted through the heap.
         let abandon = patience.map(|p| (self.queue.reserve(), self.now + p));
-        if self.schedule.on_join {
+        if self.regions.is_some() {
+            self.on_region_step(id, 0);
+        } else if self.schedule.on_join {
             self.run_policy(Trigger::Join(id));
         }
         if let Some((seq, at)) = abandon {
@@ -403,6 +433,19 @@ impl<'r> Simulation<'r> {
 
     /// Hands a ticket leaving the queue to the collector, as its row.
     fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd) {
+        let (mut region, mut host_ping_ms) = (None, None);
+        if let Some(r) = &mut self.regions {
+            r.remove(t.id);
+            region = Some(r.geo.home(t.players[0]));
+            if let (Some(dc), TicketEnd::Matched(_)) = (self.host, end) {
+                host_ping_ms = Some(r.geo.ticket_ping(&t.players, dc as usize));
+                if t.enqueued >= self.warmup_end {
+                    for &p in &t.players {
+                        self.collector.host_ping(r.geo.ping(p, dc as usize));
+                    }
+                }
+            }
+        }
         // True skill is fixed, so the party's mean is the same as when it joined.
         let skill_sum: f64 = t
             .players
@@ -420,10 +463,19 @@ impl<'r> Simulation<'r> {
             true_skill: skill_sum / t.players.len() as f64,
             requeue: t.requeue,
             in_warmup: t.enqueued < self.warmup_end,
+            region,
+            host_ping_ms,
         });
     }
 
     fn run_policy(&mut self, trigger: Trigger) {
+        if self.regions.is_some() {
+            if trigger == Trigger::Tick {
+                self.regions.as_mut().expect("checked").order_for_tick();
+                self.run_regional(Trigger::Tick);
+            }
+            return;
+        }
         let mut proposals = std::mem::take(&mut self.proposals);
         proposals.clear();
         let view = PoolView {
@@ -507,6 +559,14 @@ impl<'r> Simulation<'r> {
     }
 
     fn form(&mut self, proposal: Proposal) {
+        if let (Some(r), Some(dc)) = (&self.regions, self.host) {
+            // The engine's own guard: no match is formed where one of its
+            // tickets is over its latency limit, whatever the policy said.
+            if !r.allows(dc as usize, &proposal.tickets, self.now) {
+                self.stats.proposals_rejected += 1;
+                return;
+            }
+        }
         let players: usize = proposal
             .tickets
             .iter()
@@ -649,12 +709,20 @@ impl<'r> Simulation<'r> {
             gold_integral: None,
             rematch,
             in_warmup: self.now < self.warmup_end,
+            host_dc: self.host,
         });
-        self.parts.policy.on_formed(&FormedMatch {
+        let formed = FormedMatch {
             id,
             now: self.now,
             tickets: &removed,
-        });
+        };
+        match &mut self.regions {
+            // Every data centre's instance hears of every match: what a
+            // policy remembers (recent opponents, games by rating) is about
+            // players and the ladder, which all data centres share.
+            Some(r) => r.policies.iter_mut().for_each(|p| p.on_formed(&formed)),
+            None => self.parts.policy.on_formed(&formed),
+        }
         self.in_matches += active.members.len();
         active.id = Some(id);
         active.rating_weight = proposal.rating_weight;
@@ -802,6 +870,58 @@ impl<'r> Simulation<'r> {
         self.active[slot.0 as usize] = active;
         self.free.push(slot.0);
     }
+    /// Admits ticket `id` to the data centres step `step` of the latency
+    /// rule opens to it, schedules its next step, and offers it to the
+    /// policy of each newly opened data centre, its best ping first.
+    fn on_region_step(&mut self, id: TicketId, step: usize) {
+        let r = self.regions.as_mut().expect("regions are on");
+        let Some(t) = self.pool.get(id) else {
+            // Matched or gone before its limit relaxed.
+            return;
+        };
+        if let Some(next) = r.admit(t, step) {
+            let at = r.step_time(t, next);
+            if at <= self.end {
+                self.queue.schedule(at, Event::Region(id, next as u16));
+            }
+        }
+        if self.schedule.on_join && !r.order.is_empty() {
+            self.run_regional(Trigger::Join(id));
+        }
+    }
+
+    /// Runs each data centre's policy on its own sub-pool, in the order in
+    /// `regions.order`, forming what it proposes hosted there.
+    fn run_regional(&mut self, trigger: Trigger) {
+        let mut order = std::mem::take(&mut self.regions.as_mut().expect("regions are on").order);
+        let mut proposals = std::mem::take(&mut self.proposals);
+        for &dc in &order {
+            let r = self.regions.as_mut().expect("regions are on");
+            if let Trigger::Join(id) = trigger {
+                if !r.pools[dc].contains(id) {
+                    // Matched in a data centre visited before.
+                    break;
+                }
+            }
+            proposals.clear();
+            let view = PoolView {
+                now: self.now,
+                pool: &r.pools[dc],
+                players: &self.players,
+                format: self.format,
+            };
+            r.policies[dc].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
+            self.host = Some(dc as u16);
+            for p in proposals.drain(..) {
+                self.form(p);
+            }
+            self.host = None;
+        }
+        order.clear();
+        self.regions.as_mut().expect("regions are on").order = order;
+        self.proposals = proposals;
+    }
+
     fn on_sample(&mut self) {
         let corr = if self.samples_taken.is_multiple_of(self.corr_every) {
             let (rating, now) = (&self.parts.rating, self.now);

@@ -17,6 +17,9 @@ pub enum Stream {
     /// so that switching one on shifts no winner.
     Gold = 7,
     Battle = 8,
+    /// Home regions and pings (`[regions]`), apart from the population's
+    /// stream so that switching regions on changes no skill.
+    Regions = 9,
 }
 
 /// SplitMix64: spreads neighbouring seeds (1, 2, 3) far apart.

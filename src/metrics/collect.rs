@@ -143,6 +143,8 @@ pub struct Collector<'r> {
     upset_skill: [UpsetBin; GAP_EDGES.len()],
     upset_rating: [UpsetBin; GAP_EDGES.len()],
     view: RunView,
+    /// With `[regions]` only.
+    regions: Option<super::regions::RegionStats>,
 }
 
 impl<'r> Collector<'r> {
@@ -185,6 +187,20 @@ impl<'r> Collector<'r> {
             upset_skill: Default::default(),
             upset_rating: Default::default(),
             view: RunView::default(),
+            regions: None,
+        }
+    }
+
+    /// Counts regional figures from now on: the data centres' and home
+    /// regions' names, in the order records index them.
+    pub fn enable_regions(&mut self, data_centres: Vec<String>, homes: Vec<String>) {
+        self.regions = Some(super::regions::RegionStats::new(data_centres, homes));
+    }
+
+    /// A matched player's ping to the hosting data centre (tickets after warm-up).
+    pub fn host_ping(&mut self, ms: u16) {
+        if let Some(r) = &mut self.regions {
+            r.host_ping(ms);
         }
     }
 
@@ -199,6 +215,9 @@ impl<'r> Collector<'r> {
             return;
         }
         self.tickets += 1;
+        if let Some(r) = &mut self.regions {
+            r.ticket(t);
+        }
         let ms = t.left.since(t.enqueued).as_ms();
         self.queue_time.add_ms(ms);
         let d = &mut self.deciles[self.cuts.partition_point(|&c| c < t.true_skill)];
@@ -232,6 +251,9 @@ impl<'r> Collector<'r> {
             return;
         }
         self.matches += 1;
+        if let Some(r) = &mut self.regions {
+            r.match_row(m);
+        }
         self.view.spread_rating.add(m.spread_rating);
         self.spread_skill.add(m.spread_skill);
         if let Some(gap) = m.win_prob_gap() {
@@ -474,6 +496,7 @@ impl<'r> Collector<'r> {
                 })
                 .collect(),
             by_hour: self.by_hour(meta.warmup_s),
+            regions: self.regions.as_ref().map(|r| r.summary()),
             upset_by_gap: UpsetByGap {
                 skill: gap_bins(&self.upset_skill),
                 rating: gap_bins(&self.upset_rating),

@@ -9,6 +9,7 @@ pub mod dist;
 mod oracle;
 mod rank_corr;
 mod records;
+pub mod regions;
 pub mod stats;
 pub mod summary;
 

@@ -78,6 +78,10 @@ pub struct Summary {
     pub by_hour: Vec<HourFigures>,
     /// Realised upset rate against the models' by gap between the two teams.
     pub upset_by_gap: UpsetByGap,
+    /// Ping at the host, matches by data centre, waits by home region
+    /// (`[regions]` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regions: Option<super::regions::RegionsSummary>,
 }
 
 /// One hour of the simulated day (hour `h` holds every day's
@@ -366,6 +370,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "upset_by_gap",
         "upset rate by gap between the two teams, realised against the model's (mean predicted chance the favourite loses): by true-skill gap (outcome model) and by rating gap (rating system)",
+    ),
+    (
+        "regions",
+        "with [regions]: each matched player's ping to the hosting data centre (ms: mean, p50, p90, max), matches by data centre and their share, tickets, abandon rate and wait p50/p90 (s) by the lead player's home region",
     ),
 ];
 

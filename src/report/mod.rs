@@ -8,6 +8,7 @@ pub mod compare;
 pub mod headline;
 pub mod html;
 pub mod plots;
+mod region_plots;
 pub mod replicated;
 pub mod sweep;
 pub mod tables;
@@ -167,6 +168,8 @@ pub(crate) mod testdata {
             true_skill: 1000.0 + 53.0 * ((i * 7) % 23) as f64,
             requeue: i.is_multiple_of(4),
             in_warmup: warm,
+            region: None,
+            host_ping_ms: None,
         }
     }
 
@@ -213,6 +216,7 @@ pub(crate) mod testdata {
                 gold_integral: finished.then_some(1.0e5 * (1 + m) as f64),
                 rematch: m == 3,
                 in_warmup: m == 0,
+                host_dc: None,
             });
         }
         let queue = (0..30u64)

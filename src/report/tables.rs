@@ -81,6 +81,21 @@ pub const MATCH_COLUMNS: &[(&str, ColType)] = &[
     ("in_warmup", ColType::Bool),
 ];
 
+/// Appended to the tickets table when the run has `[regions]`.
+pub const TICKET_REGION_COLUMNS: &[(&str, ColType)] =
+    &[("region", ColType::Str), ("host_ping_ms", ColType::U32)];
+
+/// Appended to the matches table when the run has `[regions]`.
+pub const MATCH_REGION_COLUMNS: &[(&str, ColType)] = &[("host_dc", ColType::Str)];
+
+/// The names of a run's home regions and data centres, which the regional
+/// columns hold (records keep their indices).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RegionNames {
+    pub homes: Vec<String>,
+    pub data_centres: Vec<String>,
+}
+
 pub const QUEUE_COLUMNS: &[(&str, ColType)] = &[
     ("t_s", ColType::F64),
     ("waiting_tickets", ColType::U32),
@@ -149,17 +164,19 @@ struct Stream<W: std::io::Write, R> {
     writer: polars::io::parquet::write::BatchedWriter<W>,
     buf: Vec<R>,
     rows: u64,
-    frame: fn(&[R]) -> anyhow::Result<DataFrame>,
+    frame: fn(&[R], Option<&RegionNames>) -> anyhow::Result<DataFrame>,
+    regions: Option<RegionNames>,
 }
 
 impl<W: std::io::Write, R> Stream<W, R> {
     fn new(
         name: &'static str,
         w: W,
-        frame: fn(&[R]) -> anyhow::Result<DataFrame>,
+        frame: fn(&[R], Option<&RegionNames>) -> anyhow::Result<DataFrame>,
         meta: &FileMetadata,
+        regions: Option<RegionNames>,
     ) -> anyhow::Result<Self> {
-        let schema = frame(&[])?.schema().clone();
+        let schema = frame(&[], regions.as_ref())?.schema().clone();
         Ok(Stream {
             name,
             writer: parquet_writer(w)
@@ -168,6 +185,7 @@ impl<W: std::io::Write, R> Stream<W, R> {
             buf: Vec::with_capacity(BATCH_ROWS),
             rows: 0,
             frame,
+            regions,
         })
     }
 
@@ -186,8 +204,8 @@ impl<W: std::io::Write, R> Stream<W, R> {
 
     fn flush(&mut self) -> anyhow::Result<()> {
         if !self.buf.is_empty() {
-            let written =
-                (self.frame)(&self.buf).and_then(|df| Ok(self.writer.write_batch(&df)?));
+            let written = (self.frame)(&self.buf, self.regions.as_ref())
+                .and_then(|df| Ok(self.writer.write_batch(&df)?));
             anyhow::Context::with_context(written, || format!("writing {}", self.name))?;
             self.rows += self.buf.len() as u64;
             self.buf.clear();
@@ -214,9 +232,31 @@ pub struct ParquetRows<W: std::io::Write> {
 
 impl<W: std::io::Write> ParquetRows<W> {
     pub fn new(tickets: W, matches: W, meta: &FileMetadata) -> anyhow::Result<Self> {
+        Self::with_regions(tickets, matches, meta, None)
+    }
+
+    /// As `new`, with the regional columns when `regions` names them.
+    pub fn with_regions(
+        tickets: W,
+        matches: W,
+        meta: &FileMetadata,
+        regions: Option<RegionNames>,
+    ) -> anyhow::Result<Self> {
         Ok(ParquetRows {
-            tickets: Stream::new("tickets.parquet", tickets, tickets_frame, meta)?,
-            matches: Stream::new("matches.parquet", matches, matches_frame, meta)?,
+            tickets: Stream::new(
+                "tickets.parquet",
+                tickets,
+                tickets_frame_with,
+                meta,
+                regions.clone(),
+            )?,
+            matches: Stream::new(
+                "matches.parquet",
+                matches,
+                matches_frame_with,
+                meta,
+                regions,
+            )?,
             error: None,
         })
     }
@@ -281,6 +321,19 @@ fn frame(
 }
 
 pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
+    tickets_frame_with(tickets, None)
+}
+
+/// A name by index, null when the index is absent (or out of the list).
+fn named(names: &[String], i: Option<u16>) -> Option<&str> {
+    i.and_then(|i| names.get(usize::from(i)))
+        .map(String::as_str)
+}
+
+fn tickets_frame_with(
+    tickets: &[TicketRecord],
+    regions: Option<&RegionNames>,
+) -> anyhow::Result<DataFrame> {
     let n = tickets.len();
     let match_id: Vec<Option<u32>> = tickets
         .iter()
@@ -303,10 +356,31 @@ pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
         col("requeue", map(tickets, |t| t.requeue)),
         col("in_warmup", map(tickets, |t| t.in_warmup)),
     ];
-    frame(n, columns, TICKET_COLUMNS)
+    let Some(r) = regions else {
+        return frame(n, columns, TICKET_COLUMNS);
+    };
+    let mut columns = columns;
+    columns.push(col("region", map(tickets, |t| named(&r.homes, t.region))));
+    columns.push(col(
+        "host_ping_ms",
+        map(tickets, |t| t.host_ping_ms.map(u32::from)),
+    ));
+    let spec: Vec<(&str, ColType)> = TICKET_COLUMNS
+        .iter()
+        .chain(TICKET_REGION_COLUMNS)
+        .copied()
+        .collect();
+    frame(n, columns, &spec)
 }
 
 pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
+    matches_frame_with(matches, None)
+}
+
+fn matches_frame_with(
+    matches: &[MatchRecord],
+    regions: Option<&RegionNames>,
+) -> anyhow::Result<DataFrame> {
     let n = matches.len();
     let team_f64 = |f: fn(&MatchRecord) -> &[f64], i: usize| -> Vec<Option<f64>> {
         matches.iter().map(|m| f(m).get(i).copied()).collect()
@@ -362,7 +436,20 @@ pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
         col("rematch", map(matches, |m| m.rematch)),
         col("in_warmup", map(matches, |m| m.in_warmup)),
     ];
-    frame(n, columns, MATCH_COLUMNS)
+    let Some(r) = regions else {
+        return frame(n, columns, MATCH_COLUMNS);
+    };
+    let mut columns = columns;
+    columns.push(col(
+        "host_dc",
+        map(matches, |m| named(&r.data_centres, m.host_dc)),
+    ));
+    let spec: Vec<(&str, ColType)> = MATCH_COLUMNS
+        .iter()
+        .chain(MATCH_REGION_COLUMNS)
+        .copied()
+        .collect();
+    frame(n, columns, &spec)
 }
 
 pub fn queue_frame(queue: &[QueueSample]) -> anyhow::Result<DataFrame> {
@@ -569,7 +656,13 @@ mod tests {
     #[test]
     fn every_column_is_documented() {
         let doc = COLUMNS_MD;
-        for spec in [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS] {
+        for spec in [
+            TICKET_COLUMNS,
+            MATCH_COLUMNS,
+            QUEUE_COLUMNS,
+            TICKET_REGION_COLUMNS,
+            MATCH_REGION_COLUMNS,
+        ] {
             for (name, ty) in spec {
                 let tyname = match ty {
                     ColType::U32 => "u32",
@@ -875,7 +968,13 @@ mod tests {
 
     #[test]
     fn no_column_is_named_after_an_sql_reserved_word() {
-        for spec in [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS] {
+        for spec in [
+            TICKET_COLUMNS,
+            MATCH_COLUMNS,
+            QUEUE_COLUMNS,
+            TICKET_REGION_COLUMNS,
+            MATCH_REGION_COLUMNS,
+        ] {
             for (name, _) in spec {
                 assert!(
                     !SQL_RESERVED.contains(name),

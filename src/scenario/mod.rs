@@ -5,6 +5,7 @@ mod config;
 mod load;
 mod locate;
 pub mod provenance;
+mod regions;
 mod to_engine;
 
 pub use config::*;
@@ -13,3 +14,4 @@ pub use load::{
     BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
 };
 pub use provenance::Provenance;
+pub use regions::{ExpansionSection, HomeSection, RegionsSection, SeasonedSection};

@@ -51,6 +51,7 @@ impl Config {
             population: population(&s.population),
             ratings_from_win_rate: matches!(s.rating, RatingConfig::WinRate(_))
                 && s.population.win_rate.is_some(),
+            regions: s.regions.as_ref().map(|r| r.to_engine()),
         }
     }
 }
@@ -62,6 +63,9 @@ impl Parts {
             rating: s.rating.build(),
             outcome: s.outcome.build(),
             former: Some(s.teams.build()),
+            regional: s.regions.as_ref().map_or_else(Vec::new, |r| {
+                r.data_centres.iter().map(|_| s.policy.build()).collect()
+            }),
         }
     }
 }
@@ -105,6 +109,7 @@ fn population(p: &PopulationSection) -> Population {
             GamesDist::Uniform { min, max } => pop::GamesDist::Uniform { min, max },
             GamesDist::Fixed { games } => pop::GamesDist::Fixed(games),
         }),
+        seasoned: p.seasoned.as_ref().map(|s| s.to_engine()),
     }
 }
 
