@@ -121,6 +121,12 @@ pub(crate) mod testdata {
         pub fn from_records(records: RunRecords) -> Run {
             let mut rows = NoRows;
             let mut c = Collector::new(&[], &[], &mut rows);
+            if records.tickets.iter().any(|t| t.region.is_some()) {
+                c.enable_regions(
+                    vec!["eu".into(), "na".into()],
+                    vec!["north".into(), "south".into()],
+                );
+            }
             c.feed(&records);
             let meta = RunMeta {
                 scenario: "test-run",
@@ -168,7 +174,7 @@ pub(crate) mod testdata {
             true_skill: 1000.0 + 53.0 * ((i * 7) % 23) as f64,
             requeue: i.is_multiple_of(4),
             in_warmup: warm,
-            region: None,
+            region: Some((i % 2) as u16),
             host_ping_ms: None,
         }
     }
@@ -216,7 +222,7 @@ pub(crate) mod testdata {
                 gold_integral: finished.then_some(1.0e5 * (1 + m) as f64),
                 rematch: m == 3,
                 in_warmup: m == 0,
-                host_dc: None,
+                host_dc: Some((m % 2) as u16),
             });
         }
         let queue = (0..30u64)
@@ -244,6 +250,10 @@ pub(crate) mod testdata {
             m.team_size = 1;
             m.survivors = None;
             m.gold_integral = None;
+            m.host_dc = None;
+        }
+        for t in &mut r.tickets {
+            t.region = None;
         }
         for q in &mut r.queue {
             q.rating_skill_rank_corr = None;

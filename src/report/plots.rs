@@ -1192,6 +1192,7 @@ mod tests {
                 "wait_hist",
                 "wait_cdf",
                 "wait_by_decile",
+                "wait_by_region",
                 "spread_hist",
                 "team_gap_hist",
                 "survivors_hist",

@@ -164,11 +164,13 @@ impl RegionsSection {
                 ));
             }
             ping(&key("max_ping_ms"), e.max_ping_ms)?;
-            if e.max_ping_ms <= limit {
+            // Equal is allowed (a step that changes nothing), so that
+            // `--set regions.max_ping_ms=...` can start at a later step's limit.
+            if e.max_ping_ms < limit {
                 return Err(ParamError::new(
                     key("max_ping_ms"),
                     format!(
-                        "must be looser than the step before ({limit}), got {}",
+                        "must not be tighter than the step before ({limit}), got {}",
                         e.max_ping_ms
                     ),
                 ));
@@ -246,6 +248,7 @@ impl SeasonedSection {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::run::run_keeping;
     use crate::scenario::from_text;
     use std::path::Path;
@@ -293,5 +296,53 @@ duration = "1m"
         // Without it nobody has played at time zero: no point there.
         let fresh = run("");
         assert_ne!(fresh["rating_skill_rank_corr_series"][0]["t_s"], 0.0);
+    }
+
+    #[test]
+    fn the_zero_wait_limit_is_the_first_step_and_steps_that_loosen_nothing_go() {
+        let section = RegionsSection {
+            data_centres: vec!["eu".into()],
+            homes: vec![HomeSection {
+                name: "europe".into(),
+                share: 1.0,
+                ping_ms: vec![30.0],
+            }],
+            ping_spread: 0.0,
+            min_ping_ms: 5.0,
+            max_ping_ms: 150.0,
+            expansions: vec![
+                ExpansionSection {
+                    after: HumanDuration::from_secs(30),
+                    max_ping_ms: 150.0,
+                },
+                ExpansionSection {
+                    after: HumanDuration::from_secs(90),
+                    max_ping_ms: 200.4,
+                },
+            ],
+        };
+        section.validate().expect("an equal step is allowed");
+        let steps = section.to_engine().steps;
+        assert_eq!(
+            steps,
+            vec![
+                LatencyStep {
+                    after: SimDuration::ZERO,
+                    max_ping_ms: 150
+                },
+                LatencyStep {
+                    after: SimDuration::from_secs(90),
+                    max_ping_ms: 200
+                },
+            ]
+        );
+        let tighter = RegionsSection {
+            max_ping_ms: 250.0,
+            ..section
+        };
+        assert_eq!(
+            tighter.validate().unwrap_err().key,
+            "expansions[0].max_ping_ms"
+        );
     }
 }
