@@ -540,6 +540,44 @@ mod tests {
     }
 
     #[test]
+    fn regional_columns_appear_only_with_regions_and_hold_names() {
+        let r = testdata::team_records();
+        let names = RegionNames {
+            homes: vec!["north".into(), "south".into()],
+            data_centres: vec!["eu".into(), "na".into()],
+        };
+        let (mut t, mut m) = (Vec::new(), Vec::new());
+        let mut rows = ParquetRows::with_regions(&mut t, &mut m, &meta(), Some(names)).unwrap();
+        r.tickets.iter().for_each(|x| rows.ticket(x.clone()));
+        r.matches.iter().for_each(|x| rows.match_row(x.clone()));
+        rows.finish().unwrap();
+        drop(rows);
+        let (t, m) = (read_back(&t), read_back(&m));
+        let spec: Vec<_> = TICKET_COLUMNS
+            .iter()
+            .chain(TICKET_REGION_COLUMNS)
+            .copied()
+            .collect();
+        check_schema(&t, &spec);
+        let spec: Vec<_> = MATCH_COLUMNS
+            .iter()
+            .chain(MATCH_REGION_COLUMNS)
+            .copied()
+            .collect();
+        check_schema(&m, &spec);
+        let region = t.column("region").unwrap().str().unwrap();
+        assert_eq!(region.get(0), Some("north"));
+        assert_eq!(region.get(1), Some("south"));
+        let host = m.column("host_dc").unwrap().str().unwrap();
+        assert_eq!(host.get(1), Some("na"));
+        assert_eq!(t.column("host_ping_ms").unwrap().null_count(), t.height());
+        // Without regions, the same records give the usual tables.
+        let [t, m, _] = tables(&r);
+        check_schema(&read_back(&t), TICKET_COLUMNS);
+        check_schema(&read_back(&m), MATCH_COLUMNS);
+    }
+
+    #[test]
     fn tables_read_back_with_one_row_per_record_and_the_documented_schema() {
         let r = testdata::team_records();
         let specs = [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS];
