@@ -449,8 +449,15 @@ fn run_command(
         let mut t = PartialFile::create(dir, "tickets.parquet")?;
         let mut m = PartialFile::create(dir, "matches.parquet")?;
         let roles = s.roles.as_ref().map(|r| r.names.clone());
-        let mut rows = crate::report::tables::ParquetRows::with_roles(
-            &mut t.out, &mut m.out, &file_meta, roles,
+        let regions = s
+            .regions
+            .as_ref()
+            .map(|r| crate::report::tables::RegionNames {
+                homes: r.homes.iter().map(|h| h.name.clone()).collect(),
+                data_centres: r.data_centres.clone(),
+            });
+        let mut rows = crate::report::tables::ParquetRows::with_columns(
+            &mut t.out, &mut m.out, &file_meta, roles, regions,
         )?;
         // Encoding and writing the tables runs on a second thread beside the simulation.
         let out = std::thread::scope(|scope| {

@@ -61,4 +61,6 @@ pub struct Config {
     pub backfill: Option<super::Backfill>,
     /// Players' roles, with a role queue (`format.roles`).
     pub roles: Option<super::roles::RoleDraw>,
+    /// Home regions, pings and the latency rule; `None`: one global queue.
+    pub regions: Option<super::RegionsConfig>,
 }

@@ -4,6 +4,7 @@
 mod config;
 pub mod population;
 mod queue;
+pub mod regions;
 mod roles;
 mod sim;
 pub mod streams;
@@ -12,6 +13,7 @@ pub mod trace;
 pub use config::{Arrivals, Config, Patience};
 pub use population::Population;
 pub use queue::EventQueue;
+pub use regions::{Home, LatencyStep, RegionsConfig};
 pub use roles::RoleDraw;
 pub use sim::{Acceptance, Backfill, EngineStats, Parts, SimOutput, Simulation};
 pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceTicket};

@@ -30,6 +30,19 @@ pub struct Population {
     pub win_rate: Option<WinRateDist>,
     /// Games played before the run; `None`: 0.
     pub games: Option<GamesDist>,
+    /// Ratings already learned at the start; `None`: everyone at the initial rating.
+    pub seasoned: Option<Seasoned>,
+}
+
+/// A ladder that has been running: each rating is true skill plus
+/// independent normal noise, scaled so that ratings correlate with skill by
+/// `correlation` over the population, with `deviation` as the rating
+/// system's uncertainty and `games` as the record behind it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Seasoned {
+    pub correlation: f64,
+    pub deviation: f64,
+    pub games: u32,
 }
 
 /// Where true skill comes from.
@@ -117,6 +130,36 @@ pub fn draw_attributes(players: &mut [Player], pop: &Population, rng: &mut Pcg64
             let wins = (rate * (g + 10.0) - 5.0).round().clamp(0.0, g);
             p.wins = wins as u32;
             p.win_rate = (wins + 5.0) / (g + 10.0);
+        }
+    }
+}
+
+/// Starts every player's solo and party rating near true skill. For skill
+/// with standard deviation s over the population, noise with standard
+/// deviation s * sqrt(1/rho^2 - 1) gives corr(rating, skill) = rho. Players
+/// with no games drawn get `seasoned.games`, won at their shown win rate,
+/// so they count as players who have played from the start.
+pub fn season(players: &mut [Player], seasoned: &Seasoned, rng: &mut Pcg64) {
+    let n = players.len() as f64;
+    let mean = players.iter().map(|p| p.true_skill).sum::<f64>() / n;
+    let var = players
+        .iter()
+        .map(|p| (p.true_skill - mean).powi(2))
+        .sum::<f64>()
+        / n;
+    let rho = seasoned.correlation;
+    let noise_sd = var.sqrt() * (1.0 / (rho * rho) - 1.0).max(0.0).sqrt();
+    for p in players.iter_mut() {
+        let z: f64 = rand_distr::StandardNormal.sample(rng);
+        if p.games == 0 {
+            p.games = seasoned.games;
+            p.wins = (p.win_rate * f64::from(p.games)).round() as u32;
+        }
+        let value = p.true_skill + noise_sd * z;
+        for r in [&mut p.rating, &mut p.party_rating] {
+            r.value = value;
+            r.deviation = seasoned.deviation;
+            r.games = p.games;
         }
     }
 }
@@ -286,6 +329,7 @@ mod tests {
             extra_language_prob: 0.0,
             win_rate: None,
             games: None,
+            seasoned: None,
         }
     }
 
@@ -358,5 +402,51 @@ mod tests {
         assert!(players
             .iter()
             .all(|p| p.tier == 0 && p.languages == 1 && p.win_rate == 0.5));
+    }
+
+    #[test]
+    fn seasoned_ratings_correlate_with_skill_as_stated() {
+        let pop = population();
+        let mut rng = stream(4, Stream::Population);
+        let mut players = generate(
+            20_000,
+            &pop.skill,
+            Rating::new(1500.0, 350.0, 0.0),
+            &mut rng,
+        );
+        let seasoned = Seasoned {
+            correlation: 0.8,
+            deviation: 80.0,
+            games: 40,
+        };
+        season(&mut players, &seasoned, &mut rng);
+        let skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
+        let ratings: Vec<f64> = players.iter().map(|p| p.rating.value).collect();
+        let r = pearson(&skills, &ratings);
+        // The standard error of Pearson's r near 0.8 with 20,000 pairs is
+        // (1 - 0.8^2) / sqrt(20000) = 0.0025; 0.01 is four of them.
+        assert!((r - 0.8).abs() < 0.01, "{r}");
+        // Noise, not a shift or a rescaling: the mean stays, the spread grows
+        // to sd / rho (300 / 0.8 = 375).
+        let mean = ratings.iter().sum::<f64>() / 20_000.0;
+        let sd = (ratings.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / 20_000.0).sqrt();
+        assert!(
+            (mean - 1500.0).abs() < 10.0 && (sd - 375.0).abs() < 8.0,
+            "{mean} {sd}"
+        );
+        assert!(players.iter().all(|p| p.rating.deviation == 80.0
+            && p.party_rating == p.rating
+            && p.games == 40
+            && p.rating.games == 40
+            && p.wins == 20));
+    }
+
+    fn pearson(x: &[f64], y: &[f64]) -> f64 {
+        let n = x.len() as f64;
+        let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
+        let cov: f64 = x.iter().zip(y).map(|(a, b)| (a - mx) * (b - my)).sum();
+        let vx: f64 = x.iter().map(|a| (a - mx).powi(2)).sum();
+        let vy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
+        cov / (vx * vy).sqrt()
     }
 }

@@ -11,6 +11,7 @@ pub use backfill::Backfill;
 use super::config::{Config, Patience};
 use super::population;
 use super::queue::{EventQueue, Lane};
+use super::regions::{Geography, Regions};
 use super::streams::{stream, Stream};
 use super::trace::{LoggedMember, TicketLog, Trace};
 use crate::metrics::{
@@ -49,6 +50,8 @@ enum Event {
     ReadyFail(u32),
     /// Member `.1` of the match in the slot leaves it (`[backfill]`).
     Leave(Slot, u32),
+    /// A ticket's wait reaches this step of the latency rule (`[regions]`).
+    Region(TicketId, u16),
 }
 
 // Events in the heap are sifted up and down by value: keep them two words
@@ -146,6 +149,9 @@ pub struct Parts {
     pub rating: Box<dyn RatingSystem>,
     pub outcome: Box<dyn OutcomeModel>,
     pub former: Option<Box<dyn TeamFormer>>,
+    /// With `[regions]`, one more instance of the policy per data centre
+    /// (they replace `policy`); empty otherwise.
+    pub regional: Vec<Box<dyn Policy>>,
 }
 
 pub struct Simulation<'r> {
@@ -198,12 +204,16 @@ pub struct Simulation<'r> {
     ready: Option<acceptance::ReadyChecks>,
     /// Leaves and backfill, when the scenario has `[backfill]`.
     bf: Option<backfill::Backfills>,
+    /// The regional layer; `None` (and never looked into) without `[regions]`.
+    regions: Option<Box<Regions>>,
+    /// The data centre of the match being formed, while it is formed.
+    host: Option<u16>,
 }
 
 impl<'r> Simulation<'r> {
     /// A run of `config` with these parts; finished tickets and matches go
     /// to `rows` (the tables) as the run produces them.
-    pub fn new(config: Config, seed: u64, parts: Parts, rows: &'r mut dyn RowSink) -> Self {
+    pub fn new(config: Config, seed: u64, mut parts: Parts, rows: &'r mut dyn RowSink) -> Self {
         let mut initial = parts.rating.initial();
         if let Some(r) = config.population.initial_rating {
             initial.value = r;
@@ -222,6 +232,9 @@ impl<'r> Simulation<'r> {
         population::draw_attributes(&mut players, &config.population, &mut rng_pop);
         if let Some(d) = &config.roles {
             super::roles::draw(&mut players, d, &mut rng_pop);
+        }
+        if let Some(seasoned) = &config.population.seasoned {
+            population::season(&mut players, seasoned, &mut rng_pop);
         }
         // A win-rate rating is the same record the population drew: start it
         // there, with the games behind it, rather than at 50% for everyone.
@@ -252,6 +265,18 @@ impl<'r> Simulation<'r> {
         if let Some(d) = &config.roles {
             collector.with_roles(d.names.clone());
         }
+        let regions = config.regions.as_ref().map(|r| {
+            let geo = Geography::draw(r, players.len(), &mut stream(seed, Stream::Regions));
+            collector.enable_regions(
+                r.data_centres.clone(),
+                r.homes.iter().map(|h| h.name.clone()).collect(),
+            );
+            Box::new(Regions::new(
+                r.clone(),
+                geo,
+                std::mem::take(&mut parts.regional),
+            ))
+        });
         let rank_corr = RankCorr::new(by_skill);
         Simulation {
             now: SimTime::ZERO,
@@ -296,6 +321,8 @@ impl<'r> Simulation<'r> {
             log: None,
             ready,
             bf,
+            regions,
+            host: None,
         }
     }
 
@@ -345,6 +372,7 @@ impl<'r> Simulation<'r> {
                 Event::Sample => self.on_sample(),
                 Event::ReadyFail(h) => self.on_ready_fail(h),
                 Event::Leave(slot, i) => self.on_leave(slot, i),
+                Event::Region(id, step) => self.on_region_step(id, step as usize),
             }
         }
         progress(self.end, self.end);
@@ -456,7 +484,9 @@ impl<'r> Simulation<'r> {
         // when the ticket matches later, so timers that would never fire
         // are not sifted through the heap.
         let abandon = patience.map(|p| (self.queue.reserve(), self.now + p));
-        if self.schedule.on_join {
+        if self.regions.is_some() {
+            self.on_region_step(id, 0);
+        } else if self.schedule.on_join {
             self.run_policy(Trigger::Join(id));
         }
         if let Some((seq, at)) = abandon {
@@ -508,6 +538,19 @@ impl<'r> Simulation<'r> {
     /// Hands a ticket leaving the queue to the collector, as its row.
     /// `assigned`: with a role queue, the role each member plays.
     fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd, assigned: &[u8]) {
+        let (mut region, mut host_ping_ms) = (None, None);
+        if let Some(r) = &mut self.regions {
+            r.remove(t.id);
+            region = Some(r.geo.home(t.players[0]));
+            if let (Some(dc), TicketEnd::Matched(_)) = (self.host, end) {
+                host_ping_ms = Some(r.geo.ticket_ping(&t.players, dc as usize));
+                if t.enqueued >= self.warmup_end {
+                    for &p in &t.players {
+                        self.collector.host_ping(r.geo.ping(p, dc as usize));
+                    }
+                }
+            }
+        }
         // True skill is fixed, so the party's mean is the same as when it joined.
         let skill_sum: f64 = t
             .players
@@ -529,6 +572,8 @@ impl<'r> Simulation<'r> {
                 .format
                 .roles
                 .map(|_| super::roles::record(&self.players, &t.players, assigned)),
+            region,
+            host_ping_ms,
         });
     }
 
@@ -536,6 +581,13 @@ impl<'r> Simulation<'r> {
         // Open backfill slots take their players before the policy's pass.
         if self.bf.is_some() {
             self.fill_open_slots();
+        }
+        if self.regions.is_some() {
+            if trigger == Trigger::Tick {
+                self.regions.as_mut().expect("checked").order_for_tick();
+                self.run_regional(Trigger::Tick);
+            }
+            return;
         }
         let mut proposals = std::mem::take(&mut self.proposals);
         proposals.clear();
@@ -625,6 +677,14 @@ impl<'r> Simulation<'r> {
     }
 
     fn form(&mut self, proposal: Proposal) {
+        if let (Some(r), Some(dc)) = (&self.regions, self.host) {
+            // The engine's own guard: no match is formed where one of its
+            // tickets is over its latency limit, whatever the policy said.
+            if !r.allows(dc as usize, &proposal.tickets, self.now) {
+                self.stats.proposals_rejected += 1;
+                return;
+            }
+        }
         let players: usize = proposal
             .tickets
             .iter()
@@ -783,12 +843,20 @@ impl<'r> Simulation<'r> {
             gold_integral: None,
             rematch,
             in_warmup: self.now < self.warmup_end,
+            host_dc: self.host,
         });
-        self.parts.policy.on_formed(&FormedMatch {
+        let formed = FormedMatch {
             id,
             now: self.now,
             tickets: &removed,
-        });
+        };
+        match &mut self.regions {
+            // Every data centre's instance hears of every match: what a
+            // policy remembers (recent opponents, games by rating) is about
+            // players and the ladder, which all data centres share.
+            Some(r) => r.policies.iter_mut().for_each(|p| p.on_formed(&formed)),
+            None => self.parts.policy.on_formed(&formed),
+        }
         self.in_matches += active.members.len();
         active.id = Some(id);
         active.rating_weight = proposal.rating_weight;
@@ -976,6 +1044,58 @@ impl<'r> Simulation<'r> {
             self.release_held();
         }
     }
+    /// Admits ticket `id` to the data centres step `step` of the latency
+    /// rule opens to it, schedules its next step, and offers it to the
+    /// policy of each newly opened data centre, its best ping first.
+    fn on_region_step(&mut self, id: TicketId, step: usize) {
+        let r = self.regions.as_mut().expect("regions are on");
+        let Some(t) = self.pool.get(id) else {
+            // Matched or gone before its limit relaxed.
+            return;
+        };
+        if let Some(next) = r.admit(t, step) {
+            let at = r.step_time(t, next);
+            if at <= self.end {
+                self.queue.schedule(at, Event::Region(id, next as u16));
+            }
+        }
+        if self.schedule.on_join && !r.order.is_empty() {
+            self.run_regional(Trigger::Join(id));
+        }
+    }
+
+    /// Runs each data centre's policy on its own sub-pool, in the order in
+    /// `regions.order`, forming what it proposes hosted there.
+    fn run_regional(&mut self, trigger: Trigger) {
+        let mut order = std::mem::take(&mut self.regions.as_mut().expect("regions are on").order);
+        let mut proposals = std::mem::take(&mut self.proposals);
+        for &dc in &order {
+            let r = self.regions.as_mut().expect("regions are on");
+            if let Trigger::Join(id) = trigger {
+                if !r.pools[dc].contains(id) {
+                    // Matched in a data centre visited before.
+                    break;
+                }
+            }
+            proposals.clear();
+            let view = PoolView {
+                now: self.now,
+                pool: &r.pools[dc],
+                players: &self.players,
+                format: self.format,
+            };
+            r.policies[dc].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
+            self.host = Some(dc as u16);
+            for p in proposals.drain(..) {
+                self.form(p);
+            }
+            self.host = None;
+        }
+        order.clear();
+        self.regions.as_mut().expect("regions are on").order = order;
+        self.proposals = proposals;
+    }
+
     fn on_sample(&mut self) {
         let corr = if self.samples_taken.is_multiple_of(self.corr_every) {
             let (rating, now) = (&self.parts.rating, self.now);

@@ -23,6 +23,9 @@ pub enum Stream {
     /// Leave times of players in running matches (`[backfill]`) and the
     /// redraw of a winner whose teams changed.
     Backfill = 10,
+    /// Home regions and pings (`[regions]`), apart from the population's
+    /// stream so that switching regions on changes no skill.
+    Regions = 11,
 }
 
 /// SplitMix64: spreads neighbouring seeds (1, 2, 3) far apart.

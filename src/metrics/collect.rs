@@ -148,6 +148,8 @@ pub struct Collector<'r> {
     /// Present only when the scenario has the section (`enable_*`).
     acceptance: Option<super::backfill::AcceptanceAcc>,
     backfill: Option<super::backfill::BackfillAcc>,
+    /// With `[regions]` only.
+    regions: Option<super::regions::RegionStats>,
 }
 
 impl<'r> Collector<'r> {
@@ -192,6 +194,20 @@ impl<'r> Collector<'r> {
             view: RunView::default(),
             acceptance: None,
             backfill: None,
+            regions: None,
+        }
+    }
+
+    /// Counts regional figures from now on: the data centres' and home
+    /// regions' names, in the order records index them.
+    pub fn enable_regions(&mut self, data_centres: Vec<String>, homes: Vec<String>) {
+        self.regions = Some(super::regions::RegionStats::new(data_centres, homes));
+    }
+
+    /// A matched player's ping to the hosting data centre (tickets after warm-up).
+    pub fn host_ping(&mut self, ms: u16) {
+        if let Some(r) = &mut self.regions {
+            r.host_ping(ms);
         }
     }
 
@@ -235,6 +251,9 @@ impl<'r> Collector<'r> {
         if let Some(r) = &mut self.view.roles {
             r.ticket(t);
         }
+        if let Some(r) = &mut self.regions {
+            r.ticket(t);
+        }
         let ms = t.left.since(t.enqueued).as_ms();
         self.queue_time.add_ms(ms);
         let d = &mut self.deciles[self.cuts.partition_point(|&c| c < t.true_skill)];
@@ -270,6 +289,9 @@ impl<'r> Collector<'r> {
             return;
         }
         self.matches += 1;
+        if let Some(r) = &mut self.regions {
+            r.match_row(m);
+        }
         self.view.spread_rating.add(m.spread_rating);
         self.spread_skill.add(m.spread_skill);
         if let Some(gap) = m.win_prob_gap() {
@@ -512,6 +534,7 @@ impl<'r> Collector<'r> {
                 })
                 .collect(),
             by_hour: self.by_hour(meta.warmup_s),
+            regions: self.regions.as_ref().map(|r| r.summary()),
             upset_by_gap: UpsetByGap {
                 skill: gap_bins(&self.upset_skill),
                 rating: gap_bins(&self.upset_rating),

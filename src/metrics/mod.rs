@@ -10,6 +10,7 @@ pub mod dist;
 mod oracle;
 mod rank_corr;
 mod records;
+pub mod regions;
 pub mod roles;
 pub mod stats;
 pub mod summary;

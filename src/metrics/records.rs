@@ -49,6 +49,12 @@ pub struct TicketRecord {
     /// Roles of the members, with a role queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<super::TicketRoles>,
+    /// The lead player's home region (index in `[regions]`), with regions on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub region: Option<u16>,
+    /// The party's worst ping to the data centre that hosted its match, in ms.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_ping_ms: Option<u16>,
 }
 
 impl TicketRecord {
@@ -93,6 +99,9 @@ pub struct MatchRecord {
     /// Whether two players on opposite teams played their previous match in the same match (as teammates or opponents).
     pub rematch: bool,
     pub in_warmup: bool,
+    /// The data centre that hosted the match (index in `[regions]`), with regions on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_dc: Option<u16>,
 }
 
 impl MatchRecord {

@@ -87,6 +87,10 @@ pub struct Summary {
     /// Waits by main role and roles played, with a role queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub roles: Option<super::RoleSummary>,
+    /// Ping at the host, matches by data centre, waits by home region
+    /// (`[regions]` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regions: Option<super::regions::RegionsSummary>,
 }
 
 /// Summary keys written only when their scenario section is present, so a
@@ -391,6 +395,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "upset_by_gap",
         "upset rate by gap between the two teams, realised against the model's (mean predicted chance the favourite loses): by true-skill gap (outcome model) and by rating gap (rating system)",
+    ),
+    (
+        "regions",
+        "with [regions]: each matched player's ping to the hosting data centre (ms: mean, p50, p90, max), matches by data centre and their share, tickets, abandon rate and wait p50/p90 (s) by the lead player's home region",
     ),
 ];
 

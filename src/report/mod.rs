@@ -8,6 +8,7 @@ pub mod compare;
 pub mod headline;
 pub mod html;
 pub mod plots;
+mod region_plots;
 pub mod replicated;
 mod roles_plot;
 pub mod sweep;
@@ -124,6 +125,12 @@ pub(crate) mod testdata {
             if records.tickets.iter().any(|t| t.roles.is_some()) {
                 c.with_roles(vec!["tank".into(), "healer".into(), "damage".into()]);
             }
+            if records.tickets.iter().any(|t| t.region.is_some()) {
+                c.enable_regions(
+                    vec!["eu".into(), "na".into()],
+                    vec!["north".into(), "south".into()],
+                );
+            }
             c.feed(&records);
             let meta = RunMeta {
                 scenario: "test-run",
@@ -172,6 +179,8 @@ pub(crate) mod testdata {
             requeue: i.is_multiple_of(4),
             in_warmup: warm,
             roles: None,
+            region: Some((i % 2) as u16),
+            host_ping_ms: None,
         }
     }
 
@@ -239,6 +248,7 @@ pub(crate) mod testdata {
                 gold_integral: finished.then_some(1.0e5 * (1 + m) as f64),
                 rematch: m == 3,
                 in_warmup: m == 0,
+                host_dc: Some((m % 2) as u16),
             });
         }
         let queue = (0..30u64)
@@ -266,6 +276,10 @@ pub(crate) mod testdata {
             m.team_size = 1;
             m.survivors = None;
             m.gold_integral = None;
+            m.host_dc = None;
+        }
+        for t in &mut r.tickets {
+            t.region = None;
         }
         for q in &mut r.queue {
             q.rating_skill_rank_corr = None;

@@ -145,6 +145,9 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
     if let Some(s) = super::roles_plot::wait_by_role(input.summary) {
         specs.push(s);
     }
+    if let Some(s) = super::region_plots::wait_by_region(input.summary) {
+        specs.push(s);
+    }
     if v.spread_rating.n() > 0 {
         specs.push(histogram_spec(
             "spread_hist",
@@ -1193,6 +1196,7 @@ mod tests {
                 "wait_cdf",
                 "wait_by_decile",
                 "wait_by_role",
+                "wait_by_region",
                 "spread_hist",
                 "team_gap_hist",
                 "survivors_hist",

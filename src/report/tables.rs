@@ -81,6 +81,21 @@ pub const MATCH_COLUMNS: &[(&str, ColType)] = &[
     ("in_warmup", ColType::Bool),
 ];
 
+/// Appended to the tickets table when the run has `[regions]`.
+pub const TICKET_REGION_COLUMNS: &[(&str, ColType)] =
+    &[("region", ColType::Str), ("host_ping_ms", ColType::U32)];
+
+/// Appended to the matches table when the run has `[regions]`.
+pub const MATCH_REGION_COLUMNS: &[(&str, ColType)] = &[("host_dc", ColType::Str)];
+
+/// The names of a run's home regions and data centres, which the regional
+/// columns hold (records keep their indices).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RegionNames {
+    pub homes: Vec<String>,
+    pub data_centres: Vec<String>,
+}
+
 pub const QUEUE_COLUMNS: &[(&str, ColType)] = &[
     ("t_s", ColType::F64),
     ("waiting_tickets", ColType::U32),
@@ -218,26 +233,34 @@ pub struct ParquetRows<W: std::io::Write> {
 
 impl<W: std::io::Write> ParquetRows<W> {
     pub fn new(tickets: W, matches: W, meta: &FileMetadata) -> anyhow::Result<Self> {
-        Self::with_roles(tickets, matches, meta, None)
+        Self::with_columns(tickets, matches, meta, None, None)
     }
 
-    /// As `new`; with a role queue's role names, the tickets table also
-    /// carries each party's main and assigned roles.
-    pub fn with_roles(
+    /// As `new`, with the columns of the optional features the run has: a
+    /// role queue's role names add each party's main and assigned roles to
+    /// the tickets table; regions add the home region, the host data centre
+    /// and its ping.
+    pub fn with_columns(
         tickets: W,
         matches: W,
         meta: &FileMetadata,
         roles: Option<Vec<String>>,
+        regions: Option<RegionNames>,
     ) -> anyhow::Result<Self> {
+        let ticket_regions = regions.clone();
         let ticket_frame: RowFrame<TicketRecord> = match roles {
-            None => Box::new(tickets_frame),
-            Some(names) => {
-                Box::new(move |rows: &[TicketRecord]| tickets_frame_with_roles(rows, &names))
-            }
+            None => Box::new(move |rows: &[TicketRecord]| {
+                tickets_frame_with(rows, ticket_regions.as_ref())
+            }),
+            Some(names) => Box::new(move |rows: &[TicketRecord]| {
+                tickets_frame_with_roles(rows, &names, ticket_regions.as_ref())
+            }),
         };
+        let match_frame: RowFrame<MatchRecord> =
+            Box::new(move |rows: &[MatchRecord]| matches_frame_with(rows, regions.as_ref()));
         Ok(ParquetRows {
             tickets: Stream::new("tickets.parquet", tickets, ticket_frame, meta)?,
-            matches: Stream::new("matches.parquet", matches, Box::new(matches_frame), meta)?,
+            matches: Stream::new("matches.parquet", matches, match_frame, meta)?,
             error: None,
         })
     }
@@ -302,6 +325,19 @@ fn frame(
 }
 
 pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
+    tickets_frame_with(tickets, None)
+}
+
+/// A name by index, null when the index is absent (or out of the list).
+fn named(names: &[String], i: Option<u16>) -> Option<&str> {
+    i.and_then(|i| names.get(usize::from(i)))
+        .map(String::as_str)
+}
+
+fn tickets_frame_with(
+    tickets: &[TicketRecord],
+    regions: Option<&RegionNames>,
+) -> anyhow::Result<DataFrame> {
     let n = tickets.len();
     let match_id: Vec<Option<u32>> = tickets
         .iter()
@@ -324,7 +360,21 @@ pub fn tickets_frame(tickets: &[TicketRecord]) -> anyhow::Result<DataFrame> {
         col("requeue", map(tickets, |t| t.requeue)),
         col("in_warmup", map(tickets, |t| t.in_warmup)),
     ];
-    frame(n, columns, TICKET_COLUMNS)
+    let Some(r) = regions else {
+        return frame(n, columns, TICKET_COLUMNS);
+    };
+    let mut columns = columns;
+    columns.push(col("region", map(tickets, |t| named(&r.homes, t.region))));
+    columns.push(col(
+        "host_ping_ms",
+        map(tickets, |t| t.host_ping_ms.map(u32::from)),
+    ));
+    let spec: Vec<(&str, ColType)> = TICKET_COLUMNS
+        .iter()
+        .chain(TICKET_REGION_COLUMNS)
+        .copied()
+        .collect();
+    frame(n, columns, &spec)
 }
 
 /// The role columns a role queue adds to the tickets table.
@@ -338,8 +388,9 @@ pub const TICKET_ROLE_COLUMNS: &[(&str, ColType)] = &[
 pub fn tickets_frame_with_roles(
     tickets: &[TicketRecord],
     names: &[String],
+    regions: Option<&RegionNames>,
 ) -> anyhow::Result<DataFrame> {
-    let base = tickets_frame(tickets)?;
+    let base = tickets_frame_with(tickets, regions)?;
     let join = |roles: &[u8]| {
         roles
             .iter()
@@ -369,6 +420,13 @@ pub fn tickets_frame_with_roles(
 }
 
 pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
+    matches_frame_with(matches, None)
+}
+
+fn matches_frame_with(
+    matches: &[MatchRecord],
+    regions: Option<&RegionNames>,
+) -> anyhow::Result<DataFrame> {
     let n = matches.len();
     let team_f64 = |f: fn(&MatchRecord) -> &[f64], i: usize| -> Vec<Option<f64>> {
         matches.iter().map(|m| f(m).get(i).copied()).collect()
@@ -424,7 +482,20 @@ pub fn matches_frame(matches: &[MatchRecord]) -> anyhow::Result<DataFrame> {
         col("rematch", map(matches, |m| m.rematch)),
         col("in_warmup", map(matches, |m| m.in_warmup)),
     ];
-    frame(n, columns, MATCH_COLUMNS)
+    let Some(r) = regions else {
+        return frame(n, columns, MATCH_COLUMNS);
+    };
+    let mut columns = columns;
+    columns.push(col(
+        "host_dc",
+        map(matches, |m| named(&r.data_centres, m.host_dc)),
+    ));
+    let spec: Vec<(&str, ColType)> = MATCH_COLUMNS
+        .iter()
+        .chain(MATCH_REGION_COLUMNS)
+        .copied()
+        .collect();
+    frame(n, columns, &spec)
 }
 
 pub fn queue_frame(queue: &[QueueSample]) -> anyhow::Result<DataFrame> {
@@ -512,6 +583,45 @@ mod tests {
         drop(rows);
         let q = table_artifacts(&r.queue, &meta()).unwrap().remove(0).bytes;
         [t, m, q]
+    }
+
+    #[test]
+    fn regional_columns_appear_only_with_regions_and_hold_names() {
+        let r = testdata::team_records();
+        let names = RegionNames {
+            homes: vec!["north".into(), "south".into()],
+            data_centres: vec!["eu".into(), "na".into()],
+        };
+        let (mut t, mut m) = (Vec::new(), Vec::new());
+        let mut rows =
+            ParquetRows::with_columns(&mut t, &mut m, &meta(), None, Some(names)).unwrap();
+        r.tickets.iter().for_each(|x| rows.ticket(x.clone()));
+        r.matches.iter().for_each(|x| rows.match_row(x.clone()));
+        rows.finish().unwrap();
+        drop(rows);
+        let (t, m) = (read_back(&t), read_back(&m));
+        let spec: Vec<_> = TICKET_COLUMNS
+            .iter()
+            .chain(TICKET_REGION_COLUMNS)
+            .copied()
+            .collect();
+        check_schema(&t, &spec);
+        let spec: Vec<_> = MATCH_COLUMNS
+            .iter()
+            .chain(MATCH_REGION_COLUMNS)
+            .copied()
+            .collect();
+        check_schema(&m, &spec);
+        let region = t.column("region").unwrap().str().unwrap();
+        assert_eq!(region.get(0), Some("north"));
+        assert_eq!(region.get(1), Some("south"));
+        let host = m.column("host_dc").unwrap().str().unwrap();
+        assert_eq!(host.get(1), Some("na"));
+        assert_eq!(t.column("host_ping_ms").unwrap().null_count(), t.height());
+        // Without regions, the same records give the usual tables.
+        let [t, m, _] = tables(&r);
+        check_schema(&read_back(&t), TICKET_COLUMNS);
+        check_schema(&read_back(&m), MATCH_COLUMNS);
     }
 
     #[test]
@@ -638,6 +748,8 @@ mod tests {
             TICKET_ROLE_COLUMNS,
             MATCH_COLUMNS,
             QUEUE_COLUMNS,
+            TICKET_REGION_COLUMNS,
+            MATCH_REGION_COLUMNS,
         ] {
             for (name, ty) in spec {
                 let tyname = match ty {
@@ -944,7 +1056,13 @@ mod tests {
 
     #[test]
     fn no_column_is_named_after_an_sql_reserved_word() {
-        for spec in [TICKET_COLUMNS, MATCH_COLUMNS, QUEUE_COLUMNS] {
+        for spec in [
+            TICKET_COLUMNS,
+            MATCH_COLUMNS,
+            QUEUE_COLUMNS,
+            TICKET_REGION_COLUMNS,
+            MATCH_REGION_COLUMNS,
+        ] {
             for (name, _) in spec {
                 assert!(
                     !SQL_RESERVED.contains(name),

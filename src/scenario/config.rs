@@ -42,6 +42,9 @@ pub struct Scenario {
     /// `tune::SweepSection::read`, so the schema does not depend on tuning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<toml::Value>,
+    /// Home regions, pings to data centres and the latency rule; absent: one global queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regions: Option<super::RegionsSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -98,6 +101,10 @@ pub struct PopulationSection {
     /// Games played before the run (experience, win-rate history); absent: 0.
     #[serde(default)]
     pub games: Option<GamesDist>,
+    /// Ratings already learned at the start (a seasoned ladder); absent:
+    /// everyone starts at the initial rating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seasoned: Option<super::SeasonedSection>,
 }
 
 /// Where true skill comes from.
@@ -337,6 +344,20 @@ impl Scenario {
                     "must be a finite number",
                 ));
             }
+        }
+        if let Some(seasoned) = &self.population.seasoned {
+            seasoned
+                .validate()
+                .map_err(|e| prefixed("population.seasoned", e))?;
+            if matches!(self.rating, RatingConfig::WinRate(_)) {
+                return Err(ParamError::new(
+                    "population.seasoned",
+                    "does not apply to the win-rate rating system, whose ratings start from population.win_rate",
+                ));
+            }
+        }
+        if let Some(regions) = &self.regions {
+            regions.validate().map_err(|e| prefixed("regions", e))?;
         }
         let a = &self.arrivals;
         if !traced {

@@ -332,7 +332,12 @@ impl Budget {
         // series; capped, as players also leave by abandoning.
         let q = s.arrivals.requeue_prob.min(0.95);
         let expected_tickets = s.arrivals.rate_per_s * duration_s * profile / (1.0 - q);
-        let memory_bytes = BASE_BYTES + u64::from(s.population.size) * BYTES_PER_PLAYER;
+        // With regions, each player also holds a home and a ping per data centre.
+        let per_player = BYTES_PER_PLAYER
+            + s.regions
+                .as_ref()
+                .map_or(0, |r| 2 + 2 * r.data_centres.len() as u64);
+        let memory_bytes = BASE_BYTES + u64::from(s.population.size) * per_player;
         Budget {
             expected_tickets,
             memory_bytes,
@@ -381,13 +386,61 @@ pub fn line_of_key(text: &str, dotted: &str) -> Option<usize> {
     let mut item: &Item = doc.as_item();
     let mut best = None;
     for part in dotted.split('.') {
+        // `homes[1]`: the key, then an entry of its array (of tables).
+        let (name, index) = match part.split_once('[') {
+            Some((name, rest)) => (name, rest.trim_end_matches(']').parse::<usize>().ok()),
+            None => (part, None),
+        };
         let found = match item {
-            Item::Table(t) => t.get_key_value(part),
-            Item::Value(Value::InlineTable(t)) => t.get_key_value(part),
+            Item::Table(t) => t.get_key_value(name),
+            Item::Value(Value::InlineTable(t)) => t.get_key_value(name),
             _ => None,
         };
         let Some((key, next)) = found else { break };
         if let Some(span) = key.span() {
+            best = Some(line_at(text, span.start));
+        }
+        item = next;
+        if let Some(i) = index {
+            let entry_at = match item {
+                Item::ArrayOfTables(a) => a.get(i).and_then(|t| t.span()),
+                Item::Value(Value::Array(a)) => a.get(i).and_then(|v| v.span()),
+                _ => None,
+            };
+            let Some(at) = entry_at else { break };
+            best = Some(line_at(text, at.start));
+            // Walk on into the entry: its keys are found by name below.
+            let entry = match item {
+                Item::ArrayOfTables(a) => a.get(i).map(|t| Item::Table(t.clone())),
+                Item::Value(Value::Array(a)) => a.get(i).map(|v| Item::Value(v.clone())),
+                _ => None,
+            };
+            match entry {
+                Some(e) => return line_in_entry(text, e, dotted, part).or(best),
+                None => break,
+            }
+        }
+    }
+    best
+}
+
+/// The rest of `dotted` after `part`, looked up inside one entry of an array
+/// (owned, since a table of an array of tables is not an `Item` in place).
+fn line_in_entry(text: &str, entry: toml_edit::Item, dotted: &str, part: &str) -> Option<usize> {
+    use toml_edit::{Item, Value};
+    let rest = dotted.split_once(&format!("{part}.")).map(|(_, r)| r)?;
+    let mut item = entry;
+    let mut best = None;
+    for name in rest.split('.') {
+        let next = match &item {
+            Item::Table(t) => t.get_key_value(name).map(|(k, v)| (k.span(), v.clone())),
+            Item::Value(Value::InlineTable(t)) => {
+                t.get_key_value(name).map(|(k, v)| (k.span(), v.clone()))
+            }
+            _ => None,
+        };
+        let Some((span, next)) = next else { break };
+        if let Some(span) = span {
             best = Some(line_at(text, span.start));
         }
         item = next;

@@ -6,6 +6,7 @@ mod config;
 mod load;
 mod locate;
 pub mod provenance;
+mod regions;
 mod roles;
 mod to_engine;
 pub mod trace;
@@ -17,4 +18,5 @@ pub use load::{
     BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
 };
 pub use provenance::Provenance;
+pub use regions::{ExpansionSection, HomeSection, RegionsSection, SeasonedSection};
 pub use roles::RolesSection;

@@ -68,6 +68,7 @@ impl Config {
                 short_handed_penalty: b.short_handed_penalty,
             }),
             roles: super::roles::role_draw(s),
+            regions: s.regions.as_ref().map(|r| r.to_engine()),
         }
     }
 }
@@ -79,6 +80,9 @@ impl Parts {
             rating: s.rating.build(),
             outcome: s.outcome.build(),
             former: Some(s.teams.build()),
+            regional: s.regions.as_ref().map_or_else(Vec::new, |r| {
+                r.data_centres.iter().map(|_| s.policy.build()).collect()
+            }),
         }
     }
 }
@@ -129,6 +133,7 @@ fn population(p: &PopulationSection) -> Population {
             GamesDist::Uniform { min, max } => pop::GamesDist::Uniform { min, max },
             GamesDist::Fixed { games } => pop::GamesDist::Fixed(games),
         }),
+        seasoned: p.seasoned.as_ref().map(|s| s.to_engine()),
     }
 }
 
