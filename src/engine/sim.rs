@@ -685,14 +685,16 @@ impl<'r> Simulation<'r> {
                 return;
             }
         }
-        let players: usize = proposal
+        // A ticket no longer waiting makes the proposal stale (`None`); a
+        // sentinel size summed over several would overflow.
+        let players: Option<usize> = proposal
             .tickets
             .iter()
-            .map(|id| self.pool.get(*id).map_or(usize::MAX / 4, |t| t.size()))
+            .map(|id| self.pool.get(*id).map(|t| t.size()))
             .sum();
         let distinct = (1..proposal.tickets.len())
             .all(|i| !proposal.tickets[..i].contains(&proposal.tickets[i]));
-        if players != self.format.players() || !distinct || !self.split(&proposal) {
+        if players != Some(self.format.players()) || !distinct || !self.split(&proposal) {
             self.stats.proposals_rejected += 1;
             return;
         }
@@ -1136,5 +1138,34 @@ fn draw_patience(p: &Patience, rng: &mut Pcg64) -> Option<SimDuration> {
         }
         Patience::Fixed { after } => Some(*after),
         Patience::Never => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::metrics::NoRows;
+    use crate::scenario::from_text;
+    use std::path::Path;
+
+    /// A proposal naming tickets that are no longer waiting (a sub-pool's
+    /// view a moment behind, a ready check under way) is refused as stale,
+    /// however many of them there are: no panic, nothing formed.
+    #[test]
+    fn a_proposal_of_tickets_gone_from_the_pool_is_refused() {
+        let text = include_str!("../../scenarios/smoke.toml");
+        let s = from_text(text, Path::new("smoke.toml"), &[])
+            .unwrap()
+            .scenario;
+        let mut rows = NoRows;
+        let mut sim = Simulation::new(
+            Config::from_scenario(&s),
+            1,
+            Parts::from_scenario(&s),
+            &mut rows,
+        );
+        sim.form(Proposal::new((100..110).map(TicketId).collect()));
+        assert_eq!(sim.stats.proposals_rejected, 1);
+        assert_eq!(sim.stats.matches, 0);
     }
 }

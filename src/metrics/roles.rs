@@ -26,7 +26,9 @@ pub struct RoleSummary {
     pub by_main_role: Vec<RoleWait>,
     /// Matched players after warm-up (each member of a matched party).
     pub matched_players: u64,
-    /// Share of them who played their main role.
+    /// Share of them who played their main role. Players who joined a
+    /// running match by backfill are left out of this share and the next:
+    /// backfill gives them no role.
     pub first_choice_share: Option<f64>,
     /// Share of them who played a role they accept (main or second).
     pub preferred_share: Option<f64>,
@@ -42,7 +44,8 @@ pub struct RoleWait {
     /// Wait of those who matched, seconds.
     pub wait_s: Describe,
     pub abandon_rate: Option<f64>,
-    /// Of those matched, the share who played this (their main) role.
+    /// Of those matched (backfill joiners aside), the share who played this
+    /// (their main) role.
     pub first_choice_share: Option<f64>,
     /// Matched players who played this role, whatever their main role.
     pub played: u64,
@@ -53,6 +56,9 @@ struct PerRole {
     players: u64,
     abandoned: u64,
     matched: u64,
+    /// Matched with a role assigned by the match's split (not a backfill
+    /// joiner, whom backfill places without a role): the shares' base.
+    assigned: u64,
     got_main: u64,
     played: u64,
     waits: MsHist,
@@ -64,6 +70,7 @@ pub struct RoleAcc {
     names: Vec<String>,
     per: Vec<PerRole>,
     matched: u64,
+    assigned: u64,
     first: u64,
     preferred: u64,
 }
@@ -75,6 +82,7 @@ impl RoleAcc {
             names,
             per,
             matched: 0,
+            assigned: 0,
             first: 0,
             preferred: 0,
         }
@@ -99,6 +107,8 @@ impl RoleAcc {
                     p.waits.add_ms(ms);
                     self.matched += 1;
                     if let Some(&role) = r.assigned.get(i) {
+                        self.per[main as usize].assigned += 1;
+                        self.assigned += 1;
                         self.per[role as usize].played += 1;
                         if role == main {
                             self.per[main as usize].got_main += 1;
@@ -135,13 +145,13 @@ impl RoleAcc {
                     players: p.players,
                     wait_s: super::collect::describe(&p.waits),
                     abandon_rate: ratio(p.abandoned, p.players),
-                    first_choice_share: ratio(p.got_main, p.matched),
+                    first_choice_share: ratio(p.got_main, p.assigned),
                     played: p.played,
                 })
                 .collect(),
             matched_players: self.matched,
-            first_choice_share: ratio(self.first, self.matched),
-            preferred_share: ratio(self.preferred, self.matched),
+            first_choice_share: ratio(self.first, self.assigned),
+            preferred_share: ratio(self.preferred, self.assigned),
         }
     }
 }
