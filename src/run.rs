@@ -138,3 +138,16 @@ pub fn run_keeping(scenario: &Scenario, seed: u64) -> KeptRun {
         output,
     }
 }
+
+/// Smoke shortened to a quarter hour, and its text: a real run cheap enough
+/// for unit tests that need a few whole summaries.
+#[cfg(test)]
+pub fn short_smoke() -> (String, Scenario) {
+    let text = include_str!("../scenarios/smoke.toml")
+        .replace("duration = \"2h\"", "duration = \"15m\"")
+        .replace("warmup = \"10m\"", "warmup = \"1m\"");
+    let scenario = crate::scenario::from_text(&text, std::path::Path::new("smoke.toml"), &[])
+        .expect("smoke loads")
+        .scenario;
+    (text, scenario)
+}

@@ -1020,17 +1020,7 @@ impl<'r> Simulation<'r> {
             let pause: f64 = Exp1.sample(&mut self.rng_behaviour);
             let back = now + SimDuration::from_secs_f64(pause * think);
             if u < requeue_prob && back <= self.end {
-                let slot = match self.returning_free.pop() {
-                    Some(slot) => {
-                        self.returning[slot as usize] = members;
-                        slot
-                    }
-                    None => {
-                        self.returning.push(members);
-                        self.returning.len() as u32 - 1
-                    }
-                };
-                self.queue.schedule(back, Event::Requeue(slot));
+                self.schedule_requeue(members, back);
             } else {
                 for p in &members {
                     self.busy[p.index()] = false;

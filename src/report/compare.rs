@@ -8,7 +8,7 @@
 //! they were metrics: every figure here is recomputed from per-seed values.
 
 use super::bands::{self, BandChart, BandSeries, BandSpec, PALETTE};
-use super::html::{base64, esc};
+use super::html::esc;
 use super::plots::{fmt_num, Plot};
 use super::text;
 use super::Artifact;
@@ -938,19 +938,7 @@ figure{{margin:0}}img{{width:100%;height:auto}}figcaption,small{{color:#555;font
         );
     }
     h.push_str("</table>\n");
-    if !plots.is_empty() {
-        h.push_str("<div class=\"grid\">\n");
-        for p in plots {
-            let _ = writeln!(
-                h,
-                "<figure><img alt=\"{}\" src=\"data:image/png;base64,{}\"><figcaption>{}</figcaption></figure>",
-                esc(&p.title),
-                base64(&p.png),
-                esc(&p.caption)
-            );
-        }
-        h.push_str("</div>\n");
-    }
+    super::html::plot_grid(&mut h, plots);
     for p in &c.pairs {
         let b = letter(p.b);
         let _ = writeln!(

@@ -433,6 +433,25 @@ fn human_duration(s: f64) -> String {
     }
 }
 
+/// Plots as a two-column grid of inline PNGs with their captions (nothing
+/// when there are none): the comparison and replicated pages share it.
+pub fn plot_grid(h: &mut String, plots: &[Plot]) {
+    if plots.is_empty() {
+        return;
+    }
+    h.push_str("<div class=\"grid\">\n");
+    for p in plots {
+        let _ = writeln!(
+            h,
+            "<figure><img alt=\"{}\" src=\"data:image/png;base64,{}\"><figcaption>{}</figcaption></figure>",
+            esc(&p.title),
+            base64(&p.png),
+            esc(&p.caption)
+        );
+    }
+    h.push_str("</div>\n");
+}
+
 pub fn esc(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in s.chars() {

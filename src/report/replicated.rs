@@ -5,7 +5,7 @@
 //! answer and how much it moves from seed to seed.
 
 use super::compare::{self, Arm, ArmKind, SeedRun, METRICS};
-use super::html::{base64, esc};
+use super::html::esc;
 use super::plots::Plot;
 use super::{bands, text, Artifact};
 use crate::tune::stats::metric;
@@ -176,19 +176,7 @@ The interval says how far the mean could move with other seeds; it is not the sp
         );
     }
     h.push_str("</table>\n");
-    if !plots.is_empty() {
-        h.push_str("<div class=\"grid\">\n");
-        for p in plots {
-            let _ = writeln!(
-                h,
-                "<figure><img alt=\"{}\" src=\"data:image/png;base64,{}\"><figcaption>{}</figcaption></figure>",
-                esc(&p.title),
-                base64(&p.png),
-                esc(&p.caption)
-            );
-        }
-        h.push_str("</div>\n");
-    }
+    super::html::plot_grid(&mut h, plots);
     h.push_str("<h2>Each seed</h2>\n<table>\n<tr><th>seed</th>");
     for c in SEED_COLUMNS {
         let _ = write!(h, "<th>{}</th>", esc(c));
@@ -261,12 +249,7 @@ mod tests {
 
     #[test]
     fn slim_summaries_make_the_same_page() {
-        let text = include_str!("../../scenarios/smoke.toml")
-            .replace("duration = \"2h\"", "duration = \"15m\"")
-            .replace("warmup = \"10m\"", "warmup = \"1m\"");
-        let scenario = crate::scenario::from_text(&text, std::path::Path::new("smoke.toml"), &[])
-            .expect("smoke loads")
-            .scenario;
+        let (text, scenario) = crate::run::short_smoke();
         let seeds = [11u64, 12, 13];
         let runs: Vec<_> = seeds
             .iter()

@@ -281,12 +281,7 @@ mod tests {
 
     #[test]
     fn the_streaming_fold_of_real_summaries_is_the_batch_fold() {
-        let text = include_str!("../../scenarios/smoke.toml")
-            .replace("duration = \"2h\"", "duration = \"15m\"")
-            .replace("warmup = \"10m\"", "warmup = \"1m\"");
-        let scenario = crate::scenario::from_text(&text, std::path::Path::new("smoke.toml"), &[])
-            .expect("smoke loads")
-            .scenario;
+        let (_, scenario) = crate::run::short_smoke();
         let seeds = [3, 4, 5];
         let summaries: Vec<Value> = seeds.iter().map(|&s| summary_for(&scenario, s)).collect();
         let mut agg = Aggregator::new();

@@ -168,8 +168,9 @@ impl Simulation<'_> {
         }
     }
 
-    /// Queues `members` again at `at`, through the returning parties' slots.
-    fn schedule_requeue(&mut self, members: Party, at: SimTime) {
+    /// Queues `members` again at `at`, through the returning parties' slots
+    /// (a decliner after its penalty; a party back from a match).
+    pub(super) fn schedule_requeue(&mut self, members: Party, at: SimTime) {
         let slot = match self.returning_free.pop() {
             Some(slot) => {
                 self.returning[slot as usize] = members;
