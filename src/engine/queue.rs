@@ -153,6 +153,7 @@ impl<E> EventQueue<E> {
     }
 
     /// The earliest event by (time, sequence), removed.
+    #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
         enum Source {
             Heap,

@@ -537,20 +537,13 @@ impl<'r> Simulation<'r> {
 
     /// Hands a ticket leaving the queue to the collector, as its row.
     /// `assigned`: with a role queue, the role each member plays.
+    #[inline]
     fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd, assigned: &[u8]) {
-        let (mut region, mut host_ping_ms) = (None, None);
-        if let Some(r) = &mut self.regions {
-            r.remove(t.id);
-            region = Some(r.geo.home(t.players[0]));
-            if let (Some(dc), TicketEnd::Matched(_)) = (self.host, end) {
-                host_ping_ms = Some(r.geo.ticket_ping(&t.players, dc as usize));
-                if t.enqueued >= self.warmup_end {
-                    for &p in &t.players {
-                        self.collector.host_ping(r.geo.ping(p, dc as usize));
-                    }
-                }
-            }
-        }
+        let (region, host_ping_ms) = if self.regions.is_some() {
+            self.leave_regions(t, end)
+        } else {
+            (None, None)
+        };
         // True skill is fixed, so the party's mean is the same as when it joined.
         let skill_sum: f64 = t
             .players
@@ -575,6 +568,27 @@ impl<'r> Simulation<'r> {
             region,
             host_ping_ms,
         });
+    }
+
+    /// The regional layer's part of a ticket's leaving: out of its
+    /// sub-pools, and the ping of the data centre that hosts its match.
+    /// Kept out of `leave`, which every ticket of every run goes through.
+    #[cold]
+    #[inline(never)]
+    fn leave_regions(&mut self, t: &WaitingTicket, end: TicketEnd) -> (Option<u16>, Option<u16>) {
+        let r = self.regions.as_mut().expect("a regional run");
+        r.remove(t.id);
+        let region = Some(r.geo.home(t.players[0]));
+        let mut host_ping_ms = None;
+        if let (Some(dc), TicketEnd::Matched(_)) = (self.host, end) {
+            host_ping_ms = Some(r.geo.ticket_ping(&t.players, dc as usize));
+            if t.enqueued >= self.warmup_end {
+                for &p in &t.players {
+                    self.collector.host_ping(r.geo.ping(p, dc as usize));
+                }
+            }
+        }
+        (region, host_ping_ms)
     }
 
     fn run_policy(&mut self, trigger: Trigger) {
@@ -676,6 +690,7 @@ impl<'r> Simulation<'r> {
         true
     }
 
+    #[inline]
     fn form(&mut self, proposal: Proposal) {
         if let (Some(r), Some(dc)) = (&self.regions, self.host) {
             // The engine's own guard: no match is formed where one of its

@@ -59,10 +59,18 @@ impl Simulation<'_> {
     /// accepted, the last after `delay`, and the match goes on. `None`: the
     /// check fails; its tickets have left the pool and wait for the cancel
     /// (`Event::ReadyFail`). Without `[acceptance]`, `Some(0)` at once.
+    #[inline]
     pub(super) fn ready_check(&mut self, team_tickets: &[Vec<TicketId>]) -> Option<SimDuration> {
-        let Some(rc) = self.ready.as_mut() else {
+        if self.ready.is_none() {
             return Some(SimDuration::ZERO);
-        };
+        }
+        self.ready_check_draws(team_tickets)
+    }
+
+    /// The ready check proper, when the run has one.
+    #[inline(never)]
+    fn ready_check_draws(&mut self, team_tickets: &[Vec<TicketId>]) -> Option<SimDuration> {
+        let rc = self.ready.as_mut().expect("a ready check");
         let timeout_ms = rc.config.timeout.as_ms();
         let (mut players, mut accepted, mut last_ms) = (0u32, 0u32, 0u64);
         rc.declined.clear();
