@@ -8,6 +8,7 @@ pub mod compare;
 pub mod headline;
 pub mod html;
 pub mod plots;
+mod engagement_plots;
 mod region_plots;
 pub mod replicated;
 mod roles_plot;
