@@ -59,14 +59,19 @@ fn raising_the_churn_after_losses_shrinks_daily_active_players() {
     assert!(f(h, "arrivals_absent") > f(m, "arrivals_absent"));
     // The model's mean probability tracks the draws (thousands of them).
     for e in [m, h] {
-        assert!((f(e, "quit_rate") - f(e, "predicted_quit_rate")).abs() < 0.01, "{e}");
+        assert!(
+            (f(e, "quit_rate") - f(e, "predicted_quit_rate")).abs() < 0.01,
+            "{e}"
+        );
     }
     // Every hour is counted, engaged players never exceed the population,
     // and day 1 (after the 6 h warm-up) is the one whole day.
     let hours = h["by_hour"].as_array().unwrap();
     assert_eq!(hours.len(), 48);
     assert_eq!(hours[0]["engaged_players"], 4000);
-    assert!(hours.iter().all(|x| x["engaged_players"].as_u64().unwrap() <= 4000));
+    assert!(hours
+        .iter()
+        .all(|x| x["engaged_players"].as_u64().unwrap() <= 4000));
     assert_eq!(
         f(h, "daily_active_mean"),
         f(&h["daily_active"][1], "active_players")

@@ -156,11 +156,14 @@ impl EngagementAcc {
     }
 
     pub fn summary(&self) -> EngagementSummary {
-        let total = self.deciles.iter().fold(DecileAcc::default(), |a, d| DecileAcc {
-            player_matches: a.player_matches + d.player_matches,
-            quits: a.quits + d.quits,
-            gone_for_good: a.gone_for_good + d.gone_for_good,
-        });
+        let total = self
+            .deciles
+            .iter()
+            .fold(DecileAcc::default(), |a, d| DecileAcc {
+                player_matches: a.player_matches + d.player_matches,
+                quits: a.quits + d.quits,
+                gone_for_good: a.gone_for_good + d.gone_for_good,
+            });
         let share = |s: f64| (total.quits > 0).then(|| s / total.quits as f64);
         // Whole days after warm-up only: a day cut short by the run's end
         // or half spent in warm-up would pull the mean down.
@@ -414,7 +417,10 @@ mod tests {
         assert_eq!(s.by_hour[0].active_players, 2);
         assert_eq!(s.by_hour[25].active_players, 1);
         assert_eq!(
-            s.daily_active.iter().map(|d| d.active_players).collect::<Vec<_>>(),
+            s.daily_active
+                .iter()
+                .map(|d| d.active_players)
+                .collect::<Vec<_>>(),
             vec![2, 1]
         );
         assert_eq!(s.daily_active_mean, Some(1.5));

@@ -109,6 +109,9 @@ impl Eomm {
     }
 }
 
+/// A pair of positions in the rating order, lower first, and its predicted churn.
+type Pair = (usize, usize, f64);
+
 /// Pairs compared with each pair in the exchange pass (`Eomm::improve`).
 const EXCHANGE_WINDOW: usize = 4;
 
@@ -119,7 +122,7 @@ impl Eomm {
     /// common case: each pair against the next `EXCHANGE_WINDOW` pairs in
     /// rating order, swapping partners when both new pairs are within
     /// `max_gap` and their summed churn is lower. O(n) per tick.
-    fn improve(&self, view: &PoolView<'_>, sorted: &[&WaitingTicket], pairs: &mut [(usize, usize, f64)]) {
+    fn improve(&self, view: &PoolView<'_>, sorted: &[&WaitingTicket], pairs: &mut [Pair]) {
         pairs.sort_unstable_by_key(|p| p.0);
         let gap = |a: usize, b: usize| (sorted[a].rating - sorted[b].rating).abs();
         let weigh = |a: usize, b: usize| {
@@ -130,7 +133,7 @@ impl Eomm {
             for j in i + 1..pairs.len().min(i + 1 + EXCHANGE_WINDOW) {
                 let ((a, b, w1), (c, d, w2)) = (pairs[i], pairs[j]);
                 let now = w1 + w2;
-                let mut best: Option<((usize, usize, f64), (usize, usize, f64))> = None;
+                let mut best: Option<(Pair, Pair)> = None;
                 let mut best_w = now - 1e-12;
                 for (x, y) in [((a, c), (b, d)), ((a, d), (b, c))] {
                     if let (Some(p), Some(q)) = (weigh(x.0, x.1), weigh(y.0, y.1)) {
@@ -207,7 +210,7 @@ impl Policy for Eomm {
         edges.dedup_by(|x, y| x.1 == y.1 && x.2 == y.2);
         self.taken.clear();
         self.taken.resize(n, false);
-        let mut pairs: Vec<(usize, usize, f64)> = Vec::new();
+        let mut pairs: Vec<Pair> = Vec::new();
         for &(w, a, b) in &edges {
             let (a, b) = (a as usize, b as usize);
             if !self.taken[a] && !self.taken[b] {

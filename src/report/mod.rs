@@ -5,10 +5,10 @@
 
 pub mod bands;
 pub mod compare;
+mod engagement_plots;
 pub mod headline;
 pub mod html;
 pub mod plots;
-mod engagement_plots;
 mod region_plots;
 pub mod replicated;
 mod roles_plot;

@@ -53,7 +53,13 @@ pub(super) struct Engagement {
 }
 
 impl Engagement {
-    pub(super) fn new(config: EngagementConfig, rng: Pcg64, n: usize, end: SimTime, warmup_end: SimTime) -> Self {
+    pub(super) fn new(
+        config: EngagementConfig,
+        rng: Pcg64,
+        n: usize,
+        end: SimTime,
+        warmup_end: SimTime,
+    ) -> Self {
         Engagement {
             config,
             rng,
@@ -241,7 +247,11 @@ impl Simulation<'_> {
         }
         let end = self.end.as_ms();
         let n = e.away_until.len() as u64;
-        let away = e.away_until.iter().filter(|&&t| t > end && t != GONE).count() as u64;
+        let away = e
+            .away_until
+            .iter()
+            .filter(|&&t| t > end && t != GONE)
+            .count() as u64;
         acc.at_end(n - away - e.gone, e.gone);
     }
 }
