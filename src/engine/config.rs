@@ -63,4 +63,6 @@ pub struct Config {
     pub roles: Option<super::roles::RoleDraw>,
     /// Home regions, pings and the latency rule; `None`: one global queue.
     pub regions: Option<super::RegionsConfig>,
+    /// Players who quit and come back; `None`: everyone stays.
+    pub engagement: Option<super::EngagementConfig>,
 }

@@ -15,7 +15,7 @@ pub use population::Population;
 pub use queue::EventQueue;
 pub use regions::{Home, LatencyStep, RegionsConfig};
 pub use roles::RoleDraw;
-pub use sim::{Acceptance, Backfill, EngineStats, Parts, SimOutput, Simulation};
+pub use sim::{Acceptance, Backfill, EngagementConfig, EngineStats, Parts, SimOutput, Simulation};
 pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceTicket};
 
 #[cfg(test)]

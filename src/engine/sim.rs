@@ -4,9 +4,11 @@
 
 mod acceptance;
 mod backfill;
+mod engagement;
 
 pub use acceptance::Acceptance;
 pub use backfill::Backfill;
+pub use engagement::EngagementConfig;
 
 use super::config::{Config, Patience};
 use super::population;
@@ -208,6 +210,8 @@ pub struct Simulation<'r> {
     regions: Option<Box<Regions>>,
     /// The data centre of the match being formed, while it is formed.
     host: Option<u16>,
+    /// Players who quit and come back; `None` without `[engagement]`.
+    engagement: Option<Box<engagement::Engagement>>,
 }
 
 impl<'r> Simulation<'r> {
@@ -277,6 +281,20 @@ impl<'r> Simulation<'r> {
                 std::mem::take(&mut parts.regional),
             ))
         });
+        let engagement = config.engagement.clone().map(|c| {
+            collector.enable_engagement(crate::metrics::engagement::EngagementAcc::new(
+                engagement::deciles(&by_skill),
+                engagement::hours(end),
+                config.warmup.as_secs_f64(),
+            ));
+            Box::new(engagement::Engagement::new(
+                c,
+                stream(seed, Stream::Engagement),
+                n,
+                end,
+                SimTime::ZERO + config.warmup,
+            ))
+        });
         let rank_corr = RankCorr::new(by_skill);
         Simulation {
             now: SimTime::ZERO,
@@ -323,6 +341,7 @@ impl<'r> Simulation<'r> {
             bf,
             regions,
             host: None,
+            engagement,
         }
     }
 
@@ -386,6 +405,9 @@ impl<'r> Simulation<'r> {
             self.leave(&t, end, TicketEnd::Waiting, &[]);
         }
         self.censor_ready_checks(end);
+        if self.engagement.is_some() {
+            self.engagement_finish();
+        }
         let mut running: Vec<MatchRecord> = self
             .active
             .iter_mut()
@@ -434,6 +456,9 @@ impl<'r> Simulation<'r> {
         let patience = draw_patience(&arrivals.patience, &mut self.rng_arrivals);
         let rate = arrivals.hourly_rate_per_s[((self.now.as_ms() / 3_600_000) % 24) as usize];
         if u_keep * arrivals.peak_rate_per_s >= rate {
+            return;
+        }
+        if self.engagement.is_some() && !self.engagement_admits(&members) {
             return;
         }
         let duplicate = (1..members.len()).any(|i| members[..i].contains(&members[i]));
@@ -791,6 +816,9 @@ impl<'r> Simulation<'r> {
                     .unwrap_or(&[]);
                 assigned_from += t.size();
                 self.leave(&t, self.now, TicketEnd::Matched(id), mine);
+                if self.engagement.is_some() {
+                    self.engagement_formed(&t);
+                }
                 let solo = t.players.len() == 1;
                 for p in &t.players {
                     let pl = &self.players[p.index()];
@@ -1012,6 +1040,12 @@ impl<'r> Simulation<'r> {
         let mut rec = active.record.take().expect("active matches have a record");
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
+        // Who stops playing after it (`[engagement]`); empty otherwise.
+        let quit = if self.engagement.is_some() {
+            self.engagement_after_match(&active, winner, &left, rec.p_team0, rec.in_warmup)
+        } else {
+            Vec::new()
+        };
         self.collector.match_row(rec);
         // Each party decides on its own whether to queue again.
         let requeue_prob = self.config.arrivals.requeue_prob;
@@ -1021,8 +1055,8 @@ impl<'r> Simulation<'r> {
             let first = k;
             k += party.len();
             // Leavers are free already; the rest of their party carries on.
-            let stayed = |j: &usize| !gone(first + j);
-            let members: Party = if left.is_empty() {
+            let stayed = |j: &usize| !gone(first + j) && quit.get(first + j) != Some(&true);
+            let members: Party = if left.is_empty() && quit.is_empty() {
                 Party::from_slice(party)
             } else {
                 let kept: Party = (0..party.len()).filter(stayed).map(|j| party[j]).collect();

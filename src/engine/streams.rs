@@ -26,6 +26,8 @@ pub enum Stream {
     /// Home regions and pings (`[regions]`), apart from the population's
     /// stream so that switching regions on changes no skill.
     Regions = 11,
+    /// Who stops playing after a match and for how long (`[engagement]`).
+    Engagement = 12,
 }
 
 /// SplitMix64: spreads neighbouring seeds (1, 2, 3) far apart.

@@ -150,6 +150,8 @@ pub struct Collector<'r> {
     backfill: Option<super::backfill::BackfillAcc>,
     /// With `[regions]` only.
     regions: Option<super::regions::RegionStats>,
+    /// With `[engagement]` only.
+    engagement: Option<Box<super::engagement::EngagementAcc>>,
 }
 
 impl<'r> Collector<'r> {
@@ -195,6 +197,7 @@ impl<'r> Collector<'r> {
             acceptance: None,
             backfill: None,
             regions: None,
+            engagement: None,
         }
     }
 
@@ -209,6 +212,16 @@ impl<'r> Collector<'r> {
         if let Some(r) = &mut self.regions {
             r.host_ping(ms);
         }
+    }
+
+    /// Switches on the engagement figures (`engagement` in the summary).
+    pub fn enable_engagement(&mut self, acc: super::engagement::EngagementAcc) {
+        self.engagement = Some(Box::new(acc));
+    }
+
+    /// The engagement accumulators, when switched on.
+    pub fn engagement(&mut self) -> Option<&mut super::engagement::EngagementAcc> {
+        self.engagement.as_deref_mut()
     }
 
     /// Switches on the ready-check figures (`acceptance` in the summary).
@@ -542,6 +555,7 @@ impl<'r> Collector<'r> {
             acceptance: self.acceptance.as_ref().map(|a| a.summary()),
             backfill: self.backfill.as_ref().map(|b| b.summary()),
             roles: self.view.roles.as_ref().map(|r| r.summary()),
+            engagement: self.engagement.as_ref().map(|e| e.summary()),
         }
     }
 

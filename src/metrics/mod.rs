@@ -6,6 +6,7 @@
 pub mod backfill;
 mod collect;
 pub mod dist;
+pub mod engagement;
 #[cfg(test)]
 mod oracle;
 mod rank_corr;

@@ -91,11 +91,15 @@ pub struct Summary {
     /// (`[regions]` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<super::regions::RegionsSummary>,
+    /// Active players, sessions, churn by skill decile and its attribution
+    /// (`[engagement]` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engagement: Option<super::engagement::EngagementSummary>,
 }
 
 /// Summary keys written only when their scenario section is present, so a
 /// report test built without those sections does not expect them.
-pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill"];
+pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement"];
 
 /// One hour of the simulated day (hour `h` holds every day's
 /// `h:00`-`h:59`), warm-up excluded: tickets by the time they joined the
@@ -287,6 +291,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "backfill",
         "leaves from running matches ([backfill]): leaves per match, share filled, time to backfill, share finished short-handed",
+    ),
+    (
+        "engagement",
+        "players who quit and come back ([engagement]): daily and hourly active players, session length, churn by skill decile, churn attributed to waits and results",
     ),
     ("scenario", "the scenario's name"),
     ("seed", "the run's seed: same seed, same arrivals"),

@@ -2,6 +2,7 @@
 //! players, ratings and parameter errors. Nothing here knows about the engine
 //! or the files.
 
+pub mod churn;
 mod ids;
 mod param;
 mod player;

@@ -69,11 +69,19 @@ pub struct Player {
     /// Games after which the solo rating first lay within one deviation of
     /// true skill; `None` until then (and always for systems without a deviation).
     pub games_to_within_deviation: Option<u32>,
+    /// Losses in a row up to the last match (kept only with `[engagement]`,
+    /// whose model and policy read it; 0 otherwise).
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
+    pub losing_streak: u32,
 }
 
 use super::PlayerId;
 
 fn is_zero(v: &u8) -> bool {
+    *v == 0
+}
+
+fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 
@@ -93,6 +101,7 @@ impl Player {
             main_role: 0,
             win_rate: 0.5,
             games_to_within_deviation: None,
+            losing_streak: 0,
         }
     }
 

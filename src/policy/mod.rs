@@ -195,6 +195,7 @@ crate::model::registry::plugins! {
         "sweep-prune" => SweepPrune(sweep_prune::SweepPruneParams) builds SweepPrune,
         "virtual-decay" => VirtualDecay(decay::DecayParams) builds VirtualDecay,
         "quality" => Quality(quality::QualityParams) builds Quality,
+        "eomm" => Eomm(eomm::EommParams) builds Eomm,
     }
 }
 

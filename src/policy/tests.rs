@@ -179,8 +179,10 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
     let kinds = super::PolicyConfig::NAMES;
     assert_eq!(CATALOGUE.len(), kinds.len());
     for &kind in kinds {
+        // `eomm` predicts with the engagement model: it needs the section.
+        let extra = if kind == "eomm" { "\n[engagement]" } else { "" };
         let loaded = from_text(
-            &base(&format!("kind = \"{kind}\"")),
+            &base(&format!("kind = \"{kind}\"{extra}")),
             Path::new("t.toml"),
             &[],
         )
@@ -193,7 +195,9 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
         let (source, params) = (entry.source, entry.parameters);
         // Every policy names the seed passage it comes from.
         assert!(
-            source.contains("gamedev thread") || source.contains("Dota 2 post"),
+            source.contains("gamedev thread")
+                || source.contains("Dota 2 post")
+                || source.contains("EOMM (WWW 2017)"),
             "{kind}"
         );
         // Every parameter the policy serialises is listed.
@@ -209,11 +213,12 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
 
 #[test]
 fn every_policy_runs_in_each_mode_and_repeats_itself() {
-    // Every policy but quality, which has no `mode`: it only ticks.
+    // Every policy but quality and eomm, which have no `mode`: they only
+    // tick (eomm is run in `eomm_pairs_every_tick_and_repeats_itself`).
     let kinds = super::PolicyConfig::NAMES
         .iter()
         .copied()
-        .filter(|k| *k != "quality");
+        .filter(|k| *k != "quality" && *k != "eomm");
     for kind in kinds {
         for mode in ["event", "tick"] {
             let text = base(&format!("kind = \"{kind}\"\nmode = \"{mode}\""));
@@ -232,6 +237,19 @@ fn every_policy_runs_in_each_mode_and_repeats_itself() {
             assert!(matches > 100, "{kind} {mode}: only {matches} matches");
         }
     }
+}
+
+#[test]
+fn eomm_pairs_every_tick_and_repeats_itself() {
+    let text = base("kind = \"eomm\"\n\n[engagement]\nloss = 1.0");
+    let s = from_text(&text, Path::new("t.toml"), &[]).unwrap().scenario;
+    let a = crate::run::run_keeping(&s, 3);
+    let b = crate::run::run_keeping(&s, 3);
+    assert_eq!(a.summary, b.summary, "eomm not deterministic");
+    let matches = a.summary["matches"].as_u64().unwrap_or(0);
+    assert!(matches > 100, "eomm: only {matches} matches");
+    // Every pair is within the default 400-point gap.
+    assert!(a.records.matches.iter().all(|m| m.spread_rating <= 400.0));
 }
 
 #[test]

@@ -139,6 +139,26 @@ pub const METRICS: &[MetricDef] = &[
         unit: "Spearman rho",
         better: Better::Higher,
     },
+    MetricDef {
+        key: "engagement.quit_rate",
+        unit: "share",
+        better: Better::Lower,
+    },
+    MetricDef {
+        key: "engagement.daily_active_mean",
+        unit: "players",
+        better: Better::Higher,
+    },
+    MetricDef {
+        key: "engagement.engaged_at_end",
+        unit: "players",
+        better: Better::Higher,
+    },
+    MetricDef {
+        key: "engagement.session_minutes.mean",
+        unit: "min",
+        better: Better::Higher,
+    },
 ];
 
 /// An arm's mean and 95% interval of a metric over its seeds. Every metric

@@ -5,6 +5,7 @@
 
 pub mod bands;
 pub mod compare;
+mod engagement_plots;
 pub mod headline;
 pub mod html;
 pub mod plots;

@@ -148,6 +148,12 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
     if let Some(s) = super::region_plots::wait_by_region(input.summary) {
         specs.push(s);
     }
+    if let Some(s) = super::engagement_plots::active_players(input.summary) {
+        specs.push(s);
+    }
+    if let Some(s) = super::engagement_plots::churn_by_decile(input.summary) {
+        specs.push(s);
+    }
     if v.spread_rating.n() > 0 {
         specs.push(histogram_spec(
             "spread_hist",

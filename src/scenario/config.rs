@@ -45,6 +45,9 @@ pub struct Scenario {
     /// Home regions, pings to data centres and the latency rule; absent: one global queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<super::RegionsSection>,
+    /// Players who stop after a match and come back; absent: everyone stays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engagement: Option<super::EngagementSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -456,6 +459,7 @@ impl Scenario {
         if let Some(b) = &self.backfill {
             b.validate().map_err(|e| prefixed("backfill", e))?;
         }
+        super::engagement::validate(self)?;
         if self.metrics.sample_interval.0.is_zero() {
             return Err(ParamError::new(
                 "metrics.sample_interval",

@@ -3,6 +3,7 @@
 mod attributes;
 mod backfill;
 mod config;
+mod engagement;
 mod load;
 mod locate;
 pub mod provenance;
@@ -13,6 +14,7 @@ pub mod trace;
 
 pub use backfill::{AcceptanceSection, BackfillSection};
 pub use config::*;
+pub use engagement::EngagementSection;
 pub use load::{
     from_text, gb, line_of_key, load, read_bounded, Budget, LoadedScenario, ScenarioError,
     BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,

@@ -69,6 +69,7 @@ impl Config {
             }),
             roles: super::roles::role_draw(s),
             regions: s.regions.as_ref().map(|r| r.to_engine()),
+            engagement: s.engagement.as_ref().map(|e| e.to_engine()),
         }
     }
 }
@@ -76,14 +77,25 @@ impl Config {
 impl Parts {
     pub fn from_scenario(s: &Scenario) -> Parts {
         Parts {
-            policy: s.policy.build(),
+            policy: build_policy(s),
             rating: s.rating.build(),
             outcome: s.outcome.build(),
             former: Some(s.teams.build()),
             regional: s.regions.as_ref().map_or_else(Vec::new, |r| {
-                r.data_centres.iter().map(|_| s.policy.build()).collect()
+                r.data_centres.iter().map(|_| build_policy(s)).collect()
             }),
         }
+    }
+}
+
+/// The scenario's policy; `eomm` gets the engagement model it predicts with
+/// (validation made sure there is one).
+fn build_policy(s: &Scenario) -> Box<dyn crate::policy::Policy> {
+    match (&s.policy, &s.engagement) {
+        (crate::policy::PolicyConfig::Eomm(p), Some(e)) => {
+            Box::new(crate::policy::Eomm::with_model(p.clone(), e.model()))
+        }
+        _ => s.policy.build(),
     }
 }
 
