@@ -195,6 +195,7 @@ crate::model::registry::plugins! {
         "sweep-prune" => SweepPrune(sweep_prune::SweepPruneParams) builds SweepPrune,
         "virtual-decay" => VirtualDecay(decay::DecayParams) builds VirtualDecay,
         "quality" => Quality(quality::QualityParams) builds Quality,
+        "ruleset" => Ruleset(ruleset::RulesetParams) builds RulesetPolicy,
     }
 }
 

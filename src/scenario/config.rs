@@ -45,6 +45,9 @@ pub struct Scenario {
     /// Home regions, pings to data centres and the latency rule; absent: one global queue.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<super::RegionsSection>,
+    /// A vendor's ruleset run as the policy (`scenario::ruleset`); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruleset: Option<super::RulesetSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

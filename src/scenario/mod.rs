@@ -8,6 +8,7 @@ mod locate;
 pub mod provenance;
 mod regions;
 mod roles;
+pub mod ruleset;
 mod to_engine;
 pub mod trace;
 
@@ -20,3 +21,4 @@ pub use load::{
 pub use provenance::Provenance;
 pub use regions::{ExpansionSection, HomeSection, RegionsSection, SeasonedSection};
 pub use roles::RolesSection;
+pub use ruleset::RulesetSection;
