@@ -28,9 +28,12 @@ enum Val {
     List(Vec<Val>),
 }
 
-fn player_value(p: &Player, source: Source) -> Val {
+/// A player's value of `source`; `solo` says whether the player queues
+/// alone (a party member's rating is the party rating, as the engine's).
+fn player_value(p: &Player, source: Source, solo: bool) -> Val {
     match source {
-        Source::Rating => Val::Num(p.rating.value),
+        Source::Rating if solo => Val::Num(p.rating.value),
+        Source::Rating => Val::Num(p.party_rating.value),
         Source::Games => Val::Num(f64::from(p.games)),
         Source::Tier => Val::Num(f64::from(p.tier)),
         Source::WinRate => Val::Num(p.win_rate),
@@ -44,7 +47,8 @@ fn player_value(p: &Player, source: Source) -> Val {
 /// The value every member of `ticket` takes under the rule's party
 /// aggregation (each their own with `PartyAgg::Own`).
 fn member_value(ticket: &CandTicket<'_>, i: usize, source: Source, agg: PartyAgg) -> Val {
-    let own = |p: &Player| player_value(p, source);
+    let solo = ticket.players.len() == 1;
+    let own = |p: &Player| player_value(p, source, solo);
     let nums = || ticket.players.iter().map(|p| match own(p) {
         Val::Num(x) => x,
         _ => f64::NAN,
