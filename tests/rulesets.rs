@@ -64,7 +64,10 @@ fn every_shipped_example_ruleset_is_explained_and_runs_in_its_scenario() {
             let o = mmsim(&["explain-ruleset", f.to_str().unwrap()]);
             assert_eq!(o.status.code(), Some(0), "{name}: {}", stderr(&o));
             let text = String::from_utf8_lossy(&o.stdout);
-            assert!(text.contains("rules:") && text.contains("becomes:"), "{text}");
+            assert!(
+                text.contains("rules:") && text.contains("becomes:"),
+                "{text}"
+            );
             let rel = format!("{vendor}/{name}");
             let at = texts
                 .iter()
@@ -160,7 +163,10 @@ fn run_ruleset_on_any_scenario_takes_the_ruleset_s_format() {
     );
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let saved = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
-    assert!(saved.contains("skill-5v5.json") && saved.contains("ruleset"), "{saved}");
+    assert!(
+        saved.contains("skill-5v5.json") && saved.contains("ruleset"),
+        "{saved}"
+    );
     let s = summary(&out);
     assert!(s["matches"].as_u64().unwrap() > 20);
     // Ten players a match.
@@ -226,10 +232,20 @@ fn what_the_population_cannot_supply_exits_2_naming_it() {
              "rules": [{ "name": "Close", "type": "batchDistance", "batchAttribute": "prestige", "maxDistance": 5 }] }"#,
     );
     for (file, want) in [
-        (latency, "rule `FastConnection` (latency) needs players' pings"),
+        (
+            latency,
+            "rule `FastConnection` (latency) needs players' pings",
+        ),
         (prestige, "attribute `prestige`"),
     ] {
-        let o = mmsim(&["validate", &scenario("smoke.toml"), "--set", &format!("ruleset.file={file:?}"), "--set", "policy={ kind = \"ruleset\" }"]);
+        let o = mmsim(&[
+            "validate",
+            &scenario("smoke.toml"),
+            "--set",
+            &format!("ruleset.file={file:?}"),
+            "--set",
+            "policy={ kind = \"ruleset\" }",
+        ]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{err}");
         assert!(err.contains(want) && err.contains("ruleset.file"), "{err}");

@@ -277,6 +277,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.policy.name(),
                 s.rating.name()
             );
+            if let Some(line) = ruleset::validate_line(s) {
+                say!("{line}");
+            }
             if let (Some(file), Some(t)) = (&s.arrivals.trace, &s.arrivals.trace_data) {
                 say!(
                     "trace {file}: {} tickets of {} players replace the population and arrivals above",

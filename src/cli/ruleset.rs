@@ -37,3 +37,18 @@ pub fn explain(file: &Path, scenario_path: Option<&Path>) -> Result<String, CliE
         }
     }
 }
+
+/// `mmsim validate`'s line about the scenario's ruleset, if it has one.
+pub fn validate_line(s: &scenario::Scenario) -> Option<String> {
+    let sec = s.ruleset.as_ref()?;
+    let rs = sec.read.as_ref()?;
+    Some(format!(
+        "ruleset {}: {} `{}`, {} rules, {} teams of {} (`mmsim explain-ruleset` says what each rule becomes)",
+        sec.file,
+        rs.vendor.label(),
+        rs.name,
+        rs.rules.len(),
+        rs.teams,
+        rs.team_size,
+    ))
+}

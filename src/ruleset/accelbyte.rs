@@ -52,8 +52,18 @@ pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
     check_keys(top, "", TOP, "an AccelByte ruleset")?;
     let alliance = obj(&top["alliance"], "alliance")?;
     check_keys(alliance, "alliance", ALLIANCE, "`alliance`")?;
-    let min_teams = count(need(alliance, "min_number", "alliance")?, "alliance.min_number", 2, 64)?;
-    let max_teams = count(need(alliance, "max_number", "alliance")?, "alliance.max_number", 2, 64)?;
+    let min_teams = count(
+        need(alliance, "min_number", "alliance")?,
+        "alliance.min_number",
+        2,
+        64,
+    )?;
+    let max_teams = count(
+        need(alliance, "max_number", "alliance")?,
+        "alliance.max_number",
+        2,
+        64,
+    )?;
     if min_teams != max_teams {
         return Err(RulesetError::new(
             "alliance.max_number",
@@ -96,19 +106,29 @@ pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
     let mut flexing = Vec::new();
     for (holder, at) in [(top, ""), (alliance, "alliance.")] {
         if let Some(m) = holder.get("matching_rule") {
-            matching.push((arr(m, &format!("{at}matching_rule"))?, format!("{at}matching_rule")));
+            matching.push((
+                arr(m, &format!("{at}matching_rule"))?,
+                format!("{at}matching_rule"),
+            ));
         }
         if let Some(f) = holder.get("flexing_rule") {
-            flexing.push((arr(f, &format!("{at}flexing_rule"))?, format!("{at}flexing_rule")));
+            flexing.push((
+                arr(f, &format!("{at}flexing_rule"))?,
+                format!("{at}flexing_rule"),
+            ));
         }
     }
     for (list, path) in matching {
         if list.len() > MAX_RULES {
-            return Err(RulesetError::new(path, format!("at most {MAX_RULES} rules")));
+            return Err(RulesetError::new(
+                path,
+                format!("at most {MAX_RULES} rules"),
+            ));
         }
         for (i, m) in list.iter().enumerate() {
             let p = format!("{path}[{i}]");
-            let (attr_name, reference) = criterion(obj(m, &p)?, &p, &["attribute", "criteria", "reference"])?;
+            let (attr_name, reference) =
+                criterion(obj(m, &p)?, &p, &["attribute", "criteria", "reference"])?;
             if rs.rules.iter().any(|r| r.name == attr_name) {
                 return Err(RulesetError::new(
                     format!("{p}.attribute"),
@@ -116,7 +136,12 @@ pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
                 ));
             }
             let attr = rs.attribute(&attr_name, "number");
-            let all = || Box::new(Expr::Flatten(Box::new(Expr::Attr { teams: TeamSel::All, attr })));
+            let all = || {
+                Box::new(Expr::Flatten(Box::new(Expr::Attr {
+                    teams: TeamSel::All,
+                    attr,
+                })))
+            };
             rs.rules.push(Rule {
                 name: attr_name,
                 kind: RuleKind::Distance {
@@ -133,7 +158,10 @@ pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
     }
     for (list, path) in flexing {
         if list.len() > MAX_STEPS {
-            return Err(RulesetError::new(path, format!("at most {MAX_STEPS} flexing steps")));
+            return Err(RulesetError::new(
+                path,
+                format!("at most {MAX_STEPS} flexing steps"),
+            ));
         }
         for (i, f) in list.iter().enumerate() {
             let p = format!("{path}[{i}]");
@@ -142,15 +170,25 @@ pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
                 criterion(f, &p, &["duration", "attribute", "criteria", "reference"])?;
             let duration = non_negative(need(f, "duration", &p)?, &format!("{p}.duration"))?;
             if duration > 86_400.0 {
-                return Err(RulesetError::new(format!("{p}.duration"), "at most 86400 s (a day)"));
+                return Err(RulesetError::new(
+                    format!("{p}.duration"),
+                    "at most 86400 s (a day)",
+                ));
             }
-            let rule = rs.rules.iter_mut().find(|r| r.name == attr_name).ok_or_else(|| {
-                RulesetError::new(
-                    format!("{p}.attribute"),
-                    format!("flexes `{attr_name}`, which no matching_rule names"),
-                )
-            })?;
-            let RuleKind::Distance { max: Some(steps), .. } = &mut rule.kind else {
+            let rule = rs
+                .rules
+                .iter_mut()
+                .find(|r| r.name == attr_name)
+                .ok_or_else(|| {
+                    RulesetError::new(
+                        format!("{p}.attribute"),
+                        format!("flexes `{attr_name}`, which no matching_rule names"),
+                    )
+                })?;
+            let RuleKind::Distance {
+                max: Some(steps), ..
+            } = &mut rule.kind
+            else {
                 unreachable!("AccelByte matching rules are distance rules")
             };
             let at = steps.steps.partition_point(|&(w, _)| w < duration);
@@ -184,7 +222,9 @@ fn criterion(o: &Obj, p: &str, keys: &[&str]) -> Result<(String, f64), RulesetEr
     if criteria != "distance" {
         return Err(RulesetError::new(
             format!("rule `{attr}`"),
-            format!("has criteria `{criteria}`, which mmsim does not simulate (it simulates distance)"),
+            format!(
+                "has criteria `{criteria}`, which mmsim does not simulate (it simulates distance)"
+            ),
         ));
     }
     let reference = non_negative(need(o, "reference", p)?, &format!("{p}.reference"))?;
@@ -199,7 +239,9 @@ fn combination(rs: &mut Ruleset, c: &Obj) -> Result<(), RulesetError> {
         &["has_combination", "alliances", "role_flexing_enable"],
         "a role combination",
     )?;
-    if c.get("role_flexing_enable").is_some_and(|v| v != &Value::Bool(false)) {
+    if c.get("role_flexing_enable")
+        .is_some_and(|v| v != &Value::Bool(false))
+    {
         return Err(RulesetError::new(
             format!("{p}.role_flexing_enable"),
             "mmsim does not simulate role flexing; set it false",
@@ -214,7 +256,10 @@ fn combination(rs: &mut Ruleset, c: &Obj) -> Result<(), RulesetError> {
     }
     let alliances = arr(need(c, "alliances", p)?, &format!("{p}.alliances"))?;
     if alliances.is_empty() {
-        return Err(RulesetError::new(format!("{p}.alliances"), "needs at least one alliance"));
+        return Err(RulesetError::new(
+            format!("{p}.alliances"),
+            "needs at least one alliance",
+        ));
     }
     let mut first: Option<Vec<(String, u32)>> = None;
     for (i, a) in alliances.iter().enumerate() {
@@ -242,7 +287,10 @@ fn combination(rs: &mut Ruleset, c: &Obj) -> Result<(), RulesetError> {
         if total as usize != rs.team_size {
             return Err(RulesetError::new(
                 ap,
-                format!("roles add up to {total} players, but a team has player_max_number {}", rs.team_size),
+                format!(
+                    "roles add up to {total} players, but a team has player_max_number {}",
+                    rs.team_size
+                ),
             ));
         }
         match &first {
@@ -267,7 +315,11 @@ fn region_expansion(rs: &mut Ruleset, top: &Obj) -> Result<(), RulesetError> {
         "region_expansion_range_ms",
         "region_latency_max_ms",
     ];
-    let present: Vec<&str> = keys.iter().copied().filter(|k| top.contains_key(*k)).collect();
+    let present: Vec<&str> = keys
+        .iter()
+        .copied()
+        .filter(|k| top.contains_key(*k))
+        .collect();
     if present.is_empty() {
         return Ok(());
     }
@@ -292,7 +344,10 @@ fn region_expansion(rs: &mut Ruleset, top: &Obj) -> Result<(), RulesetError> {
     let mut steps = Vec::new();
     if range_ms > 0.0 && max_ms > initial {
         if rate_ms <= 0.0 {
-            return Err(RulesetError::new(keys[1], "must be above 0 when the range grows"));
+            return Err(RulesetError::new(
+                keys[1],
+                "must be above 0 when the range grows",
+            ));
         }
         let mut k = 1.0;
         loop {
@@ -313,7 +368,10 @@ fn region_expansion(rs: &mut Ruleset, top: &Obj) -> Result<(), RulesetError> {
     rs.rules.push(Rule {
         name: "region expansion".into(),
         kind: RuleKind::Latency {
-            max: Steps { base: initial, steps },
+            max: Steps {
+                base: initial,
+                steps,
+            },
         },
         party: PartyAgg::Own,
         in_compound: false,

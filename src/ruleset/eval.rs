@@ -49,14 +49,18 @@ fn player_value(p: &Player, source: Source, solo: bool) -> Val {
 fn member_value(ticket: &CandTicket<'_>, i: usize, source: Source, agg: PartyAgg) -> Val {
     let solo = ticket.players.len() == 1;
     let own = |p: &Player| player_value(p, source, solo);
-    let nums = || ticket.players.iter().map(|p| match own(p) {
-        Val::Num(x) => x,
-        _ => f64::NAN,
-    });
-    let sets = || ticket.players.iter().map(|p| match own(p) {
-        Val::Set(s) => s,
-        _ => 0,
-    });
+    let nums = || {
+        ticket.players.iter().map(|p| match own(p) {
+            Val::Num(x) => x,
+            _ => f64::NAN,
+        })
+    };
+    let sets = || {
+        ticket.players.iter().map(|p| match own(p) {
+            Val::Set(s) => s,
+            _ => 0,
+        })
+    };
     match (agg, source.is_set()) {
         (PartyAgg::Own, _) => own(ticket.players[i]),
         (PartyAgg::Avg, false) => Val::Num(nums().sum::<f64>() / ticket.players.len() as f64),
@@ -196,9 +200,7 @@ fn scalar(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> f64 {
 }
 
 fn within(x: f64, lo: Option<&Steps>, hi: Option<&Steps>, age_s: f64) -> bool {
-    !x.is_nan()
-        && lo.is_none_or(|s| x >= s.at(age_s))
-        && hi.is_none_or(|s| x <= s.at(age_s))
+    !x.is_nan() && lo.is_none_or(|s| x >= s.at(age_s)) && hi.is_none_or(|s| x <= s.at(age_s))
 }
 
 /// Whether `rule` passes for candidate `c` whose expansions stand at `age_s`.
@@ -224,7 +226,8 @@ pub fn rule_passes(rs: &Ruleset, rule: &Rule, c: &Candidate<'_>, age_s: f64) -> 
                 None => {
                     let mut s = xs.clone();
                     s.sort_by(f64::total_cmp);
-                    let spread = s.last().copied().unwrap_or(0.0) - s.first().copied().unwrap_or(0.0);
+                    let spread =
+                        s.last().copied().unwrap_or(0.0) - s.first().copied().unwrap_or(0.0);
                     let closest = s
                         .windows(2)
                         .map(|w| w[1] - w[0])
@@ -319,7 +322,11 @@ fn statement_holds(rs: &Ruleset, s: &Statement, c: &Candidate<'_>, age_s: f64) -
         Statement::And(xs) => xs.iter().all(|x| statement_holds(rs, x, c, age_s)),
         Statement::Or(xs) => xs.iter().any(|x| statement_holds(rs, x, c, age_s)),
         Statement::Xor(xs) => {
-            xs.iter().filter(|x| statement_holds(rs, x, c, age_s)).count() % 2 == 1
+            xs.iter()
+                .filter(|x| statement_holds(rs, x, c, age_s))
+                .count()
+                % 2
+                == 1
         }
         Statement::Not(x) => !statement_holds(rs, x, c, age_s),
     }

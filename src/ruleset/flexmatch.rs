@@ -12,8 +12,7 @@ use serde_json::{Map, Value};
 
 type Obj = Map<String, Value>;
 
-const RULE_TYPES: &str =
-    "distance, comparison, batchDistance, collection, latency and compound";
+const RULE_TYPES: &str = "distance, comparison, batchDistance, collection, latency and compound";
 
 fn obj<'a>(v: &'a Value, path: &str) -> Result<&'a Obj, RulesetError> {
     v.as_object()
@@ -89,7 +88,11 @@ pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
         service: Service::default(),
         notes: Vec::new(),
     };
-    attributes(&mut rs, set.get("playerAttributes"), &at("playerAttributes"))?;
+    attributes(
+        &mut rs,
+        set.get("playerAttributes"),
+        &at("playerAttributes"),
+    )?;
     let team_defs = teams(
         &mut rs,
         set.get("teams")
@@ -115,7 +118,10 @@ fn attributes(rs: &mut Ruleset, v: Option<&Value>, path: &str) -> Result<(), Rul
     let Some(v) = v else { return Ok(()) };
     let list = arr(v, path)?;
     if list.len() > MAX_RULES {
-        return Err(RulesetError::new(path, format!("at most {MAX_RULES} attributes")));
+        return Err(RulesetError::new(
+            path,
+            format!("at most {MAX_RULES} attributes"),
+        ));
     }
     for (i, a) in list.iter().enumerate() {
         let p = format!("{path}[{i}]");
@@ -131,7 +137,10 @@ fn attributes(rs: &mut Ruleset, v: Option<&Value>, path: &str) -> Result<(), Rul
             .map(|t| string(t, &format!("{p}.type")))
             .transpose()?
             .unwrap_or("number");
-        if !matches!(kind, "number" | "string_list" | "string" | "string_number_map") {
+        if !matches!(
+            kind,
+            "number" | "string_list" | "string" | "string_number_map"
+        ) {
             return Err(RulesetError::new(
                 format!("{p}.type"),
                 format!("`{kind}` is not a FlexMatch attribute type (number, string, string_list, string_number_map)"),
@@ -165,14 +174,22 @@ struct TeamDef {
 fn teams(rs: &mut Ruleset, v: &Value, path: &str) -> Result<Vec<TeamDef>, RulesetError> {
     let list = arr(v, path)?;
     if list.is_empty() {
-        return Err(RulesetError::new(path, "a rule set needs at least one team"));
+        return Err(RulesetError::new(
+            path,
+            "a rule set needs at least one team",
+        ));
     }
     let mut defs = Vec::new();
     let mut sizes = Vec::new();
     for (i, t) in list.iter().enumerate() {
         let p = format!("{path}[{i}]");
         let t = obj(t, &p)?;
-        check_keys(t, &p, &["name", "maxPlayers", "minPlayers", "quantity"], "a team")?;
+        check_keys(
+            t,
+            &p,
+            &["name", "maxPlayers", "minPlayers", "quantity"],
+            "a team",
+        )?;
         let name = string(
             t.get("name")
                 .ok_or_else(|| RulesetError::new(&p, "a team needs a `name`"))?,
@@ -318,7 +335,11 @@ fn party(v: Option<&Value>, path: &str, sets: bool) -> Result<PartyAgg, RulesetE
                 path,
                 format!(
                     "`{other}` is not a party aggregation here ({})",
-                    if sets { "union, intersection" } else { "avg, min, max" }
+                    if sets {
+                        "union, intersection"
+                    } else {
+                        "avg, min, max"
+                    }
                 ),
             ))
         }
@@ -332,7 +353,10 @@ fn rules(
     team_defs: &[TeamDef],
 ) -> Result<(), RulesetError> {
     if list.len() > MAX_RULES {
-        return Err(RulesetError::new(path, format!("at most {MAX_RULES} rules")));
+        return Err(RulesetError::new(
+            path,
+            format!("at most {MAX_RULES} rules"),
+        ));
     }
     // Names first: a compound rule may name a rule written after it.
     let mut names = Vec::new();
@@ -382,7 +406,13 @@ fn rules(
             rs.rules[i].team_free = used.iter().all(|&j| rs.rules[j].team_free);
         }
     }
-    if rs.rules.iter().filter(|r| matches!(r.kind, RuleKind::Latency { .. })).count() > 1 {
+    if rs
+        .rules
+        .iter()
+        .filter(|r| matches!(r.kind, RuleKind::Latency { .. }))
+        .count()
+        > 1
+    {
         return Err(RulesetError::new(
             path,
             "more than one latency rule: mmsim's [regions] has one latency limit",
@@ -420,31 +450,35 @@ fn rule(
         allowed.extend_from_slice(extra);
         check_keys(r, p, &allowed, &what)
     };
-    let expr_err = |field: &str, e: String| {
-        RulesetError::new(format!("{p}.{field}"), format!("{what}: {e}"))
-    };
+    let expr_err =
+        |field: &str, e: String| RulesetError::new(format!("{p}.{field}"), format!("{what}: {e}"));
     let mut team_free = true;
-    let measurements = |rs: &mut Ruleset, team_free: &mut bool| -> Result<Vec<Expr>, RulesetError> {
-        let v = r.get("measurements").ok_or_else(|| {
-            RulesetError::new(p, format!("{what} needs `measurements`"))
-        })?;
-        let texts: Vec<&Value> = match v {
-            Value::Array(xs) => xs.iter().collect(),
-            other => vec![other],
+    let measurements =
+        |rs: &mut Ruleset, team_free: &mut bool| -> Result<Vec<Expr>, RulesetError> {
+            let v = r
+                .get("measurements")
+                .ok_or_else(|| RulesetError::new(p, format!("{what} needs `measurements`")))?;
+            let texts: Vec<&Value> = match v {
+                Value::Array(xs) => xs.iter().collect(),
+                other => vec![other],
+            };
+            let mut out = Vec::new();
+            for t in texts {
+                let s = string(t, &format!("{p}.measurements"))?;
+                let e = parse_expr(s, rs, team_defs).map_err(|e| expr_err("measurements", e))?;
+                *team_free &= e.team_free();
+                out.push(e);
+            }
+            Ok(out)
         };
-        let mut out = Vec::new();
-        for t in texts {
-            let s = string(t, &format!("{p}.measurements"))?;
-            let e = parse_expr(s, rs, team_defs).map_err(|e| expr_err("measurements", e))?;
-            *team_free &= e.team_free();
-            out.push(e);
-        }
-        Ok(out)
-    };
-    let reference = |rs: &mut Ruleset, team_free: &mut bool| -> Result<Option<Expr>, RulesetError> {
+    let reference = |rs: &mut Ruleset,
+                     team_free: &mut bool|
+     -> Result<Option<Expr>, RulesetError> {
         match r.get("referenceValue") {
             None => Ok(None),
-            Some(v @ Value::Number(_)) => Ok(Some(Expr::Num(number(v, &format!("{p}.referenceValue"))?))),
+            Some(v @ Value::Number(_)) => {
+                Ok(Some(Expr::Num(number(v, &format!("{p}.referenceValue"))?)))
+            }
             Some(Value::String(s)) => {
                 if let Ok(x) = s.trim().parse::<f64>() {
                     return Ok(Some(Expr::Num(x)));
@@ -466,22 +500,42 @@ fn rule(
     };
     let rule_kind = match kind {
         "distance" => {
-            keys(&["measurements", "referenceValue", "maxDistance", "minDistance", "partyAggregation"])?;
+            keys(&[
+                "measurements",
+                "referenceValue",
+                "maxDistance",
+                "minDistance",
+                "partyAggregation",
+            ])?;
             let measure = measurements(rs, &mut team_free)?;
             let reference = reference(rs, &mut team_free)?;
             let (max, min) = (steps("maxDistance")?, steps("minDistance")?);
             if max.is_none() && min.is_none() {
-                return Err(RulesetError::new(p, format!("{what} needs `maxDistance` or `minDistance`")));
+                return Err(RulesetError::new(
+                    p,
+                    format!("{what} needs `maxDistance` or `minDistance`"),
+                ));
             }
-            RuleKind::Distance { measure, reference, max, min }
+            RuleKind::Distance {
+                measure,
+                reference,
+                max,
+                min,
+            }
         }
         "comparison" => {
-            keys(&["measurements", "referenceValue", "operation", "partyAggregation"])?;
+            keys(&[
+                "measurements",
+                "referenceValue",
+                "operation",
+                "partyAggregation",
+            ])?;
             let measure = measurements(rs, &mut team_free)?;
             let reference = reference(rs, &mut team_free)?;
             let op_path = format!("{p}.operation");
             let op = match string(
-                r.get("operation").ok_or_else(|| RulesetError::new(p, format!("{what} needs an `operation`")))?,
+                r.get("operation")
+                    .ok_or_else(|| RulesetError::new(p, format!("{what} needs an `operation`")))?,
                 &op_path,
             )? {
                 "<" => CmpOp::Lt,
@@ -490,17 +544,31 @@ fn rule(
                 "!=" => CmpOp::Ne,
                 ">" => CmpOp::Gt,
                 ">=" => CmpOp::Ge,
-                other => return Err(RulesetError::new(op_path, format!("{what}: `{other}` is not one of <, <=, =, !=, >, >="))),
+                other => {
+                    return Err(RulesetError::new(
+                        op_path,
+                        format!("{what}: `{other}` is not one of <, <=, =, !=, >, >="),
+                    ))
+                }
             };
             if reference.is_none() && !matches!(op, CmpOp::Eq | CmpOp::Ne) {
-                return Err(RulesetError::new(op_path, format!("{what}: without a referenceValue the operation must be = or !=")));
+                return Err(RulesetError::new(
+                    op_path,
+                    format!("{what}: without a referenceValue the operation must be = or !="),
+                ));
             }
-            RuleKind::Comparison { measure, reference, op }
+            RuleKind::Comparison {
+                measure,
+                reference,
+                op,
+            }
         }
         "batchDistance" => {
             keys(&["batchAttribute", "maxDistance", "partyAggregation"])?;
             let attr_name = string(
-                r.get("batchAttribute").ok_or_else(|| RulesetError::new(p, format!("{what} needs a `batchAttribute`")))?,
+                r.get("batchAttribute").ok_or_else(|| {
+                    RulesetError::new(p, format!("{what} needs a `batchAttribute`"))
+                })?,
                 &format!("{p}.batchAttribute"),
             )?;
             let attr = rs.attribute(attr_name, "number");
@@ -510,11 +578,19 @@ fn rule(
                     format!("{what}: `{attr_name}` is a {}; mmsim batches by numeric attributes only (no simulated player has a string attribute)", rs.attributes[attr].kind),
                 ));
             }
-            let max = steps("maxDistance")?.ok_or_else(|| RulesetError::new(p, format!("{what} needs `maxDistance`")))?;
+            let max = steps("maxDistance")?
+                .ok_or_else(|| RulesetError::new(p, format!("{what} needs `maxDistance`")))?;
             RuleKind::BatchDistance { attr, max }
         }
         "collection" => {
-            keys(&["measurements", "referenceValue", "operation", "minCount", "maxCount", "partyAggregation"])?;
+            keys(&[
+                "measurements",
+                "referenceValue",
+                "operation",
+                "minCount",
+                "maxCount",
+                "partyAggregation",
+            ])?;
             let measure = measurements(rs, &mut team_free)?;
             let op_path = format!("{p}.operation");
             let op = match string(
@@ -532,9 +608,19 @@ fn rule(
                     .map(|(i, x)| string(x, &format!("{p}.referenceValue[{i}]")).map(str::to_owned))
                     .collect::<Result<Vec<_>, _>>()?,
                 (CollOp::ReferenceIntersectionCount, Some(Value::String(s))) => vec![s.clone()],
-                (CollOp::ReferenceIntersectionCount, _) => return Err(RulesetError::new(p, format!("{what} needs a `referenceValue` list of names"))),
+                (CollOp::ReferenceIntersectionCount, _) => {
+                    return Err(RulesetError::new(
+                        p,
+                        format!("{what} needs a `referenceValue` list of names"),
+                    ))
+                }
                 (CollOp::Intersection, None) => Vec::new(),
-                (CollOp::Intersection, Some(_)) => return Err(RulesetError::new(format!("{p}.referenceValue"), format!("{what}: intersection takes no referenceValue"))),
+                (CollOp::Intersection, Some(_)) => {
+                    return Err(RulesetError::new(
+                        format!("{p}.referenceValue"),
+                        format!("{what}: intersection takes no referenceValue"),
+                    ))
+                }
             };
             let mut used = Vec::new();
             measure.iter().for_each(|e| e.attributes(&mut used));
@@ -548,9 +634,19 @@ fn rule(
             }
             let (min, max) = (steps("minCount")?, steps("maxCount")?);
             if min.is_none() && max.is_none() {
-                return Err(RulesetError::new(p, format!("{what} needs `minCount` or `maxCount`")));
+                return Err(RulesetError::new(
+                    p,
+                    format!("{what} needs `minCount` or `maxCount`"),
+                ));
             }
-            RuleKind::Collection { measure, op, reference, reference_bits: 0, min, max }
+            RuleKind::Collection {
+                measure,
+                op,
+                reference,
+                reference_bits: 0,
+                min,
+                max,
+            }
         }
         "latency" => {
             keys(&["maxLatency", "partyAggregation"])?;
@@ -562,33 +658,42 @@ fn rule(
                     ));
                 }
             }
-            let max = steps("maxLatency")?.ok_or_else(|| RulesetError::new(p, format!("{what} needs `maxLatency`")))?;
+            let max = steps("maxLatency")?
+                .ok_or_else(|| RulesetError::new(p, format!("{what} needs `maxLatency`")))?;
             RuleKind::Latency { max }
         }
         "compound" => {
             keys(&["statement"])?;
             let s = string(
-                r.get("statement").ok_or_else(|| RulesetError::new(p, format!("{what} needs a `statement`")))?,
+                r.get("statement")
+                    .ok_or_else(|| RulesetError::new(p, format!("{what} needs a `statement`")))?,
                 &format!("{p}.statement"),
             )?;
-            let statement = parse_statement(s, names, name).map_err(|e| expr_err("statement", e))?;
+            let statement =
+                parse_statement(s, names, name).map_err(|e| expr_err("statement", e))?;
             RuleKind::Compound { statement }
         }
         other => {
             return Err(RulesetError::new(
                 format!("rule `{name}`"),
-                format!("has type `{other}`, which mmsim does not simulate (it simulates {RULE_TYPES})"),
+                format!(
+                    "has type `{other}`, which mmsim does not simulate (it simulates {RULE_TYPES})"
+                ),
             ))
         }
     };
-    let sets = match &rule_kind {
-        RuleKind::Collection { .. } => true,
-        _ => false,
-    };
-    let party = if matches!(rule_kind, RuleKind::Latency { .. } | RuleKind::Compound { .. }) {
+    let sets = matches!(rule_kind, RuleKind::Collection { .. });
+    let party = if matches!(
+        rule_kind,
+        RuleKind::Latency { .. } | RuleKind::Compound { .. }
+    ) {
         PartyAgg::Own
     } else {
-        party(r.get("partyAggregation"), &format!("{p}.partyAggregation"), sets)?
+        party(
+            r.get("partyAggregation"),
+            &format!("{p}.partyAggregation"),
+            sets,
+        )?
     };
     Ok(Rule {
         name: name.to_owned(),
@@ -631,7 +736,10 @@ fn expansions(rs: &mut Ruleset, list: &[Value], path: &str) -> Result<(), Rulese
                 &format!("{sp}.waitTimeSeconds"),
             )?;
             if wait > 86_400.0 {
-                return Err(RulesetError::new(format!("{sp}.waitTimeSeconds"), "at most 86400 (a day)"));
+                return Err(RulesetError::new(
+                    format!("{sp}.waitTimeSeconds"),
+                    "at most 86400 (a day)",
+                ));
             }
             let value = non_negative(
                 s.get("value")
@@ -668,7 +776,11 @@ fn apply_expansion(
                 text: format!(
                     "no effect: mmsim forms full teams of {} (steps at {})",
                     rs.team_size,
-                    steps.iter().map(|(w, v)| format!("{w} s: {v}")).collect::<Vec<_>>().join(", ")
+                    steps
+                        .iter()
+                        .map(|(w, v)| format!("{w} s: {v}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             });
             let _ = team;
@@ -678,9 +790,11 @@ fn apply_expansion(
             "`{target}`: mmsim expands only rules' values and teams' minPlayers (its team size is fixed)"
         )));
     }
-    let rest = target
-        .strip_prefix("rules[")
-        .ok_or_else(|| bad(format!("`{target}` is not `rules[NAME].PROPERTY` or `teams[NAME].minPlayers`")))?;
+    let rest = target.strip_prefix("rules[").ok_or_else(|| {
+        bad(format!(
+            "`{target}` is not `rules[NAME].PROPERTY` or `teams[NAME].minPlayers`"
+        ))
+    })?;
     let (name, prop) = rest
         .split_once("].")
         .ok_or_else(|| bad(format!("`{target}` is not `rules[NAME].PROPERTY`")))?;
@@ -820,7 +934,8 @@ fn tokens(s: &str) -> Result<Vec<Tok>, String> {
                 }
                 let text: String = cs[start..i].iter().collect();
                 out.push(Tok::Num(
-                    text.parse().map_err(|_| format!("`{text}` is not a number"))?,
+                    text.parse()
+                        .map_err(|_| format!("`{text}` is not a number"))?,
                 ));
             }
             c if c.is_alphanumeric() || c == '_' || c == '-' => {
@@ -890,7 +1005,10 @@ impl ExprParser<'_, '_> {
                 self.expect(Tok::Dot)?;
                 let players = self.ident()?;
                 if players != "players" {
-                    return Err(format!("expected `players` after `teams[{team}].` in `{}`", self.text));
+                    return Err(format!(
+                        "expected `players` after `teams[{team}].` in `{}`",
+                        self.text
+                    ));
                 }
                 if self.toks.get(self.at) != Some(&Tok::Dot) {
                     return Ok(Expr::Players { teams });
@@ -908,7 +1026,10 @@ impl ExprParser<'_, '_> {
                 self.expect(Tok::RBracket)?;
                 let declared = self.rs.attributes.iter().position(|a| a.name == name);
                 let attr = declared.ok_or_else(|| {
-                    format!("attribute `{name}` is not in playerAttributes (in `{}`)", self.text)
+                    format!(
+                        "attribute `{name}` is not in playerAttributes (in `{}`)",
+                        self.text
+                    )
                 })?;
                 Ok(Expr::Attr { teams, attr })
             }
@@ -971,7 +1092,9 @@ fn parse_statement(s: &str, names: &[&str], own: &str) -> Result<Statement, Stri
             return Err(format!("nested deeper than {MAX_DEPTH} in `{text}`"));
         }
         let Some(Tok::Ident(word)) = toks.get(*at).cloned() else {
-            return Err(format!("expected a rule name or and/or/xor/not in `{text}`"));
+            return Err(format!(
+                "expected a rule name or and/or/xor/not in `{text}`"
+            ));
         };
         *at += 1;
         if toks.get(*at) != Some(&Tok::Open) {
@@ -1011,7 +1134,9 @@ fn parse_statement(s: &str, names: &[&str], own: &str) -> Result<Statement, Stri
         return Err(format!("unexpected text after the statement in `{s}`"));
     }
     if matches!(st, Statement::Rule(_)) {
-        return Err(format!("a compound statement is and/or/xor/not of rules, got `{s}`"));
+        return Err(format!(
+            "a compound statement is and/or/xor/not of rules, got `{s}`"
+        ));
     }
     Ok(st)
 }

@@ -235,9 +235,14 @@ pub enum Expr {
     Num(f64),
     /// `teams[X].players.attributes[A]`: per team, per player; `attr`
     /// indexes `Ruleset::attributes`.
-    Attr { teams: TeamSel, attr: usize },
+    Attr {
+        teams: TeamSel,
+        attr: usize,
+    },
     /// `teams[X].players`: per team, one entry per player (for `count`).
-    Players { teams: TeamSel },
+    Players {
+        teams: TeamSel,
+    },
     Flatten(Box<Expr>),
     Agg(AggFn, Box<Expr>),
 }
@@ -344,7 +349,10 @@ pub enum RuleKind {
         op: CmpOp,
     },
     /// Every player's `attr` lies within `max` of every other's.
-    BatchDistance { attr: usize, max: Steps },
+    BatchDistance {
+        attr: usize,
+        max: Steps,
+    },
     /// A count over string lists within `[min, max]`.
     Collection {
         measure: Vec<Expr>,
@@ -358,8 +366,12 @@ pub enum RuleKind {
     },
     /// Every player's ping to the hosting data centre within `max` ms: the
     /// `[regions]` latency rule, enforced by the engine's regional layer.
-    Latency { max: Steps },
-    Compound { statement: Statement },
+    Latency {
+        max: Steps,
+    },
+    Compound {
+        statement: Statement,
+    },
 }
 
 impl RuleKind {
@@ -433,7 +445,11 @@ impl Ruleset {
         let value: serde_json::Value = serde_json::from_str(text).map_err(|e| {
             RulesetError::new(
                 "",
-                format!("not valid JSON at line {}, column {}: {e}", e.line(), e.column()),
+                format!(
+                    "not valid JSON at line {}, column {}: {e}",
+                    e.line(),
+                    e.column()
+                ),
             )
         })?;
         let obj = value
@@ -658,7 +674,10 @@ pub(crate) fn number(v: &serde_json::Value, path: &str) -> Result<f64, RulesetEr
 pub(crate) fn non_negative(v: &serde_json::Value, path: &str) -> Result<f64, RulesetError> {
     let x = number(v, path)?;
     if x < 0.0 {
-        return Err(RulesetError::new(path, format!("must be at least 0, got {x}")));
+        return Err(RulesetError::new(
+            path,
+            format!("must be at least 0, got {x}"),
+        ));
     }
     Ok(x)
 }

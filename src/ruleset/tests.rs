@@ -34,7 +34,8 @@ fn cand<'a>(teams: &[&[&'a Player]]) -> Candidate<'a> {
     }
 }
 
-const TWO_V_TWO: &str = r#""teams": [{ "name": "red", "maxPlayers": 2 }, { "name": "blue", "maxPlayers": 2 }]"#;
+const TWO_V_TWO: &str =
+    r#""teams": [{ "name": "red", "maxPlayers": 2 }, { "name": "blue", "maxPlayers": 2 }]"#;
 
 #[test]
 fn a_comparison_rule_on_team_averages_compares_the_named_teams() {
@@ -158,7 +159,10 @@ fn a_latency_rule_keeps_its_expansion_steps() {
     let (rule, steps) = rs.latency().expect("a latency rule");
     assert_eq!(rule.name, "FastConnection");
     assert_eq!(steps.steps, vec![(10.0, 100.0), (20.0, 150.0)]);
-    assert_eq!((steps.at(9.99), steps.at(10.0), steps.at(25.0)), (50.0, 100.0, 150.0));
+    assert_eq!(
+        (steps.at(9.99), steps.at(10.0), steps.at(25.0)),
+        (50.0, 100.0, 150.0)
+    );
 }
 
 #[test]
@@ -170,7 +174,10 @@ fn accelbyte_region_expansion_becomes_latency_steps() {
     );
     let (_, steps) = rs.latency().expect("region expansion");
     assert_eq!(steps.base, 100.0);
-    assert_eq!(steps.steps, vec![(5.0, 150.0), (10.0, 200.0), (15.0, 220.0)]);
+    assert_eq!(
+        steps.steps,
+        vec![(5.0, 150.0), (10.0, 200.0), (15.0, 220.0)]
+    );
 }
 
 fn refusal(json: &str) -> RulesetError {

@@ -74,13 +74,22 @@ fn missing(s: &Scenario, source: Source) -> Option<&'static str> {
         Source::Rating => None,
         Source::Games => p.games.is_none().then_some("population.games is not set"),
         Source::Tier => p.tiers.is_empty().then_some("population.tiers is not set"),
-        Source::WinRate => p.win_rate.is_none().then_some("population.win_rate is not set"),
+        Source::WinRate => p
+            .win_rate
+            .is_none()
+            .then_some("population.win_rate is not set"),
         Source::Languages => p
             .languages
             .is_empty()
             .then_some("population.languages is not set"),
-        Source::Roles => s.roles.is_none().then_some("the scenario has no [roles] section"),
-        Source::Latency => s.regions.is_none().then_some("the scenario has no [regions] section"),
+        Source::Roles => s
+            .roles
+            .is_none()
+            .then_some("the scenario has no [roles] section"),
+        Source::Latency => s
+            .regions
+            .is_none()
+            .then_some("the scenario has no [regions] section"),
     }
 }
 
@@ -118,7 +127,12 @@ pub fn mapping(
                 Some(Ok(x)) => Ok(x),
                 None => Ok(Source::by_convention(&name)),
             }
-            .and_then(|x| x.ok_or_else(|| "no population attribute by that name; map it in [ruleset] attributes".to_string()))
+            .and_then(|x| {
+                x.ok_or_else(|| {
+                    "no population attribute by that name; map it in [ruleset] attributes"
+                        .to_string()
+                })
+            })
             .and_then(|x| match s.and_then(|s| missing(s, x)) {
                 Some(why) => Err(format!("maps to `{}` but {why}", x.name())),
                 None => Ok(x),
@@ -162,8 +176,7 @@ pub fn attach(s: &mut Scenario, before: &Scenario, path: &Path) -> Result<(), Pa
         Some(c) => c,
         None => {
             let full = path.parent().unwrap_or(Path::new(".")).join(&sec.file);
-            let (rs, sha) =
-                read_file(&full).map_err(|e| ParamError::new("ruleset.file", e))?;
+            let (rs, sha) = read_file(&full).map_err(|e| ParamError::new("ruleset.file", e))?;
             (Arc::new(rs), sha)
         }
     };
@@ -241,12 +254,13 @@ fn apply(s: &mut Scenario, rs: &Ruleset) -> Result<(), ParamError> {
             })
             .collect();
     }
-    debug_assert!(rs
-        .rules
-        .iter()
-        .filter(|r| matches!(r.kind, RuleKind::Latency { .. }))
-        .count()
-        <= 1);
+    debug_assert!(
+        rs.rules
+            .iter()
+            .filter(|r| matches!(r.kind, RuleKind::Latency { .. }))
+            .count()
+            <= 1
+    );
     if let Some(comp) = &rs.roles {
         let roles = s.roles.as_mut().ok_or_else(|| {
             ParamError::new(
