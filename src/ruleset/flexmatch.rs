@@ -484,6 +484,12 @@ fn rule(
                     return Ok(Some(Expr::Num(x)));
                 }
                 let e = parse_expr(s, rs, team_defs).map_err(|e| expr_err("referenceValue", e))?;
+                if !e.is_one_value() {
+                    return Err(expr_err(
+                        "referenceValue",
+                        format!("`{s}` gives a list; a reference is one value (aggregate it, e.g. avg(flatten(...)))"),
+                    ));
+                }
                 *team_free &= e.team_free();
                 Ok(Some(e))
             }
@@ -498,6 +504,21 @@ fn rule(
             .map(|v| non_negative(v, &format!("{p}.{k}")).map(Steps::fixed))
             .transpose()
     };
+    // Distance and comparison rules compare numbers.
+    let numeric = |rs: &Ruleset, exprs: &[&Expr]| -> Result<(), RulesetError> {
+        let mut used = Vec::new();
+        exprs.iter().for_each(|e| e.attributes(&mut used));
+        match used.iter().find(|&&a| rs.attributes[a].kind != "number") {
+            Some(&a) => Err(RulesetError::new(
+                format!("{p}.measurements"),
+                format!(
+                    "{what}: `{}` is a {}; this rule compares numbers",
+                    rs.attributes[a].name, rs.attributes[a].kind
+                ),
+            )),
+            None => Ok(()),
+        }
+    };
     let rule_kind = match kind {
         "distance" => {
             keys(&[
@@ -509,6 +530,7 @@ fn rule(
             ])?;
             let measure = measurements(rs, &mut team_free)?;
             let reference = reference(rs, &mut team_free)?;
+            numeric(rs, &measure.iter().chain(&reference).collect::<Vec<_>>())?;
             let (max, min) = (steps("maxDistance")?, steps("minDistance")?);
             if max.is_none() && min.is_none() {
                 return Err(RulesetError::new(
@@ -532,6 +554,7 @@ fn rule(
             ])?;
             let measure = measurements(rs, &mut team_free)?;
             let reference = reference(rs, &mut team_free)?;
+            numeric(rs, &measure.iter().chain(&reference).collect::<Vec<_>>())?;
             let op_path = format!("{p}.operation");
             let op = match string(
                 r.get("operation")

@@ -265,6 +265,23 @@ impl Expr {
         walk(self, false)
     }
 
+    /// Whether the expression gives one value (a reference must): lists of
+    /// teams and of players are aggregated or flattened away.
+    pub fn is_one_value(&self) -> bool {
+        fn levels(e: &Expr) -> usize {
+            match e {
+                Expr::Num(_) => 0,
+                Expr::Attr { teams, .. } | Expr::Players { teams } => match teams {
+                    TeamSel::Range { count: 1, .. } => 1,
+                    _ => 2,
+                },
+                Expr::Flatten(inner) => levels(inner).min(1),
+                Expr::Agg(_, inner) => levels(inner).saturating_sub(1),
+            }
+        }
+        levels(self) == 0
+    }
+
     /// The attributes the expression reads.
     pub fn attributes(&self, out: &mut Vec<usize>) {
         match self {

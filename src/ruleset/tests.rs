@@ -232,3 +232,37 @@ fn an_attribute_the_population_lacks_is_named() {
     let e = rs.bind(Source::by_convention, |_| None).unwrap_err();
     assert_eq!(e.path, "attribute `prestige`");
 }
+
+#[test]
+fn a_reference_that_is_a_list_or_a_string_list_compared_as_numbers_is_refused() {
+    let e = refusal(
+        r#"{ "ruleLanguageVersion": "1.0", "playerAttributes": [{ "name": "skill" }],
+             "teams": [{ "name": "p", "maxPlayers": 2, "quantity": 2 }],
+             "rules": [{ "name": "X", "type": "distance", "maxDistance": 5,
+                 "measurements": ["avg(teams[*].players.attributes[skill])"],
+                 "referenceValue": "avg(teams[*].players.attributes[skill])" }] }"#,
+    );
+    assert_eq!(e.path, "rules[0].referenceValue");
+    let e = refusal(
+        r#"{ "ruleLanguageVersion": "1.0", "playerAttributes": [{ "name": "languages", "type": "string_list" }],
+             "teams": [{ "name": "p", "maxPlayers": 2, "quantity": 2 }],
+             "rules": [{ "name": "X", "type": "comparison", "operation": "=",
+                 "measurements": ["flatten(teams[*].players.attributes[languages])"] }] }"#,
+    );
+    assert!(e.message.contains("`languages` is a string_list"), "{e}");
+    // One value: a single team's aggregate, or an aggregate of per-team ones.
+    for ok in [
+        "count(teams[p_1].players)",
+        "min(count(teams[*].players))",
+        "avg(flatten(teams[*].players.attributes[skill]))",
+    ] {
+        Ruleset::parse(&format!(
+            r#"{{ "ruleLanguageVersion": "1.0", "playerAttributes": [{{ "name": "skill" }}],
+                 "teams": [{{ "name": "p", "maxPlayers": 2, "quantity": 2 }}],
+                 "rules": [{{ "name": "X", "type": "distance", "maxDistance": 5,
+                     "measurements": ["avg(teams[*].players.attributes[skill])"],
+                     "referenceValue": "{ok}" }}] }}"#
+        ))
+        .unwrap_or_else(|e| panic!("{ok}: {e}"));
+    }
+}
