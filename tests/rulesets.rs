@@ -273,3 +273,31 @@ fn explain_ruleset_prints_each_rule_with_its_expansion_seconds() {
         assert!(text.contains(want), "missing {want:?} in\n{text}");
     }
 }
+
+fn sha_of(args: &[&str]) -> String {
+    let o = mmsim(args);
+    assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    text.lines()
+        .find_map(|l| l.strip_prefix("scenario_sha256 "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no hash in {text}"))
+        .to_owned()
+}
+
+#[test]
+fn the_scenario_hash_follows_the_ruleset_s_bytes_not_its_path() {
+    let preset = scenario("rulesets/flexmatch-8v8.toml");
+    let json = root().join("scenarios/rulesets/flexmatch/aliens-vs-cowboys.json");
+    let relative = sha_of(&["validate", &preset]);
+    let set_abs = format!("ruleset.file={:?}", json.to_string_lossy());
+    let absolute = sha_of(&["validate", &preset, "--set", &set_abs]);
+    assert_eq!(relative, absolute);
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(&json).unwrap();
+    let changed = text.replacen("\"maxDistance\": 10", "\"maxDistance\": 11", 1);
+    assert_ne!(text, changed);
+    let copy = write(tmp.path(), "changed.json", &changed);
+    let other = sha_of(&["validate", &preset, "--set", &format!("ruleset.file={copy:?}")]);
+    assert_ne!(relative, other);
+}
