@@ -118,17 +118,17 @@ pub fn explain(rs: &Ruleset, mapping: &[(String, Result<Source, String>)]) -> St
                 let m: Vec<String> = measure.iter().map(|e| expr(e, rs)).collect();
                 let mut s = match reference {
                     Some(rf) => format!(
-                        "every value of {} within the limits of {}",
+                        "the distance from each value of {} to {}",
                         m.join(", "),
                         expr(rf, rs)
                     ),
-                    None => format!("every pair of values of {} within the limits", m.join(", ")),
+                    None => format!("the distance between any two values of {}", m.join(", ")),
                 };
                 if let Some(x) = max {
-                    let _ = write!(s, "; max distance {}", steps(x, ""));
+                    let _ = write!(s, ": at most {}", steps(x, ""));
                 }
                 if let Some(x) = min {
-                    let _ = write!(s, "; min distance {}", steps(x, ""));
+                    let _ = write!(s, "; at least {}", steps(x, ""));
                 }
                 s
             }
