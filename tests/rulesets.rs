@@ -298,6 +298,11 @@ fn the_scenario_hash_follows_the_ruleset_s_bytes_not_its_path() {
     let changed = text.replacen("\"maxDistance\": 10", "\"maxDistance\": 11", 1);
     assert_ne!(text, changed);
     let copy = write(tmp.path(), "changed.json", &changed);
-    let other = sha_of(&["validate", &preset, "--set", &format!("ruleset.file={copy:?}")]);
+    let other = sha_of(&[
+        "validate",
+        &preset,
+        "--set",
+        &format!("ruleset.file={copy:?}"),
+    ]);
     assert_ne!(relative, other);
 }
