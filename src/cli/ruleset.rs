@@ -43,11 +43,16 @@ pub fn validate_line(s: &scenario::Scenario) -> Option<String> {
     let sec = s.ruleset.as_ref()?;
     let rs = sec.read.as_ref()?;
     Some(format!(
-        "ruleset {}: {} `{}`, {} rules, {} teams of {} (`mmsim explain-ruleset` says what each rule becomes)",
+        "ruleset {}: {}{}, {} rule{}, {} teams of {} (`mmsim explain-ruleset` says what each rule becomes)",
         sec.file,
         rs.vendor.label(),
-        rs.name,
+        if rs.name.is_empty() {
+            String::new()
+        } else {
+            format!(" `{}`", rs.name)
+        },
         rs.rules.len(),
+        if rs.rules.len() == 1 { "" } else { "s" },
         rs.teams,
         rs.team_size,
     ))
