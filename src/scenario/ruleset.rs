@@ -302,3 +302,117 @@ fn apply(s: &mut Scenario, rs: &Ruleset) -> Result<(), ParamError> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::from_text;
+    use std::path::Path;
+
+    const WORLD: &str = r#"
+[run]
+name = "t"
+duration = "10m"
+
+[population]
+size = 200
+skill = { dist = "normal", mean = 1500, sd = 300 }
+
+[arrivals]
+rate_per_s = 1.0
+
+[policy]
+kind = "ruleset"
+
+[ruleset]
+file = "r.json"
+
+[roles]
+names = ["dps", "tank", "healer"]
+shares = [0.6, 0.2, 0.2]
+composition = { dps = 1, tank = 1, healer = 1 }
+
+[regions]
+data_centres = ["eu"]
+max_ping_ms = 400
+[[regions.homes]]
+name = "eu"
+share = 1.0
+ping_ms = [30]
+
+[acceptance]
+accept_prob = 0.9
+
+[backfill]
+leave_per_min = 0.01
+fill = false
+"#;
+
+    #[test]
+    fn the_ruleset_sets_format_latency_roles_acceptance_and_backfill() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("r.json"),
+            r#"{ "alliance": { "min_number": 2, "max_number": 2, "player_max_number": 5,
+                   "combination": { "has_combination": true, "alliances": [[
+                     { "name": "dps", "min": 3, "max": 3 }, { "name": "tank", "min": 1, "max": 1 },
+                     { "name": "healer", "min": 1, "max": 1 } ]] } },
+                 "auto_backfill": true,
+                 "region_latency_initial_range_ms": 100, "region_expansion_rate_ms": 10000,
+                 "region_expansion_range_ms": 100, "region_latency_max_ms": 300 }"#,
+        )
+        .unwrap();
+        let path = dir.path().join("s.toml");
+        let s = from_text(WORLD, &path, &[])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .scenario;
+        assert_eq!((s.format.teams, s.format.team_size), (2, 5));
+        let regions = s.regions.as_ref().unwrap();
+        assert_eq!(regions.max_ping_ms, 100.0);
+        let steps: Vec<(f64, f64)> = regions
+            .expansions
+            .iter()
+            .map(|e| (e.after.secs(), e.max_ping_ms))
+            .collect();
+        assert_eq!(steps, vec![(10.0, 200.0), (20.0, 300.0)]);
+        let comp = &s.roles.as_ref().unwrap().composition;
+        assert_eq!(
+            comp.iter()
+                .map(|(k, v)| (k.as_str(), *v))
+                .collect::<Vec<_>>(),
+            vec![("dps", 3), ("healer", 1), ("tank", 1)]
+        );
+        assert!(
+            s.backfill.as_ref().unwrap().fill,
+            "auto_backfill turns fill on"
+        );
+        // No FlexMatch configuration: the scenario's ready check stays.
+        assert_eq!(s.acceptance.as_ref().unwrap().timeout.secs(), 20.0);
+        assert!(
+            matches!(s.policy, crate::policy::PolicyConfig::Ruleset(ref p) if p.ruleset.is_some())
+        );
+    }
+
+    #[test]
+    fn a_flexmatch_configuration_sets_the_ready_check_s_timeout() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("r.json"),
+            r#"{ "ruleSet": { "ruleLanguageVersion": "1.0",
+                   "teams": [{ "name": "p", "maxPlayers": 3, "quantity": 2 }] },
+                 "configuration": { "acceptanceRequired": true, "acceptanceTimeoutSeconds": 45,
+                   "backfillMode": "MANUAL" } }"#,
+        )
+        .unwrap();
+        let text = WORLD.replace("[roles]", "[roles_unused]");
+        let text = text.split("[roles_unused]").next().unwrap().to_owned()
+            + &WORLD[WORLD.find("[regions]").unwrap()..];
+        let s = from_text(&text, &Path::new(dir.path()).join("s.toml"), &[])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .scenario;
+        assert_eq!((s.format.teams, s.format.team_size), (2, 3));
+        assert_eq!(s.acceptance.as_ref().unwrap().timeout.secs(), 45.0);
+        assert!(!s.backfill.as_ref().unwrap().fill);
+        // No latency rule: the scenario's own limit stays.
+        assert_eq!(s.regions.as_ref().unwrap().max_ping_ms, 400.0);
+    }
+}
