@@ -60,6 +60,9 @@ impl std::fmt::Display for RulesetError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.path.is_empty() {
             write!(f, "{}", self.message)
+        } else if self.path.contains('`') {
+            // Already quoted where it names something: "rule `X`".
+            write!(f, "{}: {}", self.path, self.message)
         } else {
             write!(f, "`{}`: {}", self.path, self.message)
         }
