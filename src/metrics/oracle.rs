@@ -321,6 +321,79 @@ fn team_metrics(matches: &[&super::MatchRecord], out: &mut Map<String, Value>) {
     );
 }
 
+/// The role queue's section (`summary.json`'s `roles`) from the tickets'
+/// role columns: per main role, its players (each member of a party), the
+/// waits of those matched, the share who gave up, the share of those given
+/// a role by their match's split who played their main role, and how many
+/// played each role; overall, the shares who got their main role and a role
+/// they accept. Backfill joiners (matched without an assigned role) count
+/// as matched but are outside the shares.
+pub fn roles_section(tickets: &[&super::TicketRecord], names: &[String]) -> Value {
+    struct Per {
+        players: usize,
+        abandoned: usize,
+        assigned: usize,
+        got_main: usize,
+        played: usize,
+        waits: Vec<f64>,
+    }
+    let mut per: Vec<Per> = names
+        .iter()
+        .map(|_| Per {
+            players: 0,
+            abandoned: 0,
+            assigned: 0,
+            got_main: 0,
+            played: 0,
+            waits: Vec::new(),
+        })
+        .collect();
+    let (mut matched, mut assigned, mut first, mut preferred) = (0usize, 0usize, 0usize, 0usize);
+    for t in tickets {
+        let Some(r) = &t.roles else { continue };
+        for (i, &main) in r.main.iter().enumerate() {
+            let main = main as usize;
+            per[main].players += 1;
+            match t.end {
+                TicketEnd::Matched(_) => {
+                    matched += 1;
+                    per[main].waits.push(t.wait_s());
+                    if let Some(&role) = r.assigned.get(i) {
+                        assigned += 1;
+                        per[main].assigned += 1;
+                        per[role as usize].played += 1;
+                        first += usize::from(role as usize == main);
+                        per[main].got_main += usize::from(role as usize == main);
+                        preferred += usize::from(r.accepted[i] & (1 << role) != 0);
+                    }
+                }
+                TicketEnd::Abandoned => per[main].abandoned += 1,
+                TicketEnd::Waiting | TicketEnd::Declined => {}
+            }
+        }
+    }
+    let by_main_role: Vec<Value> = names
+        .iter()
+        .zip(per.iter_mut())
+        .map(|(name, p)| {
+            json!({
+                "role": name,
+                "players": p.players,
+                "wait_s": describe(&mut p.waits),
+                "abandon_rate": ratio(p.abandoned, p.players),
+                "first_choice_share": ratio(p.got_main, p.assigned),
+                "played": p.played,
+            })
+        })
+        .collect();
+    json!({
+        "by_main_role": by_main_role,
+        "matched_players": matched,
+        "first_choice_share": ratio(first, assigned),
+        "preferred_share": ratio(preferred, assigned),
+    })
+}
+
 fn ratio(num: usize, den: usize) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
 }
@@ -455,6 +528,42 @@ mod tests {
             "armored-warfare-15v15.toml",
             &["run.duration=3h", "run.warmup=30m"],
         );
+    }
+
+    #[test]
+    fn streamed_role_figures_match_the_oracle_on_the_role_queue_preset() {
+        let file = "regions-roles-5v5.toml";
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(file),
+        )
+        .unwrap();
+        let sets: Vec<String> = vec!["run.duration=90m".into(), "run.warmup=20m".into()];
+        let s = from_text(&text, Path::new(file), &sets).unwrap().scenario;
+        let kept = crate::run::run_keeping(&s, 11);
+        let names = kept
+            .output
+            .view
+            .roles
+            .as_ref()
+            .expect("a role queue")
+            .names()
+            .to_vec();
+        let tickets: Vec<_> = kept
+            .records
+            .tickets
+            .iter()
+            .filter(|t| !t.in_warmup)
+            .collect();
+        let oracle = roles_section(&tickets, &names);
+        let mut bad = Vec::new();
+        agree(".roles", &oracle, &kept.summary["roles"], &mut bad);
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+        // Enough players of every role to tell a wrong fold from a right one.
+        for role in oracle["by_main_role"].as_array().unwrap() {
+            assert!(role["players"].as_u64().unwrap() > 100, "{role}");
+        }
     }
 
     #[test]
