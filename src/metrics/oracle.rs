@@ -394,6 +394,60 @@ pub fn roles_section(tickets: &[&super::TicketRecord], names: &[String]) -> Valu
     })
 }
 
+/// The regional layer's matches by data centre and tickets by home region
+/// (`summary.json`'s `regions.by_data_centre` and `.by_home_region`), from
+/// the records' `host_dc` and `region` columns. The players' host pings are
+/// not in the records (a ticket keeps its worst member's), so
+/// `host_ping_ms` has no oracle here.
+pub fn regions_section(
+    tickets: &[&super::TicketRecord],
+    matches: &[&super::MatchRecord],
+    data_centres: &[String],
+    homes: &[String],
+) -> Value {
+    let mut hosted = vec![0usize; data_centres.len()];
+    for m in matches {
+        if let Some(dc) = m.host_dc {
+            hosted[usize::from(dc)] += 1;
+        }
+    }
+    let total: usize = hosted.iter().sum();
+    let by_data_centre: Vec<Value> = data_centres
+        .iter()
+        .zip(&hosted)
+        .map(|(name, &n)| json!({"data_centre": name, "matches": n, "share": ratio(n, total)}))
+        .collect();
+    let by_home_region: Vec<Value> = homes
+        .iter()
+        .enumerate()
+        .map(|(h, name)| {
+            let mine: Vec<_> = tickets
+                .iter()
+                .filter(|t| t.region.map(usize::from) == Some(h))
+                .collect();
+            let mut waits: Vec<f64> = mine
+                .iter()
+                .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
+                .map(|t| t.wait_s())
+                .collect();
+            waits.sort_by(f64::total_cmp);
+            let abandoned = mine
+                .iter()
+                .filter(|t| t.end == TicketEnd::Abandoned)
+                .count();
+            json!({
+                "region": name,
+                "tickets": mine.len(),
+                "matched": waits.len(),
+                "abandon_rate": ratio(abandoned, mine.len()),
+                "wait_p50_s": percentile(&waits, 0.5),
+                "wait_p90_s": percentile(&waits, 0.9),
+            })
+        })
+        .collect();
+    json!({"by_data_centre": by_data_centre, "by_home_region": by_home_region})
+}
+
 fn ratio(num: usize, den: usize) -> Option<f64> {
     (den > 0).then(|| num as f64 / den as f64)
 }
@@ -563,6 +617,44 @@ mod tests {
         // Enough players of every role to tell a wrong fold from a right one.
         for role in oracle["by_main_role"].as_array().unwrap() {
             assert!(role["players"].as_u64().unwrap() > 100, "{role}");
+        }
+    }
+
+    #[test]
+    fn streamed_region_figures_match_the_oracle_on_the_regions_preset() {
+        let file = "regions-5v5.toml";
+        let text = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("scenarios")
+                .join(file),
+        )
+        .unwrap();
+        let sets: Vec<String> = vec!["run.duration=90m".into(), "run.warmup=20m".into()];
+        let s = from_text(&text, Path::new(file), &sets).unwrap().scenario;
+        let kept = crate::run::run_keeping(&s, 11);
+        let r = s.regions.as_ref().expect("a regional scenario");
+        let homes: Vec<String> = r.homes.iter().map(|h| h.name.clone()).collect();
+        let tickets: Vec<_> = kept
+            .records
+            .tickets
+            .iter()
+            .filter(|t| !t.in_warmup)
+            .collect();
+        let matches: Vec<_> = kept
+            .records
+            .matches
+            .iter()
+            .filter(|m| !m.in_warmup)
+            .collect();
+        let oracle = regions_section(&tickets, &matches, &r.data_centres, &homes);
+        let streamed = &kept.summary["regions"];
+        let mut bad = Vec::new();
+        for k in ["by_data_centre", "by_home_region"] {
+            agree(&format!(".regions.{k}"), &oracle[k], &streamed[k], &mut bad);
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+        for dc in oracle["by_data_centre"].as_array().unwrap() {
+            assert!(dc["matches"].as_u64().unwrap() > 50, "{dc}");
         }
     }
 
