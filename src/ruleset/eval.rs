@@ -180,6 +180,35 @@ fn reduce(f: AggFn, xs: &[f64]) -> f64 {
 fn numbers(exprs: &[Expr], rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Vec<f64> {
     let mut out = Vec::new();
     for e in exprs {
+        if !numbers_direct(e, rs, c, agg, &mut out) {
+            let mut vals = Vec::new();
+            leaves(eval(e, rs, c, agg), &mut vals);
+            out.extend(vals.into_iter().map(|v| match v {
+                Val::Num(x) => x,
+                _ => f64::NAN,
+            }));
+        }
+    }
+    debug_assert!(
+        {
+            let slow = numbers_by_values(exprs, rs, c, agg);
+            slow.len() == out.len()
+                && slow
+                    .iter()
+                    .zip(&out)
+                    .all(|(a, b)| a.to_bits() == b.to_bits())
+        },
+        "the direct evaluation differs from the tree's"
+    );
+    out
+}
+
+/// `numbers` by building each expression's value tree first: the plain
+/// reading of the rules language, and the check of `numbers_direct` in
+/// every debug build.
+fn numbers_by_values(exprs: &[Expr], rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Vec<f64> {
+    let mut out = Vec::new();
+    for e in exprs {
         leaves(eval(e, rs, c, agg), &mut out);
     }
     out.into_iter()
@@ -188,6 +217,104 @@ fn numbers(exprs: &[Expr], rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Ve
             _ => f64::NAN,
         })
         .collect()
+}
+
+/// The common shapes of a rule's property (a number attribute per player,
+/// flattened, or aggregated per team or over the match) evaluated straight
+/// into `out`, in the order the value tree's leaves come, without building
+/// the tree: a growing match checks its rules for every candidate ticket.
+/// False, with `out` untouched, for any other shape.
+fn numbers_direct(
+    e: &Expr,
+    rs: &Ruleset,
+    c: &Candidate<'_>,
+    agg: PartyAgg,
+    out: &mut Vec<f64>,
+) -> bool {
+    let numeric = |attr: usize| {
+        rs.attributes[attr]
+            .source
+            .filter(|s| !s.is_set() && *s != Source::Latency)
+    };
+    let team_values = |team: usize, source: Source, xs: &mut SmallVec<[f64; 16]>| {
+        for t in c.tickets.iter().filter(|t| t.team == team) {
+            for i in 0..t.players.len() {
+                if let Val::Num(x) = member_value(t, i, source, agg) {
+                    xs.push(x);
+                }
+            }
+        }
+    };
+    let mut xs: SmallVec<[f64; 16]> = SmallVec::new();
+    match e {
+        Expr::Num(x) => out.push(*x),
+        Expr::Attr { teams, attr } => {
+            let Some(source) = numeric(*attr) else {
+                return false;
+            };
+            for team in teams_of(*teams, c.teams) {
+                team_values(team, source, &mut xs);
+            }
+            out.extend_from_slice(&xs);
+        }
+        Expr::Flatten(inner) => {
+            let Expr::Attr { teams, attr } = **inner else {
+                return false;
+            };
+            let Some(source) = numeric(attr) else {
+                return false;
+            };
+            for team in teams_of(teams, c.teams) {
+                team_values(team, source, &mut xs);
+            }
+            out.extend_from_slice(&xs);
+        }
+        Expr::Agg(f, inner) => match &**inner {
+            // Per team: one value each (an empty selection of teams is
+            // an empty list, whose aggregate is over no values).
+            Expr::Attr { teams, attr } => {
+                let Some(source) = numeric(*attr) else {
+                    return false;
+                };
+                let range = teams_of(*teams, c.teams);
+                if range.is_empty() {
+                    out.push(if *f == AggFn::Count {
+                        0.0
+                    } else {
+                        reduce(*f, &[])
+                    });
+                }
+                for team in range {
+                    xs.clear();
+                    team_values(team, source, &mut xs);
+                    out.push(if *f == AggFn::Count {
+                        xs.len() as f64
+                    } else {
+                        reduce(*f, &xs)
+                    });
+                }
+            }
+            Expr::Flatten(inner2) => {
+                let Expr::Attr { teams, attr } = **inner2 else {
+                    return false;
+                };
+                let Some(source) = numeric(attr) else {
+                    return false;
+                };
+                for team in teams_of(teams, c.teams) {
+                    team_values(team, source, &mut xs);
+                }
+                out.push(if *f == AggFn::Count {
+                    xs.len() as f64
+                } else {
+                    reduce(*f, &xs)
+                });
+            }
+            _ => return false,
+        },
+        Expr::Players { .. } => return false,
+    }
+    true
 }
 
 fn scalar(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> f64 {
