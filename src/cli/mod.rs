@@ -24,6 +24,7 @@ macro_rules! say_raw {
 
 pub mod catalogue;
 mod compare;
+mod explain;
 mod interrupt;
 mod rebalance;
 mod trace;
@@ -94,6 +95,10 @@ pub enum Command {
         /// summary, plots and report only.
         #[arg(long, value_enum, default_value = "all")]
         tables: TablesArg,
+        /// Record why each ticket waited: explain.jsonl and the summary's
+        /// `explain` object (the same as `--set metrics.explain=true`).
+        #[arg(long)]
+        explain: bool,
     },
     /// Check a scenario file and print what it would run.
     Validate {
@@ -147,6 +152,16 @@ pub enum Command {
         /// The CSV to write (default RUN/trace.csv).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Print one ticket's story from a run made with --explain: arrival,
+    /// the passes that looked at it, what blocked it, when each rule would
+    /// have allowed the match it got, how it ended.
+    Explain {
+        /// A folder `mmsim run --explain` wrote.
+        run: PathBuf,
+        /// The ticket's id (the `ticket` column of tickets.parquet).
+        #[arg(long)]
+        ticket: u32,
     },
     #[command(flatten)]
     Tuning(tune::TuningCommand),
@@ -216,7 +231,12 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             quiet,
             replications,
             tables,
+            explain,
         } => {
+            let mut sets = sets;
+            if explain {
+                sets.push("metrics.explain=true".into());
+            }
             let loaded = load_scenario(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
             let reps = replications.unwrap_or(loaded.scenario.run.replications);
@@ -285,6 +305,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         }
         Command::Compare { runs, out, json } => compare::compare_command(&runs, out, json),
         Command::Trace { run, out } => trace::trace_command(&run, out),
+        Command::Explain { run, ticket } => explain::explain_command(&run, ticket),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
             say_raw!("{}", catalogue::text(&catalogue::FAMILIES[0]));
@@ -493,6 +514,9 @@ fn run_command(
         &json_bytes(&with_provenance(&out.summary, &provenance)),
     )?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
+    if let Some(stories) = &out.explain {
+        write_whole(dir, explain::FILE, &explain::jsonl(stories))?;
+    }
     write_whole(
         dir,
         crate::report::compare::QUANTILES_FILE,

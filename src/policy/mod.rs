@@ -128,6 +128,13 @@ pub trait Policy: Send {
     /// Called after each match the engine formed, for policies that remember
     /// (rematch avoidance, bracket controllers).
     fn on_formed(&mut self, _formed: &FormedMatch<'_>) {}
+
+    /// For `--explain`: the rating window this policy gives ticket `t` at
+    /// `now` (rating points each side), if it is a window rule; `None` (the
+    /// default) when it cannot say. Never called unless explain is on.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
 }
 
 /// A policy that needs nothing but its parameters: it remembers nothing
@@ -144,6 +151,13 @@ pub trait Rule: Send {
         rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     );
+
+    /// For `--explain`: the rating window this policy gives ticket `t` at
+    /// `now` (rating points each side), if it is a window rule; `None` (the
+    /// default) when it cannot say. Never called unless explain is on.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
 }
 
 /// The policy of a `Rule`: `pub type Widening = Stateless<WideningParams>`.
@@ -168,6 +182,10 @@ impl<P: Rule> Policy for Stateless<P> {
         out: &mut Vec<Proposal>,
     ) {
         self.0.propose(view, trigger, rng, out)
+    }
+
+    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        self.0.rating_window(t, now)
     }
 }
 
@@ -540,6 +558,10 @@ impl<W: MutualWindow> Rule for W {
         out: &mut Vec<Proposal>,
     ) {
         propose_mutual_windows(view, trigger, |t| self.window(t, view.now), out);
+    }
+
+    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        Some(self.window(t, now))
     }
 }
 
