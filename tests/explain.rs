@@ -56,7 +56,7 @@ fn explain_writes_stories_that_follow_the_window_and_prints_one() {
             let blocked: f64 = s["blocked_s"].as_object().unwrap().values().map(num).sum();
             assert!((blocked - wait).abs() < 1e-6, "{s}");
         }
-        if s["end"] != "matched" {
+        if s["outcome"] != "matched" {
             continue;
         }
         // The preset's window is min(150 + 3/s * wait, 500): it reaches a
@@ -71,7 +71,7 @@ fn explain_writes_stories_that_follow_the_window_and_prints_one() {
         assert!(at <= wait + 1e-9, "{s}");
         checked += 1;
         if wait > longest.0 {
-            longest = (wait, s["ticket"].as_u64().unwrap());
+            longest = (wait, s["ticket_id"].as_u64().unwrap());
         }
     }
     assert!(checked > 500, "{checked} matched stories");

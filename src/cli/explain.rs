@@ -43,7 +43,7 @@ pub fn explain_command(run: &Path, ticket: u32) -> Result<(), CliError> {
                 n + 1
             ))
         })?;
-        if story.ticket == ticket {
+        if story.ticket_id == ticket {
             say_raw!("{}", crate::report::explain::ticket_story(&story));
             return Ok(());
         }

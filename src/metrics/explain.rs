@@ -57,7 +57,7 @@ impl BlockRule {
 /// One of a ticket's nearest candidates at a look, and what blocked it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
-    pub ticket: u32,
+    pub ticket_id: u32,
     pub rating: f64,
     /// Rating points between the two tickets.
     pub distance: f64,
@@ -74,13 +74,15 @@ pub struct Candidate {
 /// One ticket's story: a line of `explain.jsonl`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TicketStory {
-    pub ticket: u32,
+    /// The `ticket_id` of `tickets.parquet`.
+    pub ticket_id: u32,
     pub party_size: u32,
     pub rating: f64,
     pub enqueued_s: f64,
     pub left_s: f64,
-    /// `matched`, `abandoned`, `declined` or `waiting` (still queued at the end).
-    pub end: String,
+    /// `matched`, `abandoned`, `declined` or `waiting` (still queued at the
+    /// end), as the tickets table's `outcome`.
+    pub outcome: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_id: Option<u32>,
     /// Policy passes that considered it (ticks, and its own join).
@@ -184,7 +186,7 @@ impl ExplainAcc {
     pub fn story(&mut self, s: TicketStory, counted: bool) {
         if counted {
             self.tickets += 1;
-            if let (Some(at), "matched") = (s.window_allowed_at_s, s.end.as_str()) {
+            if let (Some(at), "matched") = (s.window_allowed_at_s, s.outcome.as_str()) {
                 self.after_window_s.0 += (s.left_s - s.enqueued_s - at).max(0.0);
                 self.after_window_s.1 += 1;
             }
@@ -199,7 +201,7 @@ impl ExplainAcc {
     /// The stories, by ticket id, for `explain.jsonl`.
     pub fn take_stories(&mut self) -> Vec<TicketStory> {
         let mut s = std::mem::take(&mut self.stories);
-        s.sort_by_key(|s| s.ticket);
+        s.sort_by_key(|s| s.ticket_id);
         s
     }
 

@@ -14,13 +14,13 @@ pub fn ticket_story(s: &TicketStory) -> String {
     let _ = writeln!(
         o,
         "ticket {}: party of {}, rating {:.0}, joined at {}",
-        s.ticket,
+        s.ticket_id,
         s.party_size,
         s.rating,
         secs(s.enqueued_s)
     );
     let waited = s.left_s - s.enqueued_s;
-    let ended = match (s.end.as_str(), s.match_id) {
+    let ended = match (s.outcome.as_str(), s.match_id) {
         ("matched", Some(m)) => format!("matched into match {m}"),
         ("abandoned", _) => "gave up".to_owned(),
         ("declined", _) => "declined the ready check".to_owned(),
@@ -67,7 +67,7 @@ pub fn ticket_story(s: &TicketStory) -> String {
             let _ = writeln!(
                 o,
                 "    ticket {:<8} rating {:>7.0}  {:>5.0} apart{window}: {}",
-                c.ticket,
+                c.ticket_id,
                 c.rating,
                 c.distance,
                 c.blocked_by.map_or("allowed", BlockRule::name)

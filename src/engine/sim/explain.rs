@@ -111,7 +111,7 @@ pub fn look(
     for (distance, c) in pool.nearest(t.rating, t.id).take(CANDIDATES) {
         let (blocked_by, window, their_window) = blocker(format, policy, regions, t, c, now);
         out.push(Candidate {
-            ticket: c.id.0,
+            ticket_id: c.id.0,
             rating: c.rating,
             distance,
             blocked_by,
@@ -250,12 +250,12 @@ impl Simulation<'_> {
             TicketEnd::Waiting => ("waiting", None),
         };
         let story = TicketStory {
-            ticket: t.id.0,
+            ticket_id: t.id.0,
             party_size: t.size() as u32,
             rating: t.rating,
             enqueued_s: t.enqueued.as_secs_f64(),
             left_s: left.as_secs_f64(),
-            end: end_name.to_owned(),
+            outcome: end_name.to_owned(),
             match_id,
             looks: live.looks,
             first_blocker: live.first,
@@ -347,7 +347,7 @@ mod tests {
         );
         assert_eq!(rule, BlockRule::RatingWindow);
         assert_eq!(cands.len(), 1);
-        assert_eq!(cands[0].ticket, 2);
+        assert_eq!(cands[0].ticket_id, 2);
         assert_eq!(cands[0].distance, 300.0);
         assert_eq!(cands[0].window, Some(200.0));
         // At 30 s the window allows it: nothing the engine knows blocks it.
