@@ -76,6 +76,11 @@ fn explain_writes_stories_that_follow_the_window_and_prints_one() {
     }
     assert!(checked > 500, "{checked} matched stories");
 
+    // The report's section and plot.
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2>What held tickets back</h2>"));
+    assert!(out.join("plots/blocked_by_wait.png").exists());
+
     let out_s = out.to_string_lossy().into_owned();
     let id = longest.1.to_string();
     let o = mmsim(&["explain", &out_s, "--ticket", &id]);
@@ -104,6 +109,9 @@ fn without_explain_there_is_no_story_file_and_no_explain_figures() {
     let summary = run(&out, &[]);
     assert!(summary.get("explain").is_none());
     assert!(!out.join("explain.jsonl").exists());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(!html.contains("What held tickets back"));
+    assert!(!out.join("plots/blocked_by_wait.png").exists());
     let o = mmsim(&["explain", &out.to_string_lossy(), "--ticket", "1"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("mmsim run --explain"), "{}", stderr(&o));

@@ -99,3 +99,98 @@ pub fn ticket_story(s: &TicketStory) -> String {
     }
     o
 }
+
+/// Share of the waiting ticket-seconds each rule held back, by wait bucket
+/// (`explain.by_wait`): what holds tickets back early and late in a wait.
+pub(super) fn blocked_by_wait(summary: &crate::metrics::Summary) -> Option<super::plots::Spec> {
+    use super::plots::{Chart, Series, Spec, BLUE, GREEN, ORANGE, VERMILLION};
+    use plotters::style::RGBColor;
+    let e = summary.explain.as_ref()?;
+    let buckets: Vec<_> = e.by_wait.iter().filter(|b| b.ticket_s > 0.0).collect();
+    if buckets.is_empty() {
+        return None;
+    }
+    let colors = [
+        VERMILLION,
+        GREEN,
+        ORANGE,
+        BLUE,
+        RGBColor(86, 180, 233),
+        RGBColor(128, 128, 128),
+    ];
+    let series = crate::metrics::explain::RULES
+        .iter()
+        .zip(colors)
+        .filter(|(r, _)| e.blocked_ticket_s.contains_key(r))
+        .map(|(r, color)| Series {
+            label: r.name().into(),
+            color,
+            points: buckets
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (i as f64, b.share.get(r).copied().unwrap_or(0.0)))
+                .collect(),
+        })
+        .collect();
+    let categories = buckets
+        .iter()
+        .map(|b| match b.to_s {
+            Some(to) => format!("{:.0}-{:.0} s", b.from_s, to),
+            None => format!("{:.0} s +", b.from_s),
+        })
+        .collect();
+    Some(Spec {
+        name: "blocked_by_wait",
+        title: "What held tickets back, by how long they had waited".into(),
+        caption: format!(
+            "Of the ticket-seconds spent waiting at each wait (tickets joined after warm-up), \
+             the share each rule held back: the rule blocking the ticket's nearest candidate at \
+             the last pass that looked at it (fill: some candidate passed every reported rule; \
+             alone: nobody else waited). explain.by_wait in summary.json; stories per ticket in \
+             explain.jsonl. The policy {} its rating window.",
+            if e.policy_reports_window {
+                "reports"
+            } else {
+                "does not report"
+            }
+        ),
+        x_desc: "wait so far".into(),
+        y_desc: "share of waiting ticket-seconds".into(),
+        chart: Chart::Bars { categories, series },
+    })
+}
+
+/// The report's "What held tickets back" section (`--explain` runs).
+pub(super) fn html_section(h: &mut String, e: &crate::metrics::explain::ExplainSummary) {
+    h.push_str("<section id=\"held-back\">\n<h2>What held tickets back</h2>\n");
+    let total: f64 = e.blocked_ticket_s.values().sum();
+    let _ = write!(
+        h,
+        "<p class=\"note\">After each policy pass, each ticket it considered was checked against its \
+         three nearest-rated candidates; the first rule blocking the nearest one held it until \
+         the next look. {n} tickets joined after warm-up, {t:.0} ticket-seconds of waiting.",
+        n = e.tickets,
+        t = total
+    );
+    if let Some(after) = e.mean_wait_after_window_allowed_s {
+        let _ = write!(
+            h,
+            " Matched tickets waited {after:.1} s on average after their own window had reached \
+             the gap of the match they got."
+        );
+    }
+    h.push_str(
+        " <code>mmsim explain RUN --ticket N</code> tells one ticket's story.</p>\n\
+         <table>\n<tr><th>rule</th><th>ticket-seconds</th><th>share</th></tr>\n",
+    );
+    for (rule, s) in &e.blocked_ticket_s {
+        let share = e.blocked_share.get(rule).copied().unwrap_or(0.0);
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{s:.0}</td><td>{:.1}%</td></tr>",
+            rule.name(),
+            share * 100.0
+        );
+    }
+    h.push_str("</table>\n</section>\n");
+}
