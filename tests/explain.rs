@@ -128,3 +128,57 @@ fn without_explain_there_is_no_story_file_and_no_explain_figures() {
     assert!(stderr(&o).contains("metrics.explain"), "{}", stderr(&o));
     assert!(!dir.path().join("bad").exists());
 }
+
+#[test]
+fn under_quality_each_match_is_allowed_by_its_longest_waiting_tickets_threshold() {
+    // regions-5v5 runs `quality` (a threshold falling with the seed's
+    // wait) behind a latency rule: the match's score, as the story computes
+    // it from the policy's criteria, must have been reached by the
+    // threshold of the ticket that waited longest (the seed, or one that
+    // waited longer still), and the blockers are the threshold and latency.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("q");
+    let o = mmsim(&[
+        "run",
+        &scenario("regions-5v5.toml"),
+        "--quiet",
+        "--tables",
+        "none",
+        "--explain",
+        "--set",
+        "run.duration=40m",
+        "--set",
+        "run.warmup=5m",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let ex = &summary["explain"];
+    assert_eq!(ex["policy_reports_threshold"], Value::Bool(true));
+    assert!(num(&ex["blocked_share"]["quality_threshold"]) > 0.2, "{ex}");
+    assert!(num(&ex["blocked_share"]["latency"]) > 0.02, "{ex}");
+    let mut longest: std::collections::BTreeMap<u64, (f64, Value)> = Default::default();
+    for line in std::fs::read_to_string(out.join("explain.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let s: Value = serde_json::from_str(line).unwrap();
+        if s["outcome"] != "matched" || s.get("match_score").is_none() {
+            continue;
+        }
+        let wait = num(&s["left_s"]) - num(&s["enqueued_s"]);
+        let m = s["match_id"].as_u64().unwrap();
+        if longest.get(&m).is_none_or(|(w, _)| wait > *w) {
+            longest.insert(m, (wait, s));
+        }
+    }
+    assert!(longest.len() > 50, "{} matches", longest.len());
+    for (wait, s) in longest.values() {
+        let at = s["threshold_allowed_at_s"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("the match's score was never allowed: {s}"));
+        assert!(at <= wait + 1e-9, "{s}");
+    }
+}

@@ -273,9 +273,8 @@ impl<'r> Simulation<'r> {
             collector.with_roles(d.names.clone());
         }
         if config.explain {
-            collector.enable_explain(crate::metrics::explain::ExplainAcc::new(
-                explain::reports_window(parts.policy.as_ref()),
-            ));
+            let (window, threshold) = explain::reports_window(parts.policy.as_ref());
+            collector.enable_explain(crate::metrics::explain::ExplainAcc::new(window, threshold));
         }
         let regions = config.regions.as_ref().map(|r| {
             let geo = Geography::draw(r, players.len(), &mut stream(seed, Stream::Regions));
@@ -787,7 +786,7 @@ impl<'r> Simulation<'r> {
             return;
         };
         if self.explain.is_some() {
-            self.explain_formed(&proposal.tickets);
+            self.explain_formed(&team_tickets);
         }
         let id = MatchId(self.next_match);
         self.next_match += 1;

@@ -20,6 +20,10 @@ pub enum BlockRule {
     Latency,
     /// The policy's rating window (either side's, as windows are mutual).
     RatingWindow,
+    /// A policy with a quality threshold (`quality`): candidates pass every
+    /// pair rule and the pool holds enough players, but no match scored the
+    /// threshold the ticket's wait asked for.
+    QualityThreshold,
     /// Every rule the policy reports allows the candidate: the match could
     /// not be filled (too few acceptable players), or the policy applies a
     /// rule it does not report (only window policies report theirs).
@@ -28,11 +32,12 @@ pub enum BlockRule {
     Alone,
 }
 
-pub const RULES: [BlockRule; 6] = [
+pub const RULES: [BlockRule; 7] = [
     BlockRule::PartySplit,
     BlockRule::Roles,
     BlockRule::Latency,
     BlockRule::RatingWindow,
+    BlockRule::QualityThreshold,
     BlockRule::Fill,
     BlockRule::Alone,
 ];
@@ -48,6 +53,7 @@ impl BlockRule {
             BlockRule::Roles => "roles",
             BlockRule::Latency => "latency",
             BlockRule::RatingWindow => "rating_window",
+            BlockRule::QualityThreshold => "quality_threshold",
             BlockRule::Fill => "fill",
             BlockRule::Alone => "alone",
         }
@@ -92,6 +98,10 @@ pub struct TicketStory {
     pub first_blocker: Option<BlockRule>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_blocker: Option<BlockRule>,
+    /// The score its match would have needed at the last look (a policy
+    /// with a quality threshold).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<f64>,
     /// Its nearest candidates at the last look.
     pub candidates: Vec<Candidate>,
     /// Seconds of its wait each rule held it back (rules that never did are left out).
@@ -102,6 +112,13 @@ pub struct TicketStory {
     /// Matched: the wait at which its rating window first reached `match_gap`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub window_allowed_at_s: Option<f64>,
+    /// Matched under a quality threshold: the match's score by the policy's
+    /// criteria, and the wait at which the ticket's falling threshold first
+    /// reached it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold_allowed_at_s: Option<f64>,
     /// Matched in a regional run: the wait at which its latency limit first
     /// allowed the data centre that hosted it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -117,6 +134,8 @@ pub struct ExplainSummary {
     /// Whether the policy reports its rating window (otherwise a window
     /// rule's blocks show as `fill`).
     pub policy_reports_window: bool,
+    /// Whether it reports a quality threshold (otherwise its refusals show as `fill`).
+    pub policy_reports_threshold: bool,
     /// Tickets (joined after warm-up) whose stories were counted.
     pub tickets: u64,
     /// Ticket-seconds of waiting each rule held back.
@@ -151,6 +170,7 @@ pub const MAX_STORIES: usize = 100_000;
 #[derive(Clone, Debug, Default)]
 pub struct ExplainAcc {
     policy_reports_window: bool,
+    policy_reports_threshold: bool,
     tickets: u64,
     /// `[bucket][rule]` ticket-seconds, warm-up excluded.
     by_wait: [[f64; RULES.len()]; WAIT_EDGES_S.len() + 1],
@@ -160,9 +180,10 @@ pub struct ExplainAcc {
 }
 
 impl ExplainAcc {
-    pub fn new(policy_reports_window: bool) -> Self {
+    pub fn new(policy_reports_window: bool, policy_reports_threshold: bool) -> Self {
         ExplainAcc {
             policy_reports_window,
+            policy_reports_threshold,
             ..Default::default()
         }
     }
@@ -241,6 +262,7 @@ impl ExplainAcc {
             .collect();
         ExplainSummary {
             policy_reports_window: self.policy_reports_window,
+            policy_reports_threshold: self.policy_reports_threshold,
             tickets: self.tickets,
             blocked_ticket_s: nonzero(&total, 1.0),
             blocked_share: if all > 0.0 {
@@ -262,7 +284,7 @@ mod tests {
 
     #[test]
     fn blocked_time_is_split_across_wait_buckets() {
-        let mut acc = ExplainAcc::new(true);
+        let mut acc = ExplainAcc::new(true, false);
         // 5 s to 35 s: 5 s in [0,10), 20 s in [10,30), 5 s in [30,60).
         acc.blocked(BlockRule::RatingWindow, 5.0, 35.0);
         acc.blocked(BlockRule::Latency, 700.0, 800.0);

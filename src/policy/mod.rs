@@ -3,6 +3,7 @@
 //! one file here and one line in `plugins!` below.
 
 mod cadence;
+mod quality_explain;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]
@@ -133,6 +134,18 @@ pub trait Policy: Send {
     /// `now` (rating points each side), if it is a window rule; `None` (the
     /// default) when it cannot say. Never called unless explain is on.
     fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: the score a match seeded by a ticket that waited
+    /// `waited_s` needs, for a policy with a falling quality threshold.
+    fn score_threshold(&self, _waited_s: f64) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: this policy's score of a formed match (its tickets
+    /// by team, still in `view`'s pool).
+    fn match_score(&self, _view: &PoolView<'_>, _teams: &[Vec<TicketId>]) -> Option<f64> {
         None
     }
 }

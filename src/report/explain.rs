@@ -41,6 +41,12 @@ pub fn ticket_story(s: &TicketStory) -> String {
         name(s.first_blocker),
         name(s.last_blocker)
     );
+    if let Some(th) = s.threshold {
+        let _ = writeln!(
+            o,
+            "  at the last look a match needed a quality score of {th:.3}"
+        );
+    }
     if !s.blocked_s.is_empty() {
         let _ = writeln!(o, "  time held back, by rule:");
         for (rule, t) in &s.blocked_s {
@@ -85,10 +91,23 @@ pub fn ticket_story(s: &TicketStory) -> String {
                     secs((waited - at).max(0.0))
                 );
             }
-            None => {
+            None if s.match_score.is_none() => {
                 let _ = writeln!(o, "    the policy reports no rating window");
             }
+            None => {}
         }
+    }
+    if let (Some(score), Some(at)) = (s.match_score, s.threshold_allowed_at_s) {
+        let _ = writeln!(
+            o,
+            "    the match scored {score:.3}; its falling quality threshold first allowed that at {} of waiting",
+            secs(at)
+        );
+    } else if let Some(score) = s.match_score {
+        let _ = writeln!(
+            o,
+            "    the match scored {score:.3}, below the threshold its wait asked for (another ticket seeded it)"
+        );
     }
     if let Some(at) = s.latency_allowed_at_s {
         let _ = writeln!(
@@ -115,6 +134,7 @@ pub(super) fn blocked_by_wait(summary: &crate::metrics::Summary) -> Option<super
         GREEN,
         ORANGE,
         BLUE,
+        RGBColor(204, 121, 167),
         RGBColor(86, 180, 233),
         RGBColor(128, 128, 128),
     ];
@@ -147,7 +167,7 @@ pub(super) fn blocked_by_wait(summary: &crate::metrics::Summary) -> Option<super
              the share each rule held back: the rule blocking the ticket's nearest candidate at \
              the last pass that looked at it (fill: some candidate passed every reported rule; \
              alone: nobody else waited). explain.by_wait in summary.json; stories per ticket in \
-             explain.jsonl. The policy {} its rating window.",
+             explain.jsonl. The policy {}.",
             if e.policy_reports_window {
                 "reports"
             } else {

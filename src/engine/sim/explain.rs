@@ -31,8 +31,11 @@ struct Live {
     current: Option<BlockRule>,
     blocked_s: [f64; RULES.len()],
     candidates: Vec<Candidate>,
+    threshold: Option<f64>,
     gap: Option<f64>,
     window_at: Option<SimDuration>,
+    score: Option<f64>,
+    threshold_at: Option<SimDuration>,
     latency_at: Option<SimDuration>,
 }
 
@@ -44,8 +47,8 @@ pub(super) struct Explain {
 }
 
 /// Whether `policy` reports a rating window (asked of a ticket that has
-/// just joined).
-pub fn reports_window(policy: &dyn Policy) -> bool {
+/// just joined) and a quality threshold.
+pub fn reports_window(policy: &dyn Policy) -> (bool, bool) {
     let t = WaitingTicket {
         id: TicketId(0),
         players: Default::default(),
@@ -54,7 +57,10 @@ pub fn reports_window(policy: &dyn Policy) -> bool {
         requeue: false,
         roles: Default::default(),
     };
-    policy.rating_window(&t, SimTime::ZERO).is_some()
+    (
+        policy.rating_window(&t, SimTime::ZERO).is_some(),
+        policy.score_threshold(0.0).is_some(),
+    )
 }
 
 /// What blocks `t` from candidate `c` at `now`, in the order the rules are
@@ -96,8 +102,9 @@ pub fn blocker(
 }
 
 /// `t`'s nearest candidates at `now` with their blockers, and the ticket's
-/// blocker: the nearest candidate's, or `Fill` when some candidate passes
-/// every rule, or `Alone` when nobody else waits.
+/// blocker: the nearest candidate's; when some candidate passes every pair
+/// rule, `QualityThreshold` under a policy with one and a pool that holds a
+/// match's players, else `Fill`; `Alone` when nobody else waits.
 pub fn look(
     pool: &Pool,
     format: MatchFormat,
@@ -121,7 +128,14 @@ pub fn look(
     }
     match out.first() {
         None => BlockRule::Alone,
-        Some(_) if out.iter().any(|c| c.blocked_by.is_none()) => BlockRule::Fill,
+        Some(_) if out.iter().any(|c| c.blocked_by.is_none()) => {
+            if pool.players() >= format.players() && policy.score_threshold(t.age_s(now)).is_some()
+            {
+                BlockRule::QualityThreshold
+            } else {
+                BlockRule::Fill
+            }
+        }
         Some(c) => c.blocked_by.unwrap_or(BlockRule::Fill),
     }
 }
@@ -136,11 +150,32 @@ pub fn window_allowed_at(
     gap: f64,
     waited: SimDuration,
 ) -> Option<SimDuration> {
-    let reaches = |ms: u64| {
+    first_wait(waited, |ms| {
         policy
             .rating_window(t, t.enqueued + SimDuration::from_ms(ms))
-            .is_some_and(|w| w >= gap)
-    };
+            .is_some_and(|w| w + 1e-9 >= gap)
+    })
+}
+
+/// The least wait (to the ms, at most `waited`) at which `policy`'s falling
+/// quality threshold reaches `score`; `None` if it had not by then.
+pub fn threshold_allowed_at(
+    policy: &dyn Policy,
+    score: f64,
+    waited: SimDuration,
+) -> Option<SimDuration> {
+    first_wait(waited, |ms| {
+        policy
+            .score_threshold(ms as f64 / 1000.0)
+            // A threshold computed as 0.8 - 0.002 * 50 lands a rounding
+            // error above 0.7: equal to within 1e-9 is reached.
+            .is_some_and(|th| th <= score + 1e-9)
+    })
+}
+
+/// The least ms in `0..=waited` where `reaches` holds, for a `reaches`
+/// that stays true once true.
+fn first_wait(waited: SimDuration, reaches: impl Fn(u64) -> bool) -> Option<SimDuration> {
     let (mut lo, mut hi) = (0u64, waited.as_ms());
     if !reaches(hi) {
         return None;
@@ -179,6 +214,7 @@ impl Simulation<'_> {
             live.looks += 1;
             live.first.get_or_insert(rule);
             live.current = Some(rule);
+            live.threshold = policy.score_threshold(t.age_s(now));
         };
         match trigger {
             Trigger::Join(id) => {
@@ -195,11 +231,20 @@ impl Simulation<'_> {
     /// waits at which its window and latency limit would have allowed it.
     #[cold]
     #[inline(never)]
-    pub(super) fn explain_formed(&mut self, tickets: &[TicketId]) {
+    pub(super) fn explain_formed(&mut self, teams: &[Vec<TicketId>]) {
         let Some(ex) = self.explain.as_mut() else {
             return;
         };
         let policy: &dyn Policy = self.parts.policy.as_ref();
+        let view = crate::policy::PoolView {
+            now: self.now,
+            pool: &self.pool,
+            players: &self.players,
+            format: self.format,
+        };
+        let score = policy.match_score(&view, teams);
+        let tickets: Vec<TicketId> = teams.iter().flatten().copied().collect();
+        let tickets = &tickets[..];
         for id in tickets {
             let Some(t) = self.pool.get(*id) else {
                 continue;
@@ -216,6 +261,8 @@ impl Simulation<'_> {
             });
             live.gap = Some(gap);
             live.window_at = window_allowed_at(policy, t, gap, waited);
+            live.score = score;
+            live.threshold_at = score.and_then(|s| threshold_allowed_at(policy, s, waited));
             if let (Some(r), Some(dc)) = (self.regions.as_deref(), self.host) {
                 let ping = r.geo.ticket_ping(&t.players, dc as usize);
                 live.latency_at = r
@@ -269,6 +316,9 @@ impl Simulation<'_> {
                 .collect(),
             match_gap: live.gap,
             window_allowed_at_s: live.window_at.map(secs),
+            threshold: live.threshold,
+            match_score: live.score,
+            threshold_allowed_at_s: live.threshold_at.map(secs),
             latency_allowed_at_s: live.latency_at.map(secs),
         };
         if let Some(acc) = acc.1 {
@@ -370,6 +420,40 @@ mod tests {
             window_allowed_at(policy.as_ref(), a, 480.0, SimDuration::from_secs(45)),
             None
         );
+    }
+
+    #[test]
+    fn a_quality_threshold_is_named_and_the_second_it_falls_to_the_score_is_found() {
+        // Threshold 0.8 falling 0.002/s to a floor of 0.5: it reaches a
+        // score of 0.7 after 50 s, and never reaches 0.4.
+        let cfg: PolicyConfig = toml::from_str(
+            "kind = \"quality\"\nthreshold = 0.8\nthreshold_fall_per_s = 0.002\nthreshold_floor = 0.5",
+        )
+        .expect("a quality policy");
+        let policy = cfg.build();
+        assert_eq!(reports_window(policy.as_ref()), (false, true));
+        let waited = SimDuration::from_secs(120);
+        assert_eq!(
+            threshold_allowed_at(policy.as_ref(), 0.7, waited),
+            Some(SimDuration::from_secs(50))
+        );
+        assert_eq!(threshold_allowed_at(policy.as_ref(), 0.4, waited), None);
+        // Two solos in 1v1 that every pair rule allows: the threshold held them.
+        let pool = Pool::from_tickets([ticket(1, 1000.0, 1, 0), ticket(2, 1400.0, 1, 0)]);
+        let a = pool.get(TicketId(1)).expect("waiting");
+        let mut cands = Vec::new();
+        let now = SimTime::ZERO + SimDuration::from_secs(5);
+        let rule = look(&pool, ONE_V_ONE, policy.as_ref(), None, a, now, &mut cands);
+        assert_eq!(rule, BlockRule::QualityThreshold);
+        assert_eq!(cands[0].window, None);
+        // A 5v5 pool of two players cannot hold a match: that is `fill`.
+        let five = MatchFormat {
+            teams: 2,
+            team_size: 5,
+            roles: None,
+        };
+        let rule = look(&pool, five, policy.as_ref(), None, a, now, &mut cands);
+        assert_eq!(rule, BlockRule::Fill);
     }
 
     #[test]
