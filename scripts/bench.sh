@@ -29,7 +29,7 @@ if [[ -z ${BENCH_SKIP_PRESETS:-} ]]; then
     cargo build --release --quiet
     bin=target/release/mmsim
     : > "$out/presets.list"
-    for f in scenarios/*.toml scenarios/ci/*.toml scenarios/gamedev-policies/*.toml; do
+    for f in scenarios/*.toml scenarios/ci/*.toml scenarios/gamedev-policies/*.toml scenarios/rulesets/*.toml; do
         # Sweep files (`[sweep.grid]`, `[sweep]`) are run by `mmsim sweep`.
         grep -q '^\[sweep' "$f" && continue
         # The Dota-scale day is hours of simulation with today's quality

@@ -16,6 +16,7 @@ pub mod pool;
 pub mod rating;
 pub mod rebalance;
 pub mod report;
+pub mod ruleset;
 pub mod run;
 pub mod scenario;
 pub mod teams;

@@ -128,7 +128,9 @@ fn cycle(g: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
 /// The simulation core: it works on validated domain types and returns data,
 /// so it must not see the file schema (`scenario`), arguments (`cli`) or
 /// rendering (`report`). Test code may.
-const CORE: [&str; 6] = ["engine", "pool", "policy", "teams", "rating", "outcome"];
+const CORE: [&str; 7] = [
+    "engine", "pool", "policy", "teams", "rating", "outcome", "ruleset",
+];
 const ABOVE_CORE: [&str; 3] = ["scenario", "cli", "report"];
 
 /// (module, what it imports) pairs where a `layer` module names a `banned` one.

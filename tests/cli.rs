@@ -34,6 +34,7 @@ fn run_writes_every_output_and_reruns_byte_identically() {
         "tickets.parquet",
         "matches.parquet",
         "queue.parquet",
+        "by_hour.parquet",
         "report.html",
         "plots/wait_hist.png",
         "plots/wait_hist.svg",
@@ -298,6 +299,7 @@ fn tables_none_skips_the_row_tables_and_keeps_the_same_summary() {
         "tickets.parquet",
         "matches.parquet",
         "queue.parquet",
+        "by_hour.parquet",
         "COLUMNS.md",
     ] {
         assert!(all.join(f).is_file(), "missing {f}");

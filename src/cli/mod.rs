@@ -27,6 +27,7 @@ mod compare;
 mod explain;
 mod interrupt;
 mod rebalance;
+mod ruleset;
 mod trace;
 mod tune;
 mod write;
@@ -95,10 +96,23 @@ pub enum Command {
         /// summary, plots and report only.
         #[arg(long, value_enum, default_value = "all")]
         tables: TablesArg,
+        /// Run a FlexMatch or AccelByte ruleset (JSON) as the policy, on the
+        /// scenario's population (docs/rulesets.md).
+        #[arg(long, value_name = "FILE.json")]
+        ruleset: Option<PathBuf>,
         /// Record why each ticket waited: explain.jsonl and the summary's
         /// `explain` object (the same as `--set metrics.explain=true`).
         #[arg(long)]
         explain: bool,
+    },
+    /// Print what mmsim understood of a FlexMatch or AccelByte ruleset, rule
+    /// by rule: its type, what it becomes, its expansion steps.
+    ExplainRuleset {
+        file: PathBuf,
+        /// Map the attributes as this scenario's population and [ruleset]
+        /// section would (default: by name only).
+        #[arg(long)]
+        scenario: Option<PathBuf>,
     },
     /// Check a scenario file and print what it would run.
     Validate {
@@ -231,9 +245,10 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             quiet,
             replications,
             tables,
+            ruleset,
             explain,
         } => {
-            let mut sets = sets;
+            let mut sets = ruleset::with_ruleset(sets, ruleset.as_deref())?;
             if explain {
                 sets.push("metrics.explain=true".into());
             }
@@ -259,6 +274,10 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             }
             run_command(&loaded, out, quiet, tables.into())
         }
+        Command::ExplainRuleset { file, scenario } => {
+            say_raw!("{}", ruleset::explain(&file, scenario.as_deref())?);
+            Ok(())
+        }
         Command::Validate { scenario, sets } => {
             let loaded = load_scenario(&scenario, &sets)?;
             let settings = validate_sweep(&loaded)?;
@@ -277,6 +296,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.policy.name(),
                 s.rating.name()
             );
+            if let Some(line) = ruleset::validate_line(s) {
+                say!("{line}");
+            }
             if let (Some(file), Some(t)) = (&s.arrivals.trace, &s.arrivals.trace_data) {
                 say!(
                     "trace {file}: {} tickets of {} players replace the population and arrivals above",

@@ -322,7 +322,7 @@ fn rename_exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
 /// The first entry of `dir` that no mmsim output holds, if any: the swap
 /// replaces the whole folder, so it must not be someone's other files.
 fn foreign_entry(dir: &Path) -> Option<String> {
-    const OURS: [&str; 14] = [
+    const OURS: [&str; 15] = [
         "summary.json",
         "compare.html",
         "compare.json",
@@ -333,6 +333,7 @@ fn foreign_entry(dir: &Path) -> Option<String> {
         "tickets.parquet",
         "matches.parquet",
         "queue.parquet",
+        "by_hour.parquet",
         "plots",
         "replications",
         "provenance.json",

@@ -227,6 +227,7 @@ crate::model::registry::plugins! {
         "virtual-decay" => VirtualDecay(decay::DecayParams) builds VirtualDecay,
         "quality" => Quality(quality::QualityParams) builds Quality,
         "eomm" => Eomm(eomm::EommParams) builds Eomm,
+        "ruleset" => Ruleset(ruleset::RulesetParams) builds RulesetPolicy,
     }
 }
 

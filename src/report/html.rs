@@ -117,8 +117,10 @@ fn files_section(h: &mut String, input: &ReportInput) {
          <tr><td><code>tickets.parquet</code></td><td class=\"num\">{tickets}</td><td>ticket (a party's stay in the queue)</td></tr>\n\
          <tr><td><code>matches.parquet</code></td><td class=\"num\">{matches}</td><td>match</td></tr>\n\
          <tr><td><code>queue.parquet</code></td><td class=\"num\">{}</td><td>queue sample</td></tr>\n\
+         <tr><td><code>by_hour.parquet</code></td><td class=\"num\">{}</td><td>hour of the simulated day (as <code>summary.json</code>'s <code>by_hour</code>)</td></tr>\n\
          </tbody>\n</table>\n</section>\n",
-        input.view.queue.len()
+        input.view.queue.len(),
+        input.summary.by_hour.len()
     );
 }
 

@@ -85,7 +85,7 @@ pub fn run_artifacts_with(
 ) -> anyhow::Result<Vec<Artifact>> {
     let mut out = Vec::new();
     if tables == Tables::All {
-        out = tables::table_artifacts(&input.view.queue, meta)?;
+        out = tables::table_artifacts(&input.view.queue, &input.summary.by_hour, meta)?;
         // The column reference travels with the tables, so a copied run folder explains itself.
         out.push(Artifact {
             name: "COLUMNS.md".to_string(),
@@ -306,7 +306,10 @@ mod tests {
         let b = run_artifacts(&r.input()).unwrap();
         assert_eq!(a, b);
         let names: Vec<&str> = a.iter().map(|x| x.name.as_str()).collect();
-        assert_eq!(&names[..2], &["queue.parquet", "COLUMNS.md"]);
+        assert_eq!(
+            &names[..3],
+            &["queue.parquet", "by_hour.parquet", "COLUMNS.md"]
+        );
         assert_eq!(names.last(), Some(&"report.html"));
         assert!(names.contains(&"plots/wait_hist.png"));
         assert!(names.contains(&"plots/survivors_hist.svg"));

@@ -6,6 +6,7 @@
 //! single source the tests check that file and the tables against.
 
 use super::Artifact;
+use crate::metrics::summary::HourFigures;
 use crate::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
 use polars::io::parquet::write::KeyValueMetadata;
 use polars::prelude::*;
@@ -106,6 +107,22 @@ pub const QUEUE_COLUMNS: &[(&str, ColType)] = &[
     ("rating_skill_rank_corr", ColType::F64),
 ];
 
+/// The day hour by hour, as `summary.json`'s `by_hour` has it: one row per
+/// hour of the simulated day (0-23, every day of a longer run folded into
+/// its hour) with tickets or queue samples after warm-up.
+pub const BY_HOUR_COLUMNS: &[(&str, ColType)] = &[
+    ("hour_of_day", ColType::U32),
+    ("tickets", ColType::U32),
+    ("matched", ColType::U32),
+    ("wait_p50_s", ColType::F64),
+    ("wait_p90_s", ColType::F64),
+    ("wait_p99_s", ColType::F64),
+    ("abandon_rate", ColType::F64),
+    ("queue_samples", ColType::U32),
+    ("queue_mean_tickets", ColType::F64),
+    ("queue_max_tickets", ColType::U32),
+];
+
 /// Where a table came from, written into each Parquet file's footer as
 /// key-value metadata (`mmsim.version`, `mmsim.scenario_sha256`,
 /// `mmsim.seed`, `mmsim.scenario`), so a table copied out of its run folder
@@ -120,18 +137,43 @@ fn key_values(meta: &FileMetadata) -> Option<KeyValueMetadata> {
 /// these, a few thousand at most).
 pub fn table_artifacts(
     queue: &[QueueSample],
+    by_hour: &[HourFigures],
     meta: &FileMetadata,
 ) -> anyhow::Result<Vec<Artifact>> {
-    let mut df = queue_frame(queue)?;
-    let mut bytes = Vec::new();
-    let written = parquet_writer(&mut bytes)
-        .with_key_value_metadata(key_values(meta))
-        .finish(&mut df);
-    anyhow::Context::context(written, "encoding queue.parquet")?;
-    Ok(vec![Artifact {
-        name: "queue.parquet".to_string(),
-        bytes,
-    }])
+    let encode = |mut df: DataFrame, name: &str| -> anyhow::Result<Artifact> {
+        let mut bytes = Vec::new();
+        let written = parquet_writer(&mut bytes)
+            .with_key_value_metadata(key_values(meta))
+            .finish(&mut df);
+        anyhow::Context::with_context(written, || format!("encoding {name}"))?;
+        Ok(Artifact {
+            name: name.to_string(),
+            bytes,
+        })
+    };
+    Ok(vec![
+        encode(queue_frame(queue)?, "queue.parquet")?,
+        encode(by_hour_frame(by_hour)?, "by_hour.parquet")?,
+    ])
+}
+
+/// `summary.json`'s `by_hour` as a table (the same values, null where the
+/// summary has none).
+pub fn by_hour_frame(hours: &[HourFigures]) -> anyhow::Result<DataFrame> {
+    let count = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+    let columns = vec![
+        col("hour_of_day", map(hours, |h| h.hour)),
+        col("tickets", map(hours, |h| count(h.tickets))),
+        col("matched", map(hours, |h| count(h.matched))),
+        col("wait_p50_s", map(hours, |h| h.wait_p50_s)),
+        col("wait_p90_s", map(hours, |h| h.wait_p90_s)),
+        col("wait_p99_s", map(hours, |h| h.wait_p99_s)),
+        col("abandon_rate", map(hours, |h| h.abandon_rate)),
+        col("queue_samples", map(hours, |h| count(h.queue_samples))),
+        col("queue_mean_tickets", map(hours, |h| h.queue_mean_tickets)),
+        col("queue_max_tickets", map(hours, |h| h.queue_max_tickets)),
+    ];
+    frame(hours.len(), columns, BY_HOUR_COLUMNS)
 }
 
 /// The writer with settings fixed here rather than left to library defaults,
@@ -581,7 +623,10 @@ mod tests {
         r.matches.iter().for_each(|x| rows.match_row(x.clone()));
         rows.finish().unwrap();
         drop(rows);
-        let q = table_artifacts(&r.queue, &meta()).unwrap().remove(0).bytes;
+        let q = table_artifacts(&r.queue, &[], &meta())
+            .unwrap()
+            .remove(0)
+            .bytes;
         [t, m, q]
     }
 
@@ -634,6 +679,55 @@ mod tests {
             assert_eq!(df.height(), n);
             check_schema(&df, spec);
         }
+    }
+
+    #[test]
+    fn the_hour_table_holds_the_summary_s_hours_with_nulls_kept() {
+        let hours = vec![
+            HourFigures {
+                hour: 3,
+                tickets: 120,
+                matched: 100,
+                wait_p50_s: Some(4.5),
+                wait_p90_s: Some(12.0),
+                wait_p99_s: Some(30.25),
+                abandon_rate: Some(0.125),
+                queue_samples: 60,
+                queue_mean_tickets: Some(7.5),
+                queue_max_tickets: Some(19),
+            },
+            HourFigures {
+                hour: 4,
+                tickets: 0,
+                matched: 0,
+                wait_p50_s: None,
+                wait_p90_s: None,
+                wait_p99_s: None,
+                abandon_rate: None,
+                queue_samples: 60,
+                queue_mean_tickets: Some(0.0),
+                queue_max_tickets: Some(0),
+            },
+        ];
+        let arts = table_artifacts(&[], &hours, &meta()).unwrap();
+        assert_eq!(arts[1].name, "by_hour.parquet");
+        let df = read_back(&arts[1].bytes);
+        check_schema(&df, BY_HOUR_COLUMNS);
+        assert_eq!(df.height(), 2);
+        let hour = df.column("hour_of_day").unwrap().u32().unwrap();
+        assert_eq!((hour.get(0), hour.get(1)), (Some(3), Some(4)));
+        let p99 = df.column("wait_p99_s").unwrap().f64().unwrap();
+        assert_eq!((p99.get(0), p99.get(1)), (Some(30.25), None));
+        let abandon = df.column("abandon_rate").unwrap().f64().unwrap();
+        assert_eq!(abandon.get(0), Some(0.125));
+        assert_eq!(
+            df.column("queue_max_tickets")
+                .unwrap()
+                .u32()
+                .unwrap()
+                .get(0),
+            Some(19)
+        );
     }
 
     #[test]
@@ -748,6 +842,7 @@ mod tests {
             TICKET_ROLE_COLUMNS,
             MATCH_COLUMNS,
             QUEUE_COLUMNS,
+            BY_HOUR_COLUMNS,
             TICKET_REGION_COLUMNS,
             MATCH_REGION_COLUMNS,
         ] {
@@ -1060,6 +1155,7 @@ mod tests {
             TICKET_COLUMNS,
             MATCH_COLUMNS,
             QUEUE_COLUMNS,
+            BY_HOUR_COLUMNS,
             TICKET_REGION_COLUMNS,
             MATCH_REGION_COLUMNS,
         ] {

@@ -48,6 +48,9 @@ pub struct Scenario {
     /// Players who stop after a match and come back; absent: everyone stays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engagement: Option<super::EngagementSection>,
+    /// A vendor's ruleset run as the policy (`scenario::ruleset`); absent: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ruleset: Option<super::RulesetSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

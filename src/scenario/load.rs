@@ -126,6 +126,8 @@ impl LoadedScenario {
         let mut all_sets = self.sets.clone();
         all_sets.extend(sets.iter().cloned());
         let mut scenario = scenario;
+        super::ruleset::attach(&mut scenario, &self.scenario, &self.path)
+            .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
         scenario
             .validate()
             .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;

@@ -9,6 +9,7 @@ mod locate;
 pub mod provenance;
 mod regions;
 mod roles;
+pub mod ruleset;
 mod to_engine;
 pub mod trace;
 
@@ -22,3 +23,4 @@ pub use load::{
 pub use provenance::Provenance;
 pub use regions::{ExpansionSection, HomeSection, RegionsSection, SeasonedSection};
 pub use roles::RolesSection;
+pub use ruleset::RulesetSection;

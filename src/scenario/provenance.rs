@@ -49,6 +49,16 @@ pub fn canonical(scenario: &Scenario) -> Value {
     ) {
         a.insert("trace_sha256".into(), Value::String(sha.clone()));
     }
+    // So is a ruleset: its bytes' hash in place of its path, so the same
+    // file named relative to a scenario or by `--ruleset` (absolute) hashes
+    // the same.
+    if let (Some(sha), Some(r)) = (
+        scenario.ruleset.as_ref().and_then(|r| r.sha256.as_ref()),
+        v.get_mut("ruleset").and_then(Value::as_object_mut),
+    ) {
+        r.shift_remove("file");
+        r.insert("sha256".into(), Value::String(sha.clone()));
+    }
     v
 }
 

@@ -200,7 +200,43 @@ impl Net {
 /// of their mask within the composition's slots (slots may stay open).
 /// Hall's condition over the role subsets: for every set S of roles, the
 /// players whose every preferred role lies in S fit in S's slots.
+///
+/// Up to four roles, one pass over the players counts them by mask; subset
+/// sums over the masks then give, for every S at once, the players inside
+/// S: O(players + roles x 2^roles) rather than a pass over the players per
+/// subset. The search that places parties calls this for every party and
+/// team it tries.
 pub fn team_fits(masks: impl Iterator<Item = u8> + Clone, comp: Composition) -> bool {
+    const SMALL: usize = 4;
+    let r = comp.roles();
+    if r > SMALL {
+        return team_fits_by_subsets(masks, comp);
+    }
+    let n = 1usize << r;
+    let full = (n - 1) as u8;
+    let mut inside = [0u32; 1 << SMALL];
+    for m in masks {
+        inside[(m & full) as usize] += 1;
+    }
+    for i in 0..r {
+        let bit = 1 << i;
+        for s in 0..n {
+            if s & bit != 0 {
+                inside[s] += inside[s ^ bit];
+            }
+        }
+    }
+    let mut cap = [0u32; 1 << SMALL];
+    for s in 1..n {
+        cap[s] = cap[s & (s - 1)] + comp.slots(s.trailing_zeros() as usize) as u32;
+    }
+    (0..n).all(|s| inside[s] <= cap[s])
+}
+
+/// `team_fits` as Hall's condition reads, one pass over the players per
+/// subset of roles: the path for more than four roles, and the oracle of
+/// the subset-sum version.
+fn team_fits_by_subsets(masks: impl Iterator<Item = u8> + Clone, comp: Composition) -> bool {
     let r = comp.roles();
     let full = ((1u16 << r) - 1) as u8;
     (0u16..(1 << r)).all(|s| {
@@ -514,6 +550,54 @@ pub fn split_fits(parties: &[&[u8]], split: &[Vec<usize>], comp: Composition) ->
     })
 }
 
+/// Whether `solve` finds a placement, remembered by the parties' masks as
+/// a multiset: a fill asks about the same few compositions of parties again
+/// and again (every seed, every pass), and the search with its flow costs
+/// far more than a lookup. The answer depends on nothing else, so the
+/// memory cannot change a result; it is per thread and emptied when large.
+fn solvable(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
+    use std::cell::RefCell;
+    use std::collections::HashMap;
+    thread_local! {
+        static KNOWN: RefCell<HashMap<SmallVec<[u8; 32]>, bool>> = RefCell::new(HashMap::new());
+    }
+    const LIMIT: usize = 1 << 20;
+    // The key: teams, the composition, then each party's sorted masks with
+    // its length, parties in sorted order.
+    let mut sorted: SmallVec<[SmallVec<[u8; 5]>; 16]> = parties
+        .iter()
+        .map(|p| {
+            let mut m: SmallVec<[u8; 5]> = SmallVec::from_slice(p);
+            m.sort_unstable();
+            m
+        })
+        .collect();
+    sorted.sort_unstable();
+    let mut key: SmallVec<[u8; 32]> = SmallVec::new();
+    key.push(teams as u8);
+    key.extend(comp.slots[..comp.roles()].iter().copied());
+    key.push(u8::MAX);
+    for p in &sorted {
+        key.push(p.len() as u8);
+        key.extend(p.iter().copied());
+    }
+    if teams > u8::MAX as usize || sorted.iter().any(|p| p.len() > u8::MAX as usize) {
+        return solve(parties, teams, comp).is_some();
+    }
+    if let Some(ok) = KNOWN.with(|k| k.borrow().get(&key).copied()) {
+        return ok;
+    }
+    let ok = solve(parties, teams, comp).is_some();
+    KNOWN.with(|k| {
+        let mut k = k.borrow_mut();
+        if k.len() >= LIMIT {
+            k.clear();
+        }
+        k.insert(key, ok);
+    });
+    ok
+}
+
 /// The candidate check of a policy's fill: the role masks of the parties
 /// chosen so far. With roles off (`comp` is `None`) it admits everything
 /// and never allocates.
@@ -551,7 +635,7 @@ impl<'a> RoleFill<'a> {
         let pooled = pooled_fits(&self.chosen, self.teams, comp);
         let ok = pooled
             && (self.chosen.iter().all(|p| p.len() == 1)
-                || solve(&self.chosen, self.teams, comp).is_some());
+                || solvable(&self.chosen, self.teams, comp));
         self.chosen.pop();
         ok
     }
@@ -767,6 +851,18 @@ mod tests {
                     chosen.push(p);
                 }
             }
+        }
+
+        #[test]
+        fn team_fits_agrees_with_hall_s_condition_subset_by_subset(
+            slots in proptest::collection::vec(0u8..4, 1..=MAX_ROLES),
+            masks in proptest::collection::vec(any::<u8>(), 0..20),
+        ) {
+            let c = Composition::new(&slots);
+            prop_assert_eq!(
+                team_fits(masks.iter().copied(), c),
+                team_fits_by_subsets(masks.iter().copied(), c)
+            );
         }
 
         #[test]

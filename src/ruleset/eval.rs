@@ -1,0 +1,345 @@
+//! Whether a candidate match passes a ruleset's rules at a given wait: the
+//! property expressions evaluated over the candidate's teams and players.
+
+use super::{
+    AggFn, CollOp, Expr, PartyAgg, Rule, RuleKind, Ruleset, Source, Statement, Steps, TeamSel,
+};
+use crate::model::Player;
+use smallvec::SmallVec;
+
+/// One ticket of a candidate match: its team and its players.
+#[derive(Clone, Debug)]
+pub struct CandTicket<'a> {
+    pub team: usize,
+    pub players: SmallVec<[&'a Player; 5]>,
+}
+
+/// A candidate match: its teams' count and its tickets, each placed in a team.
+#[derive(Clone, Debug)]
+pub struct Candidate<'a> {
+    pub teams: usize,
+    pub tickets: Vec<CandTicket<'a>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Val {
+    Num(f64),
+    Set(u64),
+    List(Vec<Val>),
+}
+
+/// A player's value of `source`; `solo` says whether the player queues
+/// alone (a party member's rating is the party rating, as the engine's).
+fn player_value(p: &Player, source: Source, solo: bool) -> Val {
+    match source {
+        Source::Rating if solo => Val::Num(p.rating.value),
+        Source::Rating => Val::Num(p.party_rating.value),
+        Source::Games => Val::Num(f64::from(p.games)),
+        Source::Tier => Val::Num(f64::from(p.tier)),
+        Source::WinRate => Val::Num(p.win_rate),
+        Source::Languages => Val::Set(u64::from(p.languages)),
+        Source::Roles => Val::Set(u64::from(p.roles)),
+        // Refused at bind: only the latency rule reads pings.
+        Source::Latency => Val::Num(f64::NAN),
+    }
+}
+
+/// The value every member of `ticket` takes under the rule's party
+/// aggregation (each their own with `PartyAgg::Own`).
+fn member_value(ticket: &CandTicket<'_>, i: usize, source: Source, agg: PartyAgg) -> Val {
+    let solo = ticket.players.len() == 1;
+    let own = |p: &Player| player_value(p, source, solo);
+    let nums = || {
+        ticket.players.iter().map(|p| match own(p) {
+            Val::Num(x) => x,
+            _ => f64::NAN,
+        })
+    };
+    let sets = || {
+        ticket.players.iter().map(|p| match own(p) {
+            Val::Set(s) => s,
+            _ => 0,
+        })
+    };
+    match (agg, source.is_set()) {
+        (PartyAgg::Own, _) => own(ticket.players[i]),
+        (PartyAgg::Avg, false) => Val::Num(nums().sum::<f64>() / ticket.players.len() as f64),
+        (PartyAgg::Min, false) => Val::Num(nums().fold(f64::INFINITY, f64::min)),
+        (PartyAgg::Max, false) => Val::Num(nums().fold(f64::NEG_INFINITY, f64::max)),
+        (PartyAgg::Union, true) => Val::Set(sets().fold(0, |a, s| a | s)),
+        (PartyAgg::Intersection, true) => Val::Set(sets().fold(u64::MAX, |a, s| a & s)),
+        // A numeric aggregation of a set (or the reverse) is refused when
+        // the rule is read; keep the player's own value.
+        _ => own(ticket.players[i]),
+    }
+}
+
+fn teams_of(sel: TeamSel, teams: usize) -> std::ops::Range<usize> {
+    match sel {
+        TeamSel::All => 0..teams,
+        TeamSel::Range { first, count } => first..(first + count).min(teams),
+    }
+}
+
+fn eval(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Val {
+    match e {
+        Expr::Num(x) => Val::Num(*x),
+        Expr::Attr { teams, attr } => {
+            let source = rs.attributes[*attr].source.unwrap_or(Source::Latency);
+            Val::List(
+                teams_of(*teams, c.teams)
+                    .map(|team| {
+                        let mut players = Vec::new();
+                        for t in c.tickets.iter().filter(|t| t.team == team) {
+                            for i in 0..t.players.len() {
+                                players.push(member_value(t, i, source, agg));
+                            }
+                        }
+                        Val::List(players)
+                    })
+                    .collect(),
+            )
+        }
+        Expr::Players { teams } => Val::List(
+            teams_of(*teams, c.teams)
+                .map(|team| {
+                    let n: usize = c
+                        .tickets
+                        .iter()
+                        .filter(|t| t.team == team)
+                        .map(|t| t.players.len())
+                        .sum();
+                    Val::List(vec![Val::Num(1.0); n])
+                })
+                .collect(),
+        ),
+        Expr::Flatten(inner) => {
+            let mut out = Vec::new();
+            leaves(eval(inner, rs, c, agg), &mut out);
+            Val::List(out)
+        }
+        Expr::Agg(f, inner) => aggregate(*f, eval(inner, rs, c, agg)),
+    }
+}
+
+fn leaves(v: Val, out: &mut Vec<Val>) {
+    match v {
+        Val::List(items) => items.into_iter().for_each(|i| leaves(i, out)),
+        leaf => out.push(leaf),
+    }
+}
+
+/// An aggregate of a list of lists is taken per inner list (per team); of
+/// a list of values, over the values.
+fn aggregate(f: AggFn, v: Val) -> Val {
+    match v {
+        Val::List(items) if items.iter().any(|i| matches!(i, Val::List(_))) => {
+            Val::List(items.into_iter().map(|i| aggregate(f, i)).collect())
+        }
+        Val::List(items) => {
+            if f == AggFn::Count {
+                return Val::Num(items.len() as f64);
+            }
+            let xs: Vec<f64> = items
+                .iter()
+                .map(|i| match i {
+                    Val::Num(x) => *x,
+                    _ => f64::NAN,
+                })
+                .collect();
+            Val::Num(reduce(f, &xs))
+        }
+        Val::Num(x) => Val::Num(if f == AggFn::Count { 1.0 } else { x }),
+        Val::Set(_) => Val::Num(if f == AggFn::Count { 1.0 } else { f64::NAN }),
+    }
+}
+
+fn reduce(f: AggFn, xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    match f {
+        AggFn::Avg => xs.iter().sum::<f64>() / xs.len() as f64,
+        AggFn::Min => xs.iter().copied().fold(f64::INFINITY, f64::min),
+        AggFn::Max => xs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        AggFn::Sum => xs.iter().sum(),
+        AggFn::Count => xs.len() as f64,
+        AggFn::Median => {
+            let mut s = xs.to_vec();
+            s.sort_by(f64::total_cmp);
+            let n = s.len();
+            if n % 2 == 1 {
+                s[n / 2]
+            } else {
+                (s[n / 2 - 1] + s[n / 2]) / 2.0
+            }
+        }
+    }
+}
+
+fn numbers(exprs: &[Expr], rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Vec<f64> {
+    let mut out = Vec::new();
+    for e in exprs {
+        leaves(eval(e, rs, c, agg), &mut out);
+    }
+    out.into_iter()
+        .map(|v| match v {
+            Val::Num(x) => x,
+            _ => f64::NAN,
+        })
+        .collect()
+}
+
+fn scalar(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> f64 {
+    let xs = numbers(std::slice::from_ref(e), rs, c, agg);
+    if xs.len() == 1 {
+        xs[0]
+    } else {
+        f64::NAN
+    }
+}
+
+fn within(x: f64, lo: Option<&Steps>, hi: Option<&Steps>, age_s: f64) -> bool {
+    !x.is_nan() && lo.is_none_or(|s| x >= s.at(age_s)) && hi.is_none_or(|s| x <= s.at(age_s))
+}
+
+/// Whether `rule` passes for candidate `c` whose expansions stand at `age_s`.
+pub fn rule_passes(rs: &Ruleset, rule: &Rule, c: &Candidate<'_>, age_s: f64) -> bool {
+    let agg = rule.party;
+    match &rule.kind {
+        RuleKind::Distance {
+            measure,
+            reference,
+            max,
+            min,
+        } => {
+            let xs = numbers(measure, rs, c, agg);
+            if xs.iter().any(|x| x.is_nan()) {
+                return false;
+            }
+            match reference {
+                Some(r) => {
+                    let r = scalar(r, rs, c, agg);
+                    xs.iter()
+                        .all(|x| within((x - r).abs(), min.as_ref(), max.as_ref(), age_s))
+                }
+                None => {
+                    let mut s = xs.clone();
+                    s.sort_by(f64::total_cmp);
+                    let spread =
+                        s.last().copied().unwrap_or(0.0) - s.first().copied().unwrap_or(0.0);
+                    let closest = s
+                        .windows(2)
+                        .map(|w| w[1] - w[0])
+                        .fold(f64::INFINITY, f64::min);
+                    max.as_ref().is_none_or(|m| spread <= m.at(age_s))
+                        && min.as_ref().is_none_or(|m| closest >= m.at(age_s))
+                }
+            }
+        }
+        RuleKind::Comparison {
+            measure,
+            reference,
+            op,
+        } => {
+            let xs = numbers(measure, rs, c, agg);
+            if xs.iter().any(|x| x.is_nan()) {
+                return false;
+            }
+            match reference {
+                Some(r) => {
+                    let r = scalar(r, rs, c, agg);
+                    xs.iter().all(|&x| op.holds(x, r))
+                }
+                None if *op == super::CmpOp::Eq => xs.windows(2).all(|w| w[0] == w[1]),
+                None => {
+                    let mut s = xs.clone();
+                    s.sort_by(f64::total_cmp);
+                    s.windows(2).all(|w| w[0] != w[1])
+                }
+            }
+        }
+        RuleKind::BatchDistance { attr, max } => {
+            let source = rs.attributes[*attr].source.unwrap_or(Source::Latency);
+            let mut lo = f64::INFINITY;
+            let mut hi = f64::NEG_INFINITY;
+            for t in &c.tickets {
+                for i in 0..t.players.len() {
+                    let Val::Num(x) = member_value(t, i, source, agg) else {
+                        return false;
+                    };
+                    lo = lo.min(x);
+                    hi = hi.max(x);
+                }
+            }
+            hi - lo <= max.at(age_s)
+        }
+        RuleKind::Collection {
+            measure,
+            op,
+            reference_bits,
+            min,
+            max,
+            ..
+        } => measure.iter().all(|e| {
+            let v = eval(e, rs, c, agg);
+            // Per team when the measurement keeps teams apart, else over
+            // the whole match.
+            let units: Vec<Val> = match v {
+                Val::List(items) if items.iter().any(|i| matches!(i, Val::List(_))) => items,
+                other => vec![other],
+            };
+            units.into_iter().all(|u| {
+                let mut sets = Vec::new();
+                leaves(u, &mut sets);
+                let count = match op {
+                    CollOp::Intersection => sets
+                        .iter()
+                        .map(|s| if let Val::Set(b) = s { *b } else { 0 })
+                        .fold(u64::MAX, |a, b| a & b)
+                        .count_ones(),
+                    CollOp::ReferenceIntersectionCount => sets
+                        .iter()
+                        .map(|s| match s {
+                            Val::Set(b) => (b & reference_bits).count_ones(),
+                            _ => 0,
+                        })
+                        .sum(),
+                };
+                within(f64::from(count), min.as_ref(), max.as_ref(), age_s)
+            })
+        }),
+        // The engine's regional layer hosts the match only where every
+        // ticket's ping is within the limit.
+        RuleKind::Latency { .. } => true,
+        RuleKind::Compound { statement } => statement_holds(rs, statement, c, age_s),
+    }
+}
+
+fn statement_holds(rs: &Ruleset, s: &Statement, c: &Candidate<'_>, age_s: f64) -> bool {
+    match s {
+        Statement::Rule(i) => rule_passes(rs, &rs.rules[*i], c, age_s),
+        Statement::And(xs) => xs.iter().all(|x| statement_holds(rs, x, c, age_s)),
+        Statement::Or(xs) => xs.iter().any(|x| statement_holds(rs, x, c, age_s)),
+        Statement::Xor(xs) => {
+            xs.iter()
+                .filter(|x| statement_holds(rs, x, c, age_s))
+                .count()
+                % 2
+                == 1
+        }
+        Statement::Not(x) => !statement_holds(rs, x, c, age_s),
+    }
+}
+
+impl Ruleset {
+    /// Whether candidate `c` passes every rule (a rule named by a compound
+    /// only through it) at wait `age_s`. With `partial`, `c` is a match
+    /// still growing and only team-free rules are checked.
+    pub fn passes(&self, c: &Candidate<'_>, age_s: f64, partial: bool) -> bool {
+        self.rules
+            .iter()
+            .filter(|r| !r.in_compound && (!partial || r.team_free))
+            .all(|r| rule_passes(self, r, c, age_s))
+    }
+}
