@@ -16,6 +16,8 @@ pub struct RunOutput {
     pub view: RunView,
     pub players: Vec<Player>,
     pub perf: Perf,
+    /// With explain on: every ticket's story (`explain.jsonl`), by ticket id.
+    pub explain: Option<Vec<metrics::explain::TicketStory>>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -60,7 +62,8 @@ pub fn run_logging(
     if let Some(log) = log {
         sim = sim.with_log(log);
     }
-    let out = sim.run(progress);
+    let mut out = sim.run(progress);
+    let explain = out.collector.explain().map(|e| e.take_stories());
     let final_corr =
         metrics::rating_skill_rank_corr(&out.players, |p| rating.current(&p.rating, out.end).value);
     let meta = RunMeta {
@@ -93,6 +96,7 @@ pub fn run_logging(
         view,
         players: out.players,
         perf,
+        explain,
     })
 }
 

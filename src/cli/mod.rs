@@ -24,6 +24,7 @@ macro_rules! say_raw {
 
 pub mod catalogue;
 mod compare;
+mod explain;
 mod interrupt;
 mod rebalance;
 mod ruleset;
@@ -99,6 +100,10 @@ pub enum Command {
         /// scenario's population (docs/rulesets.md).
         #[arg(long, value_name = "FILE.json")]
         ruleset: Option<PathBuf>,
+        /// Record why each ticket waited: explain.jsonl and the summary's
+        /// `explain` object (the same as `--set metrics.explain=true`).
+        #[arg(long)]
+        explain: bool,
     },
     /// Print what mmsim understood of a FlexMatch or AccelByte ruleset, rule
     /// by rule: its type, what it becomes, its expansion steps.
@@ -161,6 +166,16 @@ pub enum Command {
         /// The CSV to write (default RUN/trace.csv).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Print one ticket's story from a run made with --explain: arrival,
+    /// the passes that looked at it, what blocked it, when each rule would
+    /// have allowed the match it got, how it ended.
+    Explain {
+        /// A folder `mmsim run --explain` wrote.
+        run: PathBuf,
+        /// The ticket's id (the `ticket` column of tickets.parquet).
+        #[arg(long)]
+        ticket: u32,
     },
     #[command(flatten)]
     Tuning(tune::TuningCommand),
@@ -231,8 +246,12 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             replications,
             tables,
             ruleset,
+            explain,
         } => {
-            let sets = ruleset::with_ruleset(sets, ruleset.as_deref())?;
+            let mut sets = ruleset::with_ruleset(sets, ruleset.as_deref())?;
+            if explain {
+                sets.push("metrics.explain=true".into());
+            }
             let loaded = load_scenario(&scenario, &sets)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
             let reps = replications.unwrap_or(loaded.scenario.run.replications);
@@ -308,6 +327,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         }
         Command::Compare { runs, out, json } => compare::compare_command(&runs, out, json),
         Command::Trace { run, out } => trace::trace_command(&run, out),
+        Command::Explain { run, ticket } => explain::explain_command(&run, ticket),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {
             say_raw!("{}", catalogue::text(&catalogue::FAMILIES[0]));
@@ -516,6 +536,9 @@ fn run_command(
         &json_bytes(&with_provenance(&out.summary, &provenance)),
     )?;
     write_whole(dir, "scenario.toml", loaded.text.as_bytes())?;
+    if let Some(stories) = &out.explain {
+        write_whole(dir, explain::FILE, &explain::jsonl(stories))?;
+    }
     write_whole(
         dir,
         crate::report::compare::QUANTILES_FILE,

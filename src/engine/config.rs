@@ -65,4 +65,6 @@ pub struct Config {
     pub regions: Option<super::RegionsConfig>,
     /// Players who quit and come back; `None`: everyone stays.
     pub engagement: Option<super::EngagementConfig>,
+    /// Record why each ticket waited (`metrics::explain`).
+    pub explain: bool,
 }

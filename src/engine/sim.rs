@@ -5,6 +5,7 @@
 mod acceptance;
 mod backfill;
 mod engagement;
+mod explain;
 
 pub use acceptance::Acceptance;
 pub use backfill::Backfill;
@@ -212,6 +213,8 @@ pub struct Simulation<'r> {
     host: Option<u16>,
     /// Players who quit and come back; `None` without `[engagement]`.
     engagement: Option<Box<engagement::Engagement>>,
+    /// Why tickets waited; `None` (and never looked into) without explain.
+    explain: Option<Box<explain::Explain>>,
 }
 
 impl<'r> Simulation<'r> {
@@ -269,6 +272,10 @@ impl<'r> Simulation<'r> {
         if let Some(d) = &config.roles {
             collector.with_roles(d.names.clone());
         }
+        if config.explain {
+            let (window, threshold) = explain::reports_window(parts.policy.as_ref());
+            collector.enable_explain(crate::metrics::explain::ExplainAcc::new(window, threshold));
+        }
         let regions = config.regions.as_ref().map(|r| {
             let geo = Geography::draw(r, players.len(), &mut stream(seed, Stream::Regions));
             collector.enable_regions(
@@ -296,6 +303,7 @@ impl<'r> Simulation<'r> {
             ))
         });
         let rank_corr = RankCorr::new(by_skill);
+        let explain = config.explain.then(Box::<explain::Explain>::default);
         Simulation {
             now: SimTime::ZERO,
             end,
@@ -342,6 +350,7 @@ impl<'r> Simulation<'r> {
             regions,
             host: None,
             engagement,
+            explain,
         }
     }
 
@@ -564,6 +573,9 @@ impl<'r> Simulation<'r> {
     /// `assigned`: with a role queue, the role each member plays.
     #[inline]
     fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd, assigned: &[u8]) {
+        if self.explain.is_some() {
+            self.explain_leave(t, left, end);
+        }
         let (region, host_ping_ms) = if self.regions.is_some() {
             self.leave_regions(t, end)
         } else {
@@ -625,6 +637,9 @@ impl<'r> Simulation<'r> {
             if trigger == Trigger::Tick {
                 self.regions.as_mut().expect("checked").order_for_tick();
                 self.run_regional(Trigger::Tick);
+                if self.explain.is_some() {
+                    self.explain_pass(trigger);
+                }
             }
             return;
         }
@@ -643,6 +658,9 @@ impl<'r> Simulation<'r> {
             self.form(p);
         }
         self.proposals = proposals;
+        if self.explain.is_some() {
+            self.explain_pass(trigger);
+        }
     }
 
     /// Splits a proposal's tickets into teams, into `scratch.team_tickets`:
@@ -767,6 +785,9 @@ impl<'r> Simulation<'r> {
             self.scratch.team_tickets = team_tickets;
             return;
         };
+        if self.explain.is_some() {
+            self.explain_formed(&team_tickets);
+        }
         let id = MatchId(self.next_match);
         self.next_match += 1;
         self.stats.matches += 1;

@@ -152,6 +152,8 @@ pub struct Collector<'r> {
     regions: Option<super::regions::RegionStats>,
     /// With `[engagement]` only.
     engagement: Option<Box<super::engagement::EngagementAcc>>,
+    /// With explain on only.
+    explain: Option<Box<super::explain::ExplainAcc>>,
 }
 
 impl<'r> Collector<'r> {
@@ -198,6 +200,7 @@ impl<'r> Collector<'r> {
             backfill: None,
             regions: None,
             engagement: None,
+            explain: None,
         }
     }
 
@@ -217,6 +220,16 @@ impl<'r> Collector<'r> {
     /// Switches on the engagement figures (`engagement` in the summary).
     pub fn enable_engagement(&mut self, acc: super::engagement::EngagementAcc) {
         self.engagement = Some(Box::new(acc));
+    }
+
+    /// Switches on the explain figures (`explain` in the summary).
+    pub fn enable_explain(&mut self, acc: super::explain::ExplainAcc) {
+        self.explain = Some(Box::new(acc));
+    }
+
+    /// The explain accumulators, when switched on.
+    pub fn explain(&mut self) -> Option<&mut super::explain::ExplainAcc> {
+        self.explain.as_deref_mut()
     }
 
     /// The engagement accumulators, when switched on.
@@ -556,6 +569,7 @@ impl<'r> Collector<'r> {
             backfill: self.backfill.as_ref().map(|b| b.summary()),
             roles: self.view.roles.as_ref().map(|r| r.summary()),
             engagement: self.engagement.as_ref().map(|e| e.summary()),
+            explain: self.explain.as_ref().map(|e| e.summary()),
         }
     }
 

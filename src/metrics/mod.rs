@@ -7,6 +7,7 @@ pub mod backfill;
 mod collect;
 pub mod dist;
 pub mod engagement;
+pub mod explain;
 #[cfg(test)]
 mod oracle;
 mod rank_corr;

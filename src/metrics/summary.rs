@@ -95,11 +95,14 @@ pub struct Summary {
     /// (`[engagement]` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engagement: Option<super::engagement::EngagementSummary>,
+    /// What held tickets back (`--explain` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<super::explain::ExplainSummary>,
 }
 
 /// Summary keys written only when their scenario section is present, so a
 /// report test built without those sections does not expect them.
-pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement"];
+pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement", "explain"];
 
 /// One hour of the simulated day (hour `h` holds every day's
 /// `h:00`-`h:59`), warm-up excluded: tickets by the time they joined the
@@ -295,6 +298,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "engagement",
         "players who quit and come back ([engagement]): daily and hourly active players, session length, churn by skill decile, churn attributed to waits and results",
+    ),
+    (
+        "explain",
+        "what held tickets back (--explain): ticket-seconds each rule (party split, roles, latency, rating window, fill) blocked, overall and by wait",
     ),
     ("scenario", "the scenario's name"),
     ("seed", "the run's seed: same seed, same arrivals"),

@@ -7,7 +7,8 @@
 //! partner inside the limit.
 
 use super::{propose_windows, Mode, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
-use crate::model::{check, HumanDuration, ParamError};
+use crate::model::{check, HumanDuration, ParamError, SimTime};
+use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -78,5 +79,9 @@ impl Rule for FixedLimitParams {
             |_, _, _| true,
             |tickets| out.push(Proposal::new(tickets)),
         )
+    }
+
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        Some(self.limit)
     }
 }

@@ -3,6 +3,7 @@
 //! one file here and one line in `plugins!` below.
 
 mod cadence;
+mod quality_explain;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]
@@ -128,6 +129,25 @@ pub trait Policy: Send {
     /// Called after each match the engine formed, for policies that remember
     /// (rematch avoidance, bracket controllers).
     fn on_formed(&mut self, _formed: &FormedMatch<'_>) {}
+
+    /// For `--explain`: the rating window this policy gives ticket `t` at
+    /// `now` (rating points each side), if it is a window rule; `None` (the
+    /// default) when it cannot say. Never called unless explain is on.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: the score a match seeded by a ticket that waited
+    /// `waited_s` needs, for a policy with a falling quality threshold.
+    fn score_threshold(&self, _waited_s: f64) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: this policy's score of a formed match (its tickets
+    /// by team, still in `view`'s pool).
+    fn match_score(&self, _view: &PoolView<'_>, _teams: &[Vec<TicketId>]) -> Option<f64> {
+        None
+    }
 }
 
 /// A policy that needs nothing but its parameters: it remembers nothing
@@ -144,6 +164,13 @@ pub trait Rule: Send {
         rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     );
+
+    /// For `--explain`: the rating window this policy gives ticket `t` at
+    /// `now` (rating points each side), if it is a window rule; `None` (the
+    /// default) when it cannot say. Never called unless explain is on.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
 }
 
 /// The policy of a `Rule`: `pub type Widening = Stateless<WideningParams>`.
@@ -168,6 +195,10 @@ impl<P: Rule> Policy for Stateless<P> {
         out: &mut Vec<Proposal>,
     ) {
         self.0.propose(view, trigger, rng, out)
+    }
+
+    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        self.0.rating_window(t, now)
     }
 }
 
@@ -541,6 +572,10 @@ impl<W: MutualWindow> Rule for W {
         out: &mut Vec<Proposal>,
     ) {
         propose_mutual_windows(view, trigger, |t| self.window(t, view.now), out);
+    }
+
+    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        Some(self.window(t, now))
     }
 }
 

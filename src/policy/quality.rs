@@ -290,7 +290,7 @@ fn spread(values: impl Iterator<Item = f64>) -> f64 {
 }
 
 /// A ticket's party facts at `view.now`.
-fn party_facts(params: &QualityParams, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
+pub(super) fn party_facts(params: &QualityParams, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
     let members: Vec<_> = t.players.iter().map(|p| &view.players[p.index()]).collect();
     let aggregate = dota::aggregate(&members, &params.party_adjust);
     let mmrs: Vec<f64> = members
@@ -1338,6 +1338,14 @@ impl Policy for Quality {
                 self.hot[e.pos].taken = false;
             }
         }
+    }
+
+    fn score_threshold(&self, waited_s: f64) -> Option<f64> {
+        Some(self.params.threshold_at(waited_s))
+    }
+
+    fn match_score(&self, view: &PoolView<'_>, teams: &[Vec<TicketId>]) -> Option<f64> {
+        super::quality_explain::match_score(&self.params, view, teams)
     }
 }
 

@@ -76,6 +76,9 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
         );
     }
     h.push_str("</section>\n");
+    if let Some(e) = &sum.explain {
+        super::explain::html_section(&mut h, e);
+    }
 
     h.push_str("<section id=\"summary\">\n<h2>All figures</h2>\n");
     h.push_str(

@@ -6,6 +6,7 @@
 pub mod bands;
 pub mod compare;
 mod engagement_plots;
+pub mod explain;
 pub mod headline;
 pub mod html;
 pub mod plots;

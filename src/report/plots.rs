@@ -154,6 +154,9 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
     if let Some(s) = super::engagement_plots::churn_by_decile(input.summary) {
         specs.push(s);
     }
+    if let Some(s) = super::explain::blocked_by_wait(input.summary) {
+        specs.push(s);
+    }
     if v.spread_rating.n() > 0 {
         specs.push(histogram_spec(
             "spread_hist",

@@ -222,6 +222,10 @@ pub struct MetricsSection {
     pub sample_interval: HumanDuration,
     /// How many times over the run to measure the rating/true-skill rank correlation.
     pub corr_points: u32,
+    /// Record why each ticket waited (`--explain`): `explain.jsonl` and the
+    /// summary's `explain` object. Left out of the canonical form when off.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub explain: bool,
 }
 
 impl Default for MetricsSection {
@@ -229,6 +233,7 @@ impl Default for MetricsSection {
         MetricsSection {
             sample_interval: HumanDuration::from_secs(60),
             corr_points: 24,
+            explain: false,
         }
     }
 }

@@ -70,6 +70,7 @@ impl Config {
             roles: super::roles::role_draw(s),
             regions: s.regions.as_ref().map(|r| r.to_engine()),
             engagement: s.engagement.as_ref().map(|e| e.to_engine()),
+            explain: s.metrics.explain,
         }
     }
 }
