@@ -539,7 +539,9 @@ mod tests {
         }
     }
 
-    fn check(file: &str, sets: &[&str]) {
+    /// A preset from `scenarios/` with `--set` overrides, run on seed 11
+    /// with every record kept.
+    fn kept_preset(file: &str, sets: &[&str]) -> (crate::scenario::Scenario, crate::run::KeptRun) {
         let text = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("scenarios")
@@ -549,6 +551,11 @@ mod tests {
         let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
         let s = from_text(&text, Path::new(file), &sets).unwrap().scenario;
         let kept = crate::run::run_keeping(&s, 11);
+        (s, kept)
+    }
+
+    fn check(file: &str, sets: &[&str]) {
+        let (_, kept) = kept_preset(file, sets);
         let typed = &kept.output.summary;
         let meta = crate::metrics::RunMeta {
             scenario: &typed.scenario,
@@ -586,16 +593,10 @@ mod tests {
 
     #[test]
     fn streamed_role_figures_match_the_oracle_on_the_role_queue_preset() {
-        let file = "regions-roles-5v5.toml";
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("scenarios")
-                .join(file),
-        )
-        .unwrap();
-        let sets: Vec<String> = vec!["run.duration=90m".into(), "run.warmup=20m".into()];
-        let s = from_text(&text, Path::new(file), &sets).unwrap().scenario;
-        let kept = crate::run::run_keeping(&s, 11);
+        let (_, kept) = kept_preset(
+            "regions-roles-5v5.toml",
+            &["run.duration=90m", "run.warmup=20m"],
+        );
         let names = kept
             .output
             .view
@@ -622,16 +623,7 @@ mod tests {
 
     #[test]
     fn streamed_region_figures_match_the_oracle_on_the_regions_preset() {
-        let file = "regions-5v5.toml";
-        let text = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("scenarios")
-                .join(file),
-        )
-        .unwrap();
-        let sets: Vec<String> = vec!["run.duration=90m".into(), "run.warmup=20m".into()];
-        let s = from_text(&text, Path::new(file), &sets).unwrap().scenario;
-        let kept = crate::run::run_keeping(&s, 11);
+        let (s, kept) = kept_preset("regions-5v5.toml", &["run.duration=90m", "run.warmup=20m"]);
         let r = s.regions.as_ref().expect("a regional scenario");
         let homes: Vec<String> = r.homes.iter().map(|h| h.name.clone()).collect();
         let tickets: Vec<_> = kept
