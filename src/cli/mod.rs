@@ -282,14 +282,25 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             let loaded = load_scenario(&scenario, &sets)?;
             let settings = validate_sweep(&loaded)?;
             let s = &loaded.scenario;
+            // With a trace, the players and arrivals are the trace's.
+            let (players, arrivals) = match &s.arrivals.trace_data {
+                Some(t) => (t.players.len().to_string(), "traced arrivals".to_string()),
+                None => (
+                    s.population.size.to_string(),
+                    format!(
+                        "{} arrivals/s",
+                        crate::report::text::num(s.arrivals.rate_per_s)
+                    ),
+                ),
+            };
             say!(
-                "{}: ok — {} over {} ({} warm-up), {} players, {} arrivals/s, {}v{} ({} teams), policy {}, rating {}",
+                "{}: ok — {} over {} ({} warm-up), {} players, {}, {}v{} ({} teams), policy {}, rating {}",
                 loaded.path.display(),
                 s.run.name,
                 s.run.duration.0,
                 s.run.warmup.0,
-                s.population.size,
-                crate::report::text::num(s.arrivals.rate_per_s),
+                players,
+                arrivals,
                 s.format.team_size,
                 s.format.team_size,
                 s.format.teams,
@@ -301,7 +312,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             }
             if let (Some(file), Some(t)) = (&s.arrivals.trace, &s.arrivals.trace_data) {
                 say!(
-                    "trace {file}: {} tickets of {} players replace the population and arrivals above",
+                    "trace {file}: {} tickets of {} players replace the population and arrivals",
                     t.tickets.len(),
                     t.players.len()
                 );

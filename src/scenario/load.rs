@@ -333,13 +333,26 @@ impl Budget {
         // Each played ticket comes back with requeue_prob, a geometric
         // series; capped, as players also leave by abandoning.
         let q = s.arrivals.requeue_prob.min(0.95);
-        let expected_tickets = s.arrivals.rate_per_s * duration_s * profile / (1.0 - q);
+        // A trace gives its tickets and players outright.
+        let (expected_tickets, players) = match &s.arrivals.trace_data {
+            Some(t) => (
+                t.tickets
+                    .iter()
+                    .filter(|k| k.at.as_secs_f64() <= duration_s)
+                    .count() as f64,
+                t.players.len() as u64,
+            ),
+            None => (
+                s.arrivals.rate_per_s * duration_s * profile / (1.0 - q),
+                u64::from(s.population.size),
+            ),
+        };
         // With regions, each player also holds a home and a ping per data centre.
         let per_player = BYTES_PER_PLAYER
             + s.regions
                 .as_ref()
                 .map_or(0, |r| 2 + 2 * r.data_centres.len() as u64);
-        let memory_bytes = BASE_BYTES + u64::from(s.population.size) * per_player;
+        let memory_bytes = BASE_BYTES + players * per_player;
         Budget {
             expected_tickets,
             memory_bytes,
@@ -637,6 +650,38 @@ limit = 150
             err.contains("--seed") && err.contains("9223372036854775807"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn a_traced_scenario_s_budget_counts_the_trace_s_tickets_and_players() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/trace-replay.toml");
+        let loaded = load(&path, &[]).unwrap();
+        let t = loaded
+            .scenario
+            .arrivals
+            .trace_data
+            .as_ref()
+            .expect("a trace");
+        let b = Budget::of(&loaded.scenario);
+        let duration_s = loaded.scenario.run.duration.0.as_secs_f64();
+        let within = t
+            .tickets
+            .iter()
+            .filter(|k| k.at.as_secs_f64() <= duration_s)
+            .count();
+        assert!(within > 1000, "{within}");
+        assert_eq!(b.expected_tickets, within as f64);
+        assert_eq!(
+            b.memory_bytes,
+            BASE_BYTES + t.players.len() as u64 * BYTES_PER_PLAYER
+        );
+        // Cut short, the run meets fewer of the trace's tickets.
+        let short = load(
+            &path,
+            &["run.duration=10m".to_string(), "run.warmup=1m".to_string()],
+        )
+        .unwrap();
+        assert!(Budget::of(&short.scenario).expected_tickets < within as f64);
     }
 
     #[test]
