@@ -212,16 +212,7 @@ fn by_hour(
                 .iter()
                 .filter(|t| hour(t.enqueued.as_secs_f64()) == h)
                 .collect();
-            let mut waits: Vec<f64> = mine
-                .iter()
-                .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
-                .map(|t| t.wait_s())
-                .collect();
-            waits.sort_by(f64::total_cmp);
-            let abandoned = mine
-                .iter()
-                .filter(|t| t.end == TicketEnd::Abandoned)
-                .count();
+            let (waits, abandoned) = waits_and_abandons(&mine);
             let q: Vec<f64> = queue
                 .iter()
                 .filter(|s| s.t.as_secs_f64() >= meta.warmup_s && hour(s.t.as_secs_f64()) == h)
@@ -425,16 +416,7 @@ pub fn regions_section(
                 .iter()
                 .filter(|t| t.region.map(usize::from) == Some(h))
                 .collect();
-            let mut waits: Vec<f64> = mine
-                .iter()
-                .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
-                .map(|t| t.wait_s())
-                .collect();
-            waits.sort_by(f64::total_cmp);
-            let abandoned = mine
-                .iter()
-                .filter(|t| t.end == TicketEnd::Abandoned)
-                .count();
+            let (waits, abandoned) = waits_and_abandons(&mine);
             json!({
                 "region": name,
                 "tickets": mine.len(),
@@ -446,6 +428,22 @@ pub fn regions_section(
         })
         .collect();
     json!({"by_data_centre": by_data_centre, "by_home_region": by_home_region})
+}
+
+/// Of a group of tickets: the waits of those matched, sorted, and how many
+/// gave up.
+fn waits_and_abandons(group: &[&&super::TicketRecord]) -> (Vec<f64>, usize) {
+    let mut waits: Vec<f64> = group
+        .iter()
+        .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
+        .map(|t| t.wait_s())
+        .collect();
+    waits.sort_by(f64::total_cmp);
+    let abandoned = group
+        .iter()
+        .filter(|t| t.end == TicketEnd::Abandoned)
+        .count();
+    (waits, abandoned)
 }
 
 fn ratio(num: usize, den: usize) -> Option<f64> {

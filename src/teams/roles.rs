@@ -93,6 +93,26 @@ impl Net {
         self.edges[e ^ 1].1
     }
 
+    /// Sends the most the path `via` (each node's incoming edge, from `t`
+    /// back to `s`) can carry; returns that amount. Both searches end here.
+    fn augment(&mut self, s: usize, t: usize, via: &[usize]) -> i32 {
+        let mut push = i32::MAX;
+        let mut v = t;
+        while v != s {
+            let e = via[v];
+            push = push.min(self.edges[e].1);
+            v = self.edges[e ^ 1].0;
+        }
+        let mut v = t;
+        while v != s {
+            let e = via[v];
+            self.edges[e].1 -= push;
+            self.edges[e ^ 1].1 += push;
+            v = self.edges[e ^ 1].0;
+        }
+        push
+    }
+
     /// Pushes as much flow as fits from `s` to `t`, ignoring costs: one
     /// depth-first augmenting path at a time (the flow is a match's players,
     /// so a few dozen paths at most). Returns the flow.
@@ -128,20 +148,7 @@ impl Net {
             if !found {
                 return total;
             }
-            let mut push = i32::MAX;
-            let mut v = t;
-            while v != s {
-                push = push.min(self.edges[via[v]].1);
-                v = self.edges[via[v] ^ 1].0;
-            }
-            let mut v = t;
-            while v != s {
-                let e = via[v];
-                self.edges[e].1 -= push;
-                self.edges[e ^ 1].1 += push;
-                v = self.edges[e ^ 1].0;
-            }
-            total += push;
+            total += self.augment(s, t, &via);
         }
     }
 
@@ -177,21 +184,7 @@ impl Net {
             if dist[t] == i32::MAX {
                 return total;
             }
-            let mut push = i32::MAX;
-            let mut v = t;
-            while v != s {
-                let e = via[v];
-                push = push.min(self.edges[e].1);
-                v = self.edges[e ^ 1].0;
-            }
-            let mut v = t;
-            while v != s {
-                let e = via[v];
-                self.edges[e].1 -= push;
-                self.edges[e ^ 1].1 += push;
-                v = self.edges[e ^ 1].0;
-            }
-            total += push;
+            total += self.augment(s, t, &via);
         }
     }
 }
