@@ -4,6 +4,8 @@
 
 mod acceptance;
 mod backfill;
+mod backfill_ready;
+mod backfill_roles;
 mod engagement;
 mod explain;
 
@@ -86,6 +88,9 @@ struct Active {
     members: Vec<PlayerId>,
     /// Per party: where it ends in `members`, and its team.
     parties: Vec<(u32, u32)>,
+    /// With a role queue, the role each member plays, in `members` order
+    /// (a leaver's slot opens in this role); empty otherwise.
+    roles: Vec<u8>,
     rating_weight: f64,
     winner: Option<usize>,
 }
@@ -267,6 +272,14 @@ impl<'r> Simulation<'r> {
         });
         let bf = config.backfill.clone().map(|b| {
             collector.enable_backfill();
+            if let Some(acc) = collector.backfill() {
+                if config.acceptance.is_some() {
+                    acc.with_ready_check();
+                }
+                if let Some(d) = &config.roles {
+                    acc.with_roles(d.names.clone());
+                }
+            }
             backfill::Backfills::new(b, stream(seed, Stream::Backfill))
         });
         if let Some(d) = &config.roles {
@@ -801,6 +814,7 @@ impl<'r> Simulation<'r> {
         let mut active = std::mem::take(&mut self.active[slot as usize]);
         active.members.clear();
         active.parties.clear();
+        active.roles.clear();
         let mut removed = std::mem::take(&mut self.scratch.removed);
         removed.clear();
         let mut member_ratings = std::mem::take(&mut self.scratch.ratings);
@@ -836,6 +850,7 @@ impl<'r> Simulation<'r> {
                     .get(assigned_from..assigned_from + t.size())
                     .unwrap_or(&[]);
                 assigned_from += t.size();
+                active.roles.extend_from_slice(mine);
                 self.leave(&t, self.now, TicketEnd::Matched(id), mine);
                 if self.engagement.is_some() {
                     self.engagement_formed(&t);

@@ -102,9 +102,51 @@ pub struct BackfillAcc {
     ended_short: u64,
     matches_with_leave: u64,
     fill_ms: MsHist,
+    /// With a role queue, per role (the scenario's order): leaves and fills.
+    by_role: Option<(Vec<String>, Vec<RoleFills>)>,
+    /// With a ready check, backfill joiners asked and those who declined.
+    joiner_checks: Option<(u64, u64)>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+struct RoleFills {
+    leaves: u64,
+    filled: u64,
+    fill_ms: MsHist,
 }
 
 impl BackfillAcc {
+    /// Also counts leaves and fills by the role of the open slot.
+    pub fn with_roles(&mut self, names: Vec<String>) {
+        let per = vec![RoleFills::default(); names.len()];
+        self.by_role = Some((names, per));
+    }
+    /// Also counts backfill joiners' ready checks.
+    pub fn with_ready_check(&mut self) {
+        self.joiner_checks = Some((0, 0));
+    }
+    pub fn leave_in_role(&mut self, role: u8, in_warmup: bool) {
+        if let (false, Some((_, per))) = (in_warmup, &mut self.by_role) {
+            if let Some(r) = per.get_mut(role as usize) {
+                r.leaves += 1;
+            }
+        }
+    }
+    pub fn filled_in_role(&mut self, role: u8, waited_ms: u64, in_warmup: bool) {
+        if let (false, Some((_, per))) = (in_warmup, &mut self.by_role) {
+            if let Some(r) = per.get_mut(role as usize) {
+                r.filled += 1;
+                r.fill_ms.add_ms(waited_ms);
+            }
+        }
+    }
+    /// A backfill joiner's ready check, in a match formed after warm-up or not.
+    pub fn joiner_check(&mut self, declined: bool, in_warmup: bool) {
+        if let (false, Some((asked, no))) = (in_warmup, &mut self.joiner_checks) {
+            *asked += 1;
+            *no += u64::from(declined);
+        }
+    }
     pub fn started(&mut self, in_warmup: bool) {
         if !in_warmup {
             self.started += 1;
@@ -143,6 +185,22 @@ impl BackfillAcc {
             time_to_backfill_p50_s: self.fill_ms.quantile(0.5),
             time_to_backfill_p90_s: self.fill_ms.quantile(0.9),
             finished_short_handed_share: ratio(self.ended_short, self.ended),
+            joiner_ready_checks: self.joiner_checks.map(|(asked, _)| asked),
+            joiner_declines: self.joiner_checks.map(|(_, no)| no),
+            by_role: self.by_role.as_ref().map(|(names, per)| {
+                names
+                    .iter()
+                    .zip(per)
+                    .map(|(name, r)| BackfillByRole {
+                        role: name.clone(),
+                        leaves: r.leaves,
+                        backfills: r.filled,
+                        filled_share: ratio(r.filled, r.leaves),
+                        time_to_backfill_p50_s: r.fill_ms.quantile(0.5),
+                        time_to_backfill_p90_s: r.fill_ms.quantile(0.9),
+                    })
+                    .collect()
+            }),
         }
     }
 }
@@ -166,6 +224,28 @@ pub struct BackfillSummary {
     pub time_to_backfill_p90_s: Option<f64>,
     /// Share of ended matches that ended with a slot still open.
     pub finished_short_handed_share: Option<f64>,
+    /// With `[acceptance]`: backfill joiners asked to accept, and those
+    /// with a player who declined (their slot stayed open).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joiner_ready_checks: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joiner_declines: Option<u64>,
+    /// With `[roles]`: leaves and fills by the role of the open slot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_role: Option<Vec<BackfillByRole>>,
+}
+
+/// One role's open slots in `backfill.by_role`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BackfillByRole {
+    pub role: String,
+    /// Players who left a running match while playing this role.
+    pub leaves: u64,
+    /// Slots of this role filled from the queue.
+    pub backfills: u64,
+    pub filled_share: Option<f64>,
+    pub time_to_backfill_p50_s: Option<f64>,
+    pub time_to_backfill_p90_s: Option<f64>,
 }
 
 fn ratio(num: u64, den: u64) -> Option<f64> {
@@ -217,5 +297,31 @@ mod tests {
         assert_eq!(s.finished_short_handed_share, Some(0.5));
         assert_eq!(s.matches_with_leave_share, Some(0.5));
         assert_eq!(s.time_to_backfill_p90_s, Some(3.0));
+        assert_eq!(s.by_role, None);
+        assert_eq!(s.joiner_ready_checks, None);
+    }
+
+    #[test]
+    fn fills_by_role_and_joiner_checks_count_after_warmup_only() {
+        let mut b = BackfillAcc::default();
+        b.with_roles(vec!["tank".into(), "damage".into()]);
+        b.with_ready_check();
+        b.leave_in_role(0, false);
+        b.leave_in_role(1, false);
+        b.leave_in_role(1, false);
+        b.leave_in_role(1, true);
+        b.filled_in_role(1, 4_000, false);
+        b.filled_in_role(0, 9_000, true);
+        b.joiner_check(true, false);
+        b.joiner_check(false, false);
+        b.joiner_check(true, true);
+        let s = b.summary();
+        let by = s.by_role.unwrap();
+        assert_eq!((by[0].leaves, by[0].backfills), (1, 0));
+        assert_eq!(by[0].filled_share, Some(0.0));
+        assert_eq!((by[1].leaves, by[1].backfills), (2, 1));
+        assert_eq!(by[1].time_to_backfill_p50_s, Some(4.0));
+        assert_eq!(s.joiner_ready_checks, Some(2));
+        assert_eq!(s.joiner_declines, Some(1));
     }
 }

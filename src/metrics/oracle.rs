@@ -317,8 +317,7 @@ fn team_metrics(matches: &[&super::MatchRecord], out: &mut Map<String, Value>) {
 /// waits of those matched, the share who gave up, the share of those given
 /// a role by their match's split who played their main role, and how many
 /// played each role; overall, the shares who got their main role and a role
-/// they accept. Backfill joiners (matched without an assigned role) count
-/// as matched but are outside the shares.
+/// they accept. Backfill joiners count in the role of the slot they took.
 pub fn roles_section(tickets: &[&super::TicketRecord], names: &[String]) -> Value {
     struct Per {
         players: usize,

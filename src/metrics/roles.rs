@@ -26,9 +26,8 @@ pub struct RoleSummary {
     pub by_main_role: Vec<RoleWait>,
     /// Matched players after warm-up (each member of a matched party).
     pub matched_players: u64,
-    /// Share of them who played their main role. Players who joined a
-    /// running match by backfill are left out of this share and the next:
-    /// backfill gives them no role.
+    /// Share of them who played their main role (backfill joiners in the
+    /// role of the slot they took).
     pub first_choice_share: Option<f64>,
     /// Share of them who played a role they accept (main or second).
     pub preferred_share: Option<f64>,
@@ -44,8 +43,7 @@ pub struct RoleWait {
     /// Wait of those who matched, seconds.
     pub wait_s: Describe,
     pub abandon_rate: Option<f64>,
-    /// Of those matched (backfill joiners aside), the share who played this
-    /// (their main) role.
+    /// Of those matched, the share who played this (their main) role.
     pub first_choice_share: Option<f64>,
     /// Matched players who played this role, whatever their main role.
     pub played: u64,
@@ -56,8 +54,8 @@ struct PerRole {
     players: u64,
     abandoned: u64,
     matched: u64,
-    /// Matched with a role assigned by the match's split (not a backfill
-    /// joiner, whom backfill places without a role): the shares' base.
+    /// Matched with a role assigned (by the match's split, or by the open
+    /// slot a backfill joiner took): the shares' base.
     assigned: u64,
     got_main: u64,
     played: u64,

@@ -293,7 +293,7 @@ pub const MEANINGS: &[(&str, &str)] = &[
     ),
     (
         "backfill",
-        "leaves from running matches ([backfill]): leaves per match, share filled, time to backfill, share finished short-handed",
+        "leaves from running matches ([backfill]): leaves per match, share filled, time to backfill, share finished short-handed; with [acceptance] backfill joiners' ready checks and declines; with [roles] leaves, fills and time to backfill by the role of the open slot",
     ),
     (
         "engagement",

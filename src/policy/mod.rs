@@ -4,6 +4,7 @@
 
 mod cadence;
 mod quality_explain;
+mod quality_roles;
 #[cfg(test)]
 mod testkit;
 #[cfg(test)]

@@ -44,7 +44,9 @@ use rand::seq::SliceRandom;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
+use super::quality_roles;
 use crate::teams::balanced::{self, balanced_split};
+use crate::teams::RoleFill;
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -379,7 +381,7 @@ impl QualityOracle {
         let mut best: Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> = None;
         let mut tried: Vec<Vec<usize>> = Vec::new();
         for order in [&by_rating, &by_language, &by_both] {
-            let Some(mut chosen) = oracle_fill(seed.size(), order, &neighbours, format) else {
+            let Some(mut chosen) = oracle_fill(seed, order, &neighbours, format) else {
                 continue;
             };
             chosen.sort_unstable();
@@ -391,7 +393,9 @@ impl QualityOracle {
             facts.extend(chosen.iter().map(|&i| neighbours[i].2.clone()));
             let mut ids = vec![seed.id];
             ids.extend(chosen.iter().map(|&i| neighbours[i].1.id));
-            for split in self.splits(&facts, format.teams, format.team_size, rng) {
+            let mut masks: Vec<&[u8]> = vec![&seed.roles[..]];
+            masks.extend(chosen.iter().map(|&i| &neighbours[i].1.roles[..]));
+            for split in self.splits(&facts, &masks, format, rng) {
                 let score = criteria(p, &facts, &split, format.team_size).score(&p.weights);
                 if best.as_ref().is_none_or(|b| score > b.0) {
                     let teams = split
@@ -410,17 +414,34 @@ impl QualityOracle {
     fn splits(
         &self,
         facts: &[PartyFacts],
-        teams: usize,
-        team_size: usize,
+        masks: &[&[u8]],
+        format: super::MatchFormat,
         rng: &mut Pcg64,
     ) -> Vec<Vec<Vec<usize>>> {
+        let (teams, team_size) = (format.teams, format.team_size);
+        // In a role queue each split is made role-feasible, as `Quality` does.
+        let fix = |s: Vec<Vec<usize>>, strengths: &[f64]| -> Option<Vec<Vec<usize>>> {
+            if format.roles.is_none() {
+                return Some(s);
+            }
+            let mut team_of = vec![0; facts.len()];
+            for (t, parties) in s.iter().enumerate() {
+                for &p in parties {
+                    team_of[p] = t;
+                }
+            }
+            quality_roles::role_feasible(Some(team_of), masks, strengths, teams, format.roles)
+                .map(|t| balanced::members_by_team(&t, teams))
+        };
         let sizes: Vec<usize> = facts.iter().map(|f| f.aggregate.size).collect();
         let strengths: Vec<f64> = facts
             .iter()
             .map(|f| f.aggregate.adjusted_skill * f.aggregate.size as f64)
             .collect();
         let mut out = Vec::new();
-        if let Some(s) = balanced_split(&sizes, &strengths, teams, team_size, 32, rng) {
+        if let Some(s) = balanced_split(&sizes, &strengths, teams, team_size, 32, rng)
+            .and_then(|s| fix(s, &strengths))
+        {
             out.push(s);
         }
         // Counting each party as one more unit of strength than it is, scaled
@@ -428,7 +449,9 @@ impl QualityOracle {
         // swaps then balance MMR among equal-sized parties.
         let big = 1e6;
         let by_count: Vec<f64> = strengths.iter().map(|s| s + big).collect();
-        if let Some(s) = balanced_split(&sizes, &by_count, teams, team_size, 32, rng) {
+        if let Some(s) = balanced_split(&sizes, &by_count, teams, team_size, 32, rng)
+            .and_then(|s| fix(s, &by_count))
+        {
             if !out.contains(&s) {
                 out.push(s);
             }
@@ -437,24 +460,42 @@ impl QualityOracle {
     }
 }
 
-/// Fills the room left by a seed of `seed_size` from `neighbours` in `order`,
-/// keeping the set splittable; indices into `neighbours`, or `None`.
+/// Fills the room left by `seed` from `neighbours` in `order`, keeping the
+/// set splittable (and, in a role queue, completable to every team's
+/// composition); indices into `neighbours`, or `None`.
 fn oracle_fill(
-    seed_size: usize,
+    seed: &WaitingTicket,
     order: &[usize],
     neighbours: &[(f64, &WaitingTicket, PartyFacts)],
     format: super::MatchFormat,
 ) -> Option<Vec<usize>> {
-    let mut room = format.players() - seed_size;
+    let mut room = format.players() - seed.size();
     let mut packing = crate::teams::Packing::new(format.teams, format.team_size);
-    packing.try_add(seed_size);
+    packing.try_add(seed.size());
+    let mut role_fill = RoleFill::new(format.roles, format.teams, &seed.roles);
     let mut chosen = Vec::new();
     for &i in order {
         if room == 0 {
             break;
         }
         let size = neighbours[i].1.size();
-        if size <= room && packing.try_add(size) {
+        if size > room {
+            continue;
+        }
+        let fits = if format.roles.is_none() {
+            packing.try_add(size)
+        } else {
+            // The packing keeps the party only if the roles admit it too:
+            // `Packing` has no undo.
+            let mut trial = packing.clone();
+            let ok = trial.try_add(size) && role_fill.admits(&neighbours[i].1.roles);
+            if ok {
+                packing = trial;
+                role_fill.take(&neighbours[i].1.roles);
+            }
+            ok
+        };
+        if fits {
             chosen.push(i);
             room -= size;
         }
@@ -512,6 +553,8 @@ struct Entry {
     size: usize,
     /// With `wait_s` 0: the wait is added per pass.
     facts: PartyFacts,
+    /// The members' role masks (empty without a role queue).
+    roles: crate::teams::PartyRoles,
     /// Index in `Quality::hot`.
     pos: usize,
     taken: bool,
@@ -765,6 +808,7 @@ impl Quality {
                     wait_s: 0.0,
                     ..party_facts(&self.params, view, t)
                 },
+                roles: t.roles.clone(),
                 pos: 0,
                 taken: false,
                 cache: None,
@@ -939,6 +983,8 @@ impl Quality {
             s.chosen.clear();
             let mut last = None;
             let mut at = 0;
+            // A role queue's check: the set can still fill every team's composition.
+            let mut role_fill = RoleFill::new(format.roles, format.teams, &seed_e.roles);
             while room > 0 {
                 let i = if which == 2 {
                     match heap.pop() {
@@ -966,7 +1012,12 @@ impl Quality {
                     counts[1] -= room - size;
                     ok
                 };
+                let roles_on = format.roles.is_some();
+                let ok = ok && (!roles_on || role_fill.admits(&get(nb[i].1.slot).roles));
                 if ok {
+                    if roles_on {
+                        role_fill.take(&get(nb[i].1.slot).roles);
+                    }
                     s.chosen.push(i);
                     room -= size;
                 } else {
@@ -1106,6 +1157,12 @@ impl Quality {
             32,
             priority,
         );
+        let team_of = if format.roles.is_some() {
+            let masks: Vec<&[u8]> = memo.slots.iter().map(|&s| &self.entry(s).roles[..]).collect();
+            quality_roles::role_feasible(team_of, &masks, &strengths, format.teams, format.roles)
+        } else {
+            team_of
+        };
         let criteria = match &team_of {
             Some(team_of) => criteria(
                 &self.params,
@@ -1386,6 +1443,7 @@ mod tests {
                 };
                 let base: f64 = 2500.0 + g.random_range(-spread..spread);
                 let mut party = crate::model::Party::new();
+                let mut masks = crate::teams::PartyRoles::new();
                 let mut sum = 0.0;
                 for _ in 0..size {
                     let mut r = base + g.random_range(-100.0..100.0);
@@ -1397,6 +1455,15 @@ mod tests {
                     pl.party_rating = Rating::new(r + g.random_range(-50.0..50.0), 100.0, 0.06);
                     pl.languages = g.random_range(1..16);
                     pl.games = g.random_range(0..3000);
+                    // Roles are drawn only for a role queue, so the other
+                    // formats' pools stay what they were.
+                    if let Some(comp) = format.roles {
+                        let main = g.random_range(0..comp.roles());
+                        let second = g.random_range(0..comp.roles());
+                        pl.main_role = main as u8;
+                        pl.roles = (1 << main) | if g.random_bool(0.2) { 1 << second } else { 0 };
+                        masks.push(pl.roles);
+                    }
                     sum += r;
                     players.push(pl);
                     party.push(id);
@@ -1408,7 +1475,7 @@ mod tests {
                     rating: sum / size as f64,
                     enqueued: SimTime::from_ms(now_ms - waited),
                     requeue: false,
-                    roles: Default::default(),
+                    roles: masks,
                 });
                 next_ticket += 1;
             }
@@ -1464,6 +1531,36 @@ mod tests {
                 ..QualityParams::default()
             };
             agree_over_passes(seed, format, &params, 80);
+        }
+    }
+
+    /// The same agreement in role queues: fills that keep the composition
+    /// reachable and role-feasible splits, searched incrementally and from
+    /// scratch.
+    #[test]
+    fn with_roles_the_incremental_search_proposes_what_the_oracle_proposes() {
+        for seed in 0..12 {
+            let mut g = Pcg64::seed_from_u64(5000 + seed);
+            let format = [
+                MatchFormat {
+                    teams: 2,
+                    team_size: 5,
+                    roles: Some(crate::teams::Composition::new(&[1, 1, 3])),
+                },
+                MatchFormat {
+                    teams: 2,
+                    team_size: 2,
+                    roles: Some(crate::teams::Composition::new(&[1, 1])),
+                },
+            ][seed as usize % 2];
+            let params = QualityParams {
+                neighbours: [6, 20][g.random_range(0..2)],
+                threshold: g.random_range(0.5..0.9),
+                threshold_floor: 0.3,
+                threshold_fall_per_s: g.random_range(0.0005..0.005),
+                ..QualityParams::default()
+            };
+            agree_over_passes(seed, format, &params, 60);
         }
     }
 

@@ -454,7 +454,7 @@ impl Scenario {
             .validate(f.teams as usize, f.team_size as usize)
             .map_err(|e| prefixed("teams", e))?;
         if let Some(roles) = &self.roles {
-            roles.validate(f.teams, f.team_size, self.policy.name())?;
+            roles.validate(f.teams, f.team_size)?;
         }
         self.policy.validate().map_err(|e| prefixed("policy", e))?;
         self.rating.validate().map_err(|e| prefixed("rating", e))?;

@@ -29,15 +29,7 @@ pub struct RolesSection {
 
 impl RolesSection {
     /// Checks the section against the match format. Keys are full paths.
-    pub fn validate(&self, teams: u32, team_size: u32, policy: &str) -> Result<(), ParamError> {
-        // The quality policy searches and splits its own teams without the
-        // shared fill, so it would keep proposing matches the engine refuses.
-        if policy == "quality" {
-            return Err(ParamError::new(
-                "roles",
-                "the `quality` policy does not honour a role queue yet; use a window policy (widening, fixed-limit, percentile-window, adaptive-brackets, batch-weighted, weighted-score, virtual-decay)",
-            ));
-        }
+    pub fn validate(&self, teams: u32, team_size: u32) -> Result<(), ParamError> {
         let n = self.names.len();
         if n == 0 || n > MAX_ROLES {
             return Err(ParamError::new(
@@ -172,17 +164,17 @@ mod tests {
     #[test]
     fn the_composition_must_add_up_to_the_team_size() {
         let ok = section("composition = { tank = 1, healer = 1, damage = 3 }");
-        assert_eq!(ok.validate(2, 5, "widening"), Ok(()));
+        assert_eq!(ok.validate(2, 5), Ok(()));
         assert_eq!(ok.slots(), vec![1, 1, 3]);
-        let e = ok.validate(2, 6, "widening").unwrap_err();
+        let e = ok.validate(2, 6).unwrap_err();
         assert_eq!(e.key, "roles.composition");
         assert!(e.message.contains("add up to 5"), "{}", e.message);
         let e = section("composition = { tank = 1, healer = 1 }")
-            .validate(2, 2, "widening")
+            .validate(2, 2)
             .unwrap_err();
         assert!(e.message.contains("`damage` is missing"), "{}", e.message);
         let e = section("composition = { tank = 1, healer = 1, damage = 2, support = 1 }")
-            .validate(2, 5, "widening")
+            .validate(2, 5)
             .unwrap_err();
         assert_eq!(e.key, "roles.composition.support");
     }
@@ -191,24 +183,19 @@ mod tests {
     fn shares_and_probabilities_are_checked() {
         let mut s = section("composition = { tank = 1, healer = 1, damage = 3 }");
         s.shares = vec![0.0, 0.5, 0.5];
-        let e = s.validate(2, 5, "widening").unwrap_err();
+        let e = s.validate(2, 5).unwrap_err();
         assert!(e.message.contains("`tank`"), "{}", e.message);
         s.second_prob = 0.2;
-        assert_eq!(s.validate(2, 5, "widening"), Ok(()));
+        assert_eq!(s.validate(2, 5), Ok(()));
         s.second_prob = 1.5;
-        assert_eq!(
-            s.validate(2, 5, "widening").unwrap_err().key,
-            "roles.second_prob"
-        );
+        assert_eq!(s.validate(2, 5).unwrap_err().key, "roles.second_prob");
         s.second_prob = 0.0;
         s.shares = vec![1.0, 1.0, 1.0];
-        assert_eq!(s.validate(2, 17, "widening").unwrap_err().key, "roles");
-        let e = s.validate(2, 5, "quality").unwrap_err();
-        assert!(e.message.contains("quality"), "{}", e.message);
+        assert_eq!(s.validate(2, 17).unwrap_err().key, "roles");
+        // The quality policy fills and splits by roles too (its refusal is
+        // lifted; `policy::quality_roles` checks its teams).
+        assert_eq!(s.validate(2, 5), Ok(()));
         s.shares = vec![1.0];
-        assert_eq!(
-            s.validate(2, 5, "widening").unwrap_err().key,
-            "roles.shares"
-        );
+        assert_eq!(s.validate(2, 5).unwrap_err().key, "roles.shares");
     }
 }

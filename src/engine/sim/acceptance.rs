@@ -52,6 +52,23 @@ impl ReadyChecks {
             declined: Vec::new(),
         }
     }
+
+    /// The answers of `players` players, drawn as a match's check draws
+    /// them (accept, then when): how many accepted, and when the last
+    /// answer came (ms after the ask).
+    pub(super) fn answers(&mut self, players: usize) -> (usize, u64) {
+        let timeout_ms = self.config.timeout.as_ms();
+        let (mut accepted, mut last_ms) = (0, 0u64);
+        for _ in 0..players {
+            accepted += usize::from(self.rng.random::<f64>() < self.config.accept_prob);
+            last_ms = last_ms.max(self.rng.random_range(0..=timeout_ms));
+        }
+        (accepted, last_ms)
+    }
+
+    pub(super) fn decline_penalty(&self) -> SimDuration {
+        self.config.decline_penalty
+    }
 }
 
 impl Simulation<'_> {

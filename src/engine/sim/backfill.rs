@@ -9,7 +9,11 @@
 //! before; once the teams change, the winner is redrawn (coupled to the
 //! first draw, so it changes as rarely as it can) from the win probability
 //! averaged over the match's time, each stretch with the teams then playing.
+//! With a role queue the slot opens in the leaver's role and only a party
+//! that can play it fills it (`backfill_roles.rs`); with a ready check the
+//! joiner answers it first (`backfill_ready.rs`).
 
+use super::backfill_roles::{open_counts, NO_ROLE};
 use super::{timer_key, Event, Simulation, Slot};
 use crate::metrics::TicketEnd;
 use crate::model::{SimDuration, SimTime, TicketId};
@@ -17,6 +21,7 @@ use crate::outcome::TeamSkills;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64;
+use smallvec::SmallVec;
 
 /// Leaves and backfill as the engine runs them.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,12 +55,17 @@ pub(super) struct LeaveState {
 
 /// A slot a leaver opened, waiting for a backfiller.
 #[derive(Clone, Copy, Debug)]
-struct OpenSlot {
+pub(super) struct OpenSlot {
     slot: u32,
     team: u32,
     opened: SimTime,
-    rating: f64,
+    pub(super) rating: f64,
     in_warmup: bool,
+    /// The role the leaver played (`NO_ROLE` without a role queue).
+    pub(super) role: u8,
+    /// Not offered before this: a joiner declined its ready check and the
+    /// slot waits for that answer (the slot's opening otherwise).
+    pub(super) retry_at: SimTime,
 }
 
 pub(super) struct Backfills {
@@ -65,7 +75,13 @@ pub(super) struct Backfills {
     rng: Pcg64,
     slots: Vec<LeaveState>,
     /// Oldest first: the slot open longest is filled first.
-    open: Vec<OpenSlot>,
+    pub(super) open: Vec<OpenSlot>,
+}
+
+impl OpenSlot {
+    pub(super) fn in_warmup(&self) -> bool {
+        self.in_warmup
+    }
 }
 
 impl Backfills {
@@ -177,6 +193,7 @@ impl Simulation<'_> {
             .find(|&&(end, _)| end > i)
             .map_or(0, |&(_, team)| team);
         let in_warmup = active.record.as_ref().is_some_and(|r| r.in_warmup);
+        let role = active.roles.get(i as usize).copied().unwrap_or(NO_ROLE);
         let rating = self
             .parts
             .rating
@@ -189,6 +206,8 @@ impl Simulation<'_> {
                 opened: now,
                 rating,
                 in_warmup,
+                role,
+                retry_at: now,
             });
         }
         let fill = bf.config.fill;
@@ -196,10 +215,48 @@ impl Simulation<'_> {
         self.in_matches -= 1;
         if let Some(acc) = self.collector.backfill() {
             acc.leave(in_warmup);
+            if role != NO_ROLE {
+                acc.leave_in_role(role, in_warmup);
+            }
         }
         self.recompute_p(s);
         if fill {
             self.fill_open_slots();
+        }
+    }
+
+    /// Debug builds, in a role queue: the players of `team` still in match
+    /// `s` and its open slots hold every role of the composition exactly,
+    /// whoever left and joined.
+    #[cfg(debug_assertions)]
+    fn assert_team_roles(&self, s: usize, team: u32) {
+        let (Some(comp), Some(bf)) = (self.format.roles, self.bf.as_ref()) else {
+            return;
+        };
+        let active = &self.active[s];
+        let mut counts = vec![0usize; comp.roles()];
+        let mut start = 0;
+        for &(end, t) in &active.parties {
+            for k in start..end as usize {
+                if t == team && !bf.slots[s].left[k] {
+                    counts[active.roles[k] as usize] += 1;
+                }
+            }
+            start = end as usize;
+        }
+        for o in bf
+            .open
+            .iter()
+            .filter(|o| o.slot as usize == s && o.team == team)
+        {
+            counts[o.role as usize] += 1;
+        }
+        for (r, &n) in counts.iter().enumerate() {
+            assert_eq!(
+                n,
+                comp.slots(r),
+                "match slot {s}, team {team}, role {r}: {counts:?}"
+            );
         }
     }
 
@@ -245,7 +302,10 @@ impl Simulation<'_> {
     }
 
     /// The backfill pass, before every policy pass: each open slot, oldest
-    /// first, takes the nearest-rated waiting solo within its window.
+    /// first, takes the nearest-rated waiting ticket within its window that
+    /// fits (its team's open slots, and their roles in a role queue) and,
+    /// with a ready check, accepts; after a decline the slot waits for the
+    /// answer and the next slot is tried.
     pub(super) fn fill_open_slots(&mut self) {
         let now = self.now;
         let mut k = 0;
@@ -256,6 +316,10 @@ impl Simulation<'_> {
             let Some(&o) = bf.open.get(k) else {
                 return;
             };
+            if o.retry_at > now {
+                k += 1;
+                continue;
+            }
             let w = window(&bf.config, o.opened, now);
             // A party fits when its team has as many slots open.
             let room = bf
@@ -263,14 +327,42 @@ impl Simulation<'_> {
                 .iter()
                 .filter(|x| x.slot == o.slot && x.team == o.team)
                 .count();
-            let found: Option<TicketId> = self
-                .pool
-                .nearest(o.rating, TicketId(u32::MAX))
-                .take_while(|(d, _)| *d <= w)
-                .find(|(_, t)| t.size() <= room)
-                .map(|(_, t)| t.id);
+            let found: Option<TicketId> = match self.format.roles {
+                None => self
+                    .pool
+                    .nearest(o.rating, TicketId(u32::MAX))
+                    .take_while(|(d, _)| *d <= w)
+                    .find(|(_, t)| t.size() <= room)
+                    .map(|(_, t)| t.id),
+                // The ticket asks for the leaver's role: only a party that
+                // can play it, the rest in the team's other open roles.
+                Some(comp) => {
+                    let counts = open_counts(
+                        bf.open
+                            .iter()
+                            .filter(|x| x.slot == o.slot && x.team == o.team)
+                            .map(|x| x.role),
+                        comp.roles(),
+                    );
+                    self.pool
+                        .nearest(o.rating, TicketId(u32::MAX))
+                        .take_while(|(d, _)| *d <= w)
+                        .find(|(_, t)| {
+                            t.size() <= room
+                                && self
+                                    .joiner_roles(t, &counts, comp.roles(), o.role)
+                                    .is_some()
+                        })
+                        .map(|(_, t)| t.id)
+                }
+            };
             match found {
-                Some(id) => self.join_backfill(k, id),
+                Some(id) => {
+                    if self.ready.is_some() && !self.backfill_ready_check(k, id) {
+                        continue;
+                    }
+                    self.join_backfill(k, id);
+                }
                 None => k += 1,
             }
         }
@@ -283,31 +375,71 @@ impl Simulation<'_> {
         let now = self.now;
         let t = self.pool.remove(id).expect("found waiting");
         self.queue.cancel(timer_key(id));
+        let Some(bf) = self.bf.as_ref() else {
+            return;
+        };
+        let o = bf.open[k];
+        // In a role queue, the role each member takes (empty otherwise).
+        let assigned: SmallVec<[u8; 8]> = match self.format.roles {
+            Some(comp) => {
+                let counts = open_counts(
+                    bf.open
+                        .iter()
+                        .filter(|x| x.slot == o.slot && x.team == o.team)
+                        .map(|x| x.role),
+                    comp.roles(),
+                );
+                self.joiner_roles(&t, &counts, comp.roles(), o.role)
+                    .expect("the party fits the open roles")
+            }
+            None => SmallVec::new(),
+        };
         let Some(bf) = self.bf.as_mut() else {
             return;
         };
-        let o = bf.open.remove(k);
+        bf.open.remove(k);
         let s = o.slot as usize;
         let match_id = self.active[s]
             .id
             .expect("open slots are in running matches");
-        self.leave(&t, now, TicketEnd::Matched(match_id), &[]);
+        self.leave(&t, now, TicketEnd::Matched(match_id), &assigned);
         let Some(bf) = self.bf.as_mut() else {
             return;
         };
         let mut taken = vec![o];
-        while taken.len() < t.size() {
-            let j = bf
-                .open
-                .iter()
-                .position(|x| x.slot == o.slot && x.team == o.team)
-                .expect("the party fits the open slots");
-            taken.push(bf.open.remove(j));
+        if assigned.is_empty() {
+            while taken.len() < t.size() {
+                let j = bf
+                    .open
+                    .iter()
+                    .position(|x| x.slot == o.slot && x.team == o.team)
+                    .expect("the party fits the open slots");
+                taken.push(bf.open.remove(j));
+            }
+        } else {
+            // Member by member, the open slot of the role it plays; the
+            // first member in the leaver's role takes the slot asked for.
+            taken.clear();
+            let mut asked = Some(o);
+            for &r in &assigned {
+                if let Some(a) = asked.filter(|a| a.role == r) {
+                    taken.push(a);
+                    asked = None;
+                    continue;
+                }
+                let j = bf
+                    .open
+                    .iter()
+                    .position(|x| x.slot == o.slot && x.team == o.team && x.role == r)
+                    .expect("the party fits the open roles");
+                taken.push(bf.open.remove(j));
+            }
         }
         bf.advance(s, now);
         let active = &mut self.active[s];
         let first = active.members.len() as u32;
         active.members.extend_from_slice(&t.players);
+        active.roles.extend_from_slice(&assigned);
         active.parties.push((active.members.len() as u32, o.team));
         let end = bf.slots[s].end;
         let mut leaves = Vec::with_capacity(t.size());
@@ -318,10 +450,15 @@ impl Simulation<'_> {
             }
             if let Some(acc) = self.collector.backfill() {
                 acc.filled(now.since(slot.opened).as_ms(), slot.in_warmup);
+                if slot.role != NO_ROLE {
+                    acc.filled_in_role(slot.role, now.since(slot.opened).as_ms(), slot.in_warmup);
+                }
             }
         }
         self.in_matches += t.size();
         self.recompute_p(s);
+        #[cfg(debug_assertions)]
+        self.assert_team_roles(s, o.team);
         for (at, i) in leaves {
             self.queue.schedule(at, Event::Leave(Slot(o.slot), i));
         }
