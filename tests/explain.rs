@@ -246,7 +246,10 @@ fn under_sweep_prune_each_match_is_allowed_when_the_two_intervals_first_touch() 
             assert!(gap <= half(enq, t) + half(enq_o, t) + 1e-6, "{s} {o}");
             if at > 0.0 {
                 let before = t - 0.001;
-                assert!(gap > half(enq, before) + half(enq_o, before) - 1e-6, "{s} {o}");
+                assert!(
+                    gap > half(enq, before) + half(enq_o, before) - 1e-6,
+                    "{s} {o}"
+                );
             }
             checked += 1;
         }

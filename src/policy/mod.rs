@@ -160,7 +160,12 @@ pub trait Policy: Send {
     /// the ticket's wait (`now` may then precede `c`'s joining), to find
     /// when the rule first allowed it; never with explain off. It reads the
     /// policy's state as it is now and may not change it or draw randomness.
-    fn pair_rule(&self, _t: &WaitingTicket, _c: &WaitingTicket, _now: SimTime) -> Option<RuleCheck> {
+    fn pair_rule(
+        &self,
+        _t: &WaitingTicket,
+        _c: &WaitingTicket,
+        _now: SimTime,
+    ) -> Option<RuleCheck> {
         None
     }
 }
@@ -188,7 +193,12 @@ pub trait Rule: Send {
     }
 
     /// For `--explain`: as `Policy::pair_rule`.
-    fn pair_rule(&self, _t: &WaitingTicket, _c: &WaitingTicket, _now: SimTime) -> Option<RuleCheck> {
+    fn pair_rule(
+        &self,
+        _t: &WaitingTicket,
+        _c: &WaitingTicket,
+        _now: SimTime,
+    ) -> Option<RuleCheck> {
         None
     }
 }

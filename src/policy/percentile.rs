@@ -186,11 +186,10 @@ impl Policy for PercentileWindow {
 
     /// The percentile gap against the narrower half-width, both in
     /// percentiles of the table as it is now; the windows in rating points.
-    /// Half-widths only grow with waiting, so the rule is monotone.
+    /// Half-widths only grow with waiting, so the rule is monotone. Before
+    /// the first pass has built the table every rating sits at the 50th
+    /// percentile and there are no windows in points.
     fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        if self.table.is_empty() {
-            return None;
-        }
         let (table, p) = (&self.table, &self.params);
         let points = |x: &WaitingTicket| {
             let (q, w) = (table.percentile(x.rating), p.half_width(x, now));
@@ -199,10 +198,12 @@ impl Policy for PercentileWindow {
         };
         let gap = (table.percentile(t.rating) - table.percentile(c.rating)).abs();
         let half = p.half_width(t, now).min(p.half_width(c, now));
-        Some(
-            RuleCheck::within(BlockRule::PercentileWindow, gap, half, true)
-                .windows(points(t), points(c)),
-        )
+        let check = RuleCheck::within(BlockRule::PercentileWindow, gap, half, true);
+        Some(if table.is_empty() {
+            check
+        } else {
+            check.windows(points(t), points(c))
+        })
     }
 }
 

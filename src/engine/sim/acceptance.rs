@@ -141,7 +141,8 @@ impl Simulation<'_> {
         rc.free.push(h);
         let now = self.now;
         if self.explain.is_some() {
-            let back: Vec<&WaitingTicket> = held.tickets.iter().filter(|x| !x.2).map(|x| &x.0).collect();
+            let back: Vec<&WaitingTicket> =
+                held.tickets.iter().filter(|x| !x.2).map(|x| &x.0).collect();
             self.explain_ready_check(&back, false);
         }
         let mut returned: Vec<TicketId> = Vec::new();

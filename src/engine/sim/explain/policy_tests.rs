@@ -37,7 +37,12 @@ fn look_at(h: &Harness, id: u32, now_s: f64) -> (BlockRule, Vec<Candidate>) {
 }
 
 /// The policy's rule for ticket `id` matched with `others` after `waited_s`.
-fn allowed(h: &Harness, id: u32, others: &[u32], waited_s: u64) -> (Option<BlockRule>, Option<f64>) {
+fn allowed(
+    h: &Harness,
+    id: u32,
+    others: &[u32],
+    waited_s: u64,
+) -> (Option<BlockRule>, Option<f64>) {
     let t = h.pool.get(TicketId(id)).expect("waiting");
     let others: Vec<&WaitingTicket> = others
         .iter()
@@ -88,7 +93,10 @@ fn adaptive_brackets_name_the_boundary_or_the_width_and_give_no_second() {
     assert!(h.join(2, 1600.0, 0.0).is_empty());
     let (rule, cands) = look_at(&h, 1, 30.0);
     assert_eq!(rule, BlockRule::Bracket);
-    assert_eq!((cands[0].rule_value, cands[0].rule_limit), (Some(3.0), Some(1.0)));
+    assert_eq!(
+        (cands[0].rule_value, cands[0].rule_limit),
+        (Some(3.0), Some(1.0))
+    );
     // Adjacent brackets, 550 apart: more than a bracket's 500 width.
     assert!(h.join(3, 950.0, 0.0).is_empty());
     let (rule, cands) = look_at(&h, 1, 30.0);
@@ -101,7 +109,10 @@ fn adaptive_brackets_name_the_boundary_or_the_width_and_give_no_second() {
     assert_eq!(cands[1].blocked_by, Some(BlockRule::Bracket));
     // Brackets move on the controller's timer, not with the wait: the rule
     // is named but no second is given.
-    assert_eq!(allowed(&h, 1, &[3], 90), (Some(BlockRule::BracketWidth), None));
+    assert_eq!(
+        allowed(&h, 1, &[3], 90),
+        (Some(BlockRule::BracketWidth), None)
+    );
 }
 
 #[test]
@@ -116,12 +127,21 @@ fn batch_weighted_names_the_batch_not_yet_due_and_the_first_batch_after_both_joi
     assert_eq!(cands[0].ticket_id, 2);
     assert_eq!(cands[0].window, Some(500.0));
     // 3 is 700 from 1: outside the limit, named as the rating window.
-    let far = cands.iter().find(|c| c.ticket_id == 3).expect("a candidate");
+    let far = cands
+        .iter()
+        .find(|c| c.ticket_id == 3)
+        .expect("a candidate");
     assert_eq!(far.blocked_by, Some(BlockRule::RatingWindow));
     // The first batch after 2 joined (at 50 s) runs at 120 s: 110 s into
     // 1's wait, 70 s into 2's.
-    assert_eq!(allowed(&h, 1, &[2], 110), (Some(BlockRule::BatchDue), Some(110.0)));
-    assert_eq!(allowed(&h, 2, &[1], 70), (Some(BlockRule::BatchDue), Some(70.0)));
+    assert_eq!(
+        allowed(&h, 1, &[2], 110),
+        (Some(BlockRule::BatchDue), Some(110.0))
+    );
+    assert_eq!(
+        allowed(&h, 2, &[1], 70),
+        (Some(BlockRule::BatchDue), Some(70.0))
+    );
     assert_eq!(allowed(&h, 1, &[2], 109), (Some(BlockRule::BatchDue), None));
     // The limit allowed the 100-point gap at once.
     let t = h.pool.get(TicketId(1)).expect("waiting");
@@ -225,5 +245,8 @@ fn eomm_names_max_gap_as_its_window_and_predicted_churn_without_a_second() {
     assert_eq!(cands[0].ticket_id, 3);
     assert_eq!(cands[0].rule_value, None);
     // Which pairs are lightest moves with every wait in the pool: no second.
-    assert_eq!(allowed(&h, 1, &[3], 10), (Some(BlockRule::PredictedChurn), None));
+    assert_eq!(
+        allowed(&h, 1, &[3], 10),
+        (Some(BlockRule::PredictedChurn), None)
+    );
 }
