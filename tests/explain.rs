@@ -182,3 +182,85 @@ fn under_quality_each_match_is_allowed_by_its_longest_waiting_tickets_threshold(
         assert!(at <= wait + 1e-9, "{s}");
     }
 }
+
+#[test]
+fn under_sweep_prune_each_match_is_allowed_when_the_two_intervals_first_touch() {
+    // One of the seven policies whose rule is not a plain window: each
+    // ticket is the interval rating ± min(75 + 1.5/s · wait, 250), a sweep
+    // every second. A matched story names `sweep_interval` and the wait at
+    // which its interval and its opponent's first overlapped; a tick-mode
+    // policy looks at no joiner, so the wait before the first sweep is
+    // `batch_due`, and every story's seconds add up to its wait.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sp");
+    let out_s = out.to_string_lossy().into_owned();
+    let o = mmsim(&[
+        "run",
+        &scenario("gamedev-policies/sweep-prune.toml"),
+        "--quiet",
+        "--tables",
+        "none",
+        "--explain",
+        "--set",
+        "run.duration=6h",
+        "--set",
+        "run.warmup=30m",
+        "--out",
+        &out_s,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let ex = &summary["explain"];
+    assert_eq!(ex["policy_reports_pair_rule"], Value::Bool(true));
+    assert!(num(&ex["blocked_share"]["sweep_interval"]) > 0.1, "{ex}");
+    assert!(num(&ex["blocked_share"]["batch_due"]) > 0.0, "{ex}");
+    assert!(ex["blocked_share"].get("fill").is_none(), "{ex}");
+    let stories: Vec<Value> = std::fs::read_to_string(out.join("explain.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut by_match: std::collections::BTreeMap<u64, Vec<&Value>> = Default::default();
+    for s in &stories {
+        let wait = num(&s["left_s"]) - num(&s["enqueued_s"]);
+        let blocked: f64 = s["blocked_s"].as_object().unwrap().values().map(num).sum();
+        assert!((blocked - wait).abs() < 1e-6, "{s}");
+        if s["outcome"] == "matched" {
+            by_match
+                .entry(s["match_id"].as_u64().unwrap())
+                .or_default()
+                .push(s);
+        }
+    }
+    let half = |enq: f64, at: f64| (75.0 + 1.5 * (at - enq).max(0.0)).min(250.0);
+    let mut checked = 0;
+    for pair in by_match.values().filter(|p| p.len() == 2) {
+        for (s, o) in [(pair[0], pair[1]), (pair[1], pair[0])] {
+            assert_eq!(s["policy_rule"], "sweep_interval", "{s}");
+            let (enq, enq_o) = (num(&s["enqueued_s"]), num(&o["enqueued_s"]));
+            let gap = (num(&s["rating"]) - num(&o["rating"])).abs();
+            let at = num(&s["policy_rule_allowed_at_s"]);
+            assert!(at <= num(&s["left_s"]) - enq + 1e-9, "{s}");
+            let t = enq + at;
+            assert!(gap <= half(enq, t) + half(enq_o, t) + 1e-6, "{s} {o}");
+            if at > 0.0 {
+                let before = t - 0.001;
+                assert!(
+                    gap > half(enq, before) + half(enq_o, before) - 1e-6,
+                    "{s} {o}"
+                );
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked > 200, "{checked} matched stories");
+    let id = by_match.values().next().unwrap()[0]["ticket_id"].to_string();
+    let o = mmsim(&["explain", &out_s, "--ticket", &id]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let story = String::from_utf8(o.stdout).unwrap();
+    assert!(
+        story.contains("the policy's sweep_interval rule first allowed that match at"),
+        "{story}"
+    );
+}

@@ -287,7 +287,10 @@ impl<'r> Simulation<'r> {
         }
         if config.explain {
             let (window, threshold) = explain::reports_window(parts.policy.as_ref());
-            collector.enable_explain(crate::metrics::explain::ExplainAcc::new(window, threshold));
+            collector.enable_explain(
+                crate::metrics::explain::ExplainAcc::new(window, threshold)
+                    .with_pair_rule(explain::reports_pair_rule(parts.policy.as_ref())),
+            );
         }
         let regions = config.regions.as_ref().map(|r| {
             let geo = Geography::draw(r, players.len(), &mut stream(seed, Stream::Regions));

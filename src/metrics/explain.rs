@@ -30,9 +30,39 @@ pub enum BlockRule {
     Fill,
     /// No other ticket was waiting.
     Alone,
+    /// The ticket waited for the policy's next pass: a batch (batch-weighted
+    /// every `tick`) or any policy's tick in `tick` mode, which does not look
+    /// at a ticket when it joins.
+    BatchDue,
+    /// percentile-window: the two are further apart in the population's
+    /// percentiles than either one's half-width at its wait.
+    PercentileWindow,
+    /// adaptive-brackets: the two are neither in the same bracket nor in
+    /// adjacent ones ("499vs990 cannot happen").
+    Bracket,
+    /// adaptive-brackets: same or adjacent brackets, but the gap exceeds a
+    /// bracket's width (its largest rating difference).
+    BracketWidth,
+    /// weighted-score: the pair's cost (gap, recency, less both waits'
+    /// credit) is above `threshold`.
+    WeightedScore,
+    /// weighted-score: one played the other within the last `avoid_last` matches.
+    Rematch,
+    /// sweep-prune: the two intervals `rating ± half-width` do not overlap.
+    SweepInterval,
+    /// virtual-decay: the higher ticket's decayed virtual rating is still
+    /// more than `limit` above the lower one's rating.
+    VirtualRating,
+    /// eomm: the candidate is within `max_gap`, but the tick paired its
+    /// nearer candidates into pairs of lower predicted churn (a ticket is
+    /// linked only to its `candidates` nearest).
+    PredictedChurn,
+    /// Out of the pool in a ready check that failed (`[acceptance]`), from
+    /// the failed match until the check's cancel returned it.
+    ReadyCheck,
 }
 
-pub const RULES: [BlockRule; 7] = [
+pub const RULES: [BlockRule; 17] = [
     BlockRule::PartySplit,
     BlockRule::Roles,
     BlockRule::Latency,
@@ -40,6 +70,16 @@ pub const RULES: [BlockRule; 7] = [
     BlockRule::QualityThreshold,
     BlockRule::Fill,
     BlockRule::Alone,
+    BlockRule::BatchDue,
+    BlockRule::PercentileWindow,
+    BlockRule::Bracket,
+    BlockRule::BracketWidth,
+    BlockRule::WeightedScore,
+    BlockRule::Rematch,
+    BlockRule::SweepInterval,
+    BlockRule::VirtualRating,
+    BlockRule::PredictedChurn,
+    BlockRule::ReadyCheck,
 ];
 
 impl BlockRule {
@@ -56,6 +96,16 @@ impl BlockRule {
             BlockRule::QualityThreshold => "quality_threshold",
             BlockRule::Fill => "fill",
             BlockRule::Alone => "alone",
+            BlockRule::BatchDue => "batch_due",
+            BlockRule::PercentileWindow => "percentile_window",
+            BlockRule::Bracket => "bracket",
+            BlockRule::BracketWidth => "bracket_width",
+            BlockRule::WeightedScore => "weighted_score",
+            BlockRule::Rematch => "rematch",
+            BlockRule::SweepInterval => "sweep_interval",
+            BlockRule::VirtualRating => "virtual_rating",
+            BlockRule::PredictedChurn => "predicted_churn",
+            BlockRule::ReadyCheck => "ready_check",
         }
     }
 }
@@ -75,6 +125,12 @@ pub struct Candidate {
     /// The candidate's own window (windows are mutual).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub their_window: Option<f64>,
+    /// The policy's own pair rule (`Policy::pair_rule`): the measure it
+    /// compares and the bound it must be within (both in the rule's units).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_value: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rule_limit: Option<f64>,
 }
 
 /// One ticket's story: a line of `explain.jsonl`.
@@ -123,6 +179,13 @@ pub struct TicketStory {
     /// allowed the data centre that hosted it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency_allowed_at_s: Option<f64>,
+    /// Matched under a policy with a pair rule of its own: that rule, and
+    /// the wait at which it first allowed every other ticket of the match
+    /// (absent when the rule does not loosen with waiting).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_rule: Option<BlockRule>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy_rule_allowed_at_s: Option<f64>,
 }
 
 /// Upper edges of the wait buckets of `by_wait`, in seconds (the last is open).
@@ -136,6 +199,9 @@ pub struct ExplainSummary {
     pub policy_reports_window: bool,
     /// Whether it reports a quality threshold (otherwise its refusals show as `fill`).
     pub policy_reports_threshold: bool,
+    /// Whether it reports a pair rule of its own (`Policy::pair_rule`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub policy_reports_pair_rule: bool,
     /// Tickets (joined after warm-up) whose stories were counted.
     pub tickets: u64,
     /// Ticket-seconds of waiting each rule held back.
@@ -171,6 +237,7 @@ pub const MAX_STORIES: usize = 100_000;
 pub struct ExplainAcc {
     policy_reports_window: bool,
     policy_reports_threshold: bool,
+    policy_reports_pair_rule: bool,
     tickets: u64,
     /// `[bucket][rule]` ticket-seconds, warm-up excluded.
     by_wait: [[f64; RULES.len()]; WAIT_EDGES_S.len() + 1],
@@ -186,6 +253,12 @@ impl ExplainAcc {
             policy_reports_threshold,
             ..Default::default()
         }
+    }
+
+    /// Marks the policy as one that reports its own pair rule.
+    pub fn with_pair_rule(mut self, reports: bool) -> Self {
+        self.policy_reports_pair_rule = reports;
+        self
     }
 
     /// `rule` held a ticket back from wait `from_s` to `to_s`.
@@ -263,6 +336,7 @@ impl ExplainAcc {
         ExplainSummary {
             policy_reports_window: self.policy_reports_window,
             policy_reports_threshold: self.policy_reports_threshold,
+            policy_reports_pair_rule: self.policy_reports_pair_rule,
             tickets: self.tickets,
             blocked_ticket_s: nonzero(&total, 1.0),
             blocked_share: if all > 0.0 {

@@ -14,9 +14,10 @@
 //!
 //! Batching is the point of this policy, so it has no event mode.
 
-use super::{FreePass, Mode, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
+use super::{FreePass, Mode, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger};
+use crate::metrics::explain::BlockRule;
 use crate::pool::WaitingTicket;
-use crate::model::{check, HumanDuration, ParamError};
+use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -135,6 +136,32 @@ impl Rule for BatchParams {
             pass.take(pick);
             out.push(Proposal::new(vec![seed.id, pass.ticket(pick).id]));
         }
+    }
+
+    /// The thread's upper limit, the same for every wait.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        Some(self.limit)
+    }
+
+    /// A batch has run since both joined: batches run at every multiple of
+    /// `tick` from the start of the run (the engine's tick), so the pair was
+    /// first allowed at the first batch after the later of the two joined.
+    /// Value and limit: seconds since the last batch, and since the later
+    /// join. Monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let tick_ms = self.tick.0.as_ms().max(1);
+        let last_ms = now.as_ms() / tick_ms * tick_ms;
+        let joined_ms = t.enqueued.as_ms().max(c.enqueued.as_ms());
+        let allows = last_ms >= tick_ms && last_ms >= joined_ms;
+        Some(RuleCheck {
+            allows,
+            ..RuleCheck::within(
+                BlockRule::BatchDue,
+                (now.as_ms() - last_ms) as f64 / 1000.0,
+                now.as_ms().saturating_sub(joined_ms) as f64 / 1000.0,
+                true,
+            )
+        })
     }
 }
 

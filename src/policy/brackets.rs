@@ -12,7 +12,10 @@
 //! The controller is its own type so a test can drive it interval by
 //! interval.
 
-use super::{propose_windows, FormedMatch, Mode, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{
+    propose_windows, FormedMatch, Mode, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger,
+};
+use crate::metrics::explain::BlockRule;
 use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
@@ -331,6 +334,27 @@ impl Policy for AdaptiveBrackets {
         propose_windows(view, trigger, window, accept, |tickets| {
             out.push(Proposal::new(tickets))
         });
+    }
+
+    /// Same or adjacent brackets, then the gap within both brackets'
+    /// widths, on the brackets as they are now. The controller moves the
+    /// edges on its timer, not with a ticket's wait: not monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, _now: SimTime) -> Option<RuleCheck> {
+        let k = &self.controller;
+        let (bt, bc) = (k.index_of(t.rating), k.index_of(c.rating));
+        let (wt, wc) = (k.width(bt), k.width(bc));
+        let apart = bt.abs_diff(bc);
+        let check = if apart > 1 {
+            RuleCheck::within(BlockRule::Bracket, apart as f64, 1.0, false)
+        } else {
+            RuleCheck::within(
+                BlockRule::BracketWidth,
+                (t.rating - c.rating).abs(),
+                wt.min(wc),
+                false,
+            )
+        };
+        Some(check.windows(wt, wc))
     }
 
     fn on_formed(&mut self, formed: &FormedMatch<'_>) {

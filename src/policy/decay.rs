@@ -16,7 +16,8 @@
 //! to both sides; the reply's asymmetric version (the top player keeps the
 //! full loss on a defeat) would need a weight per side.
 
-use super::{propose_windows, Cadence, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
+use super::{propose_windows, Cadence, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger};
+use crate::metrics::explain::BlockRule;
 use crate::pool::WaitingTicket;
 use crate::model::{check, ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
@@ -102,6 +103,25 @@ pub type VirtualDecay = Stateless<DecayParams>;
 impl Rule for DecayParams {
     fn schedule(&self) -> Schedule {
         self.cadence.schedule()
+    }
+
+    /// The gap against `limit` plus the higher ticket's decay; the decay
+    /// only grows with waiting: monotone. Windows: how far each reaches
+    /// down (`limit` plus its own decay).
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let hi = if t.rating >= c.rating { t } else { c };
+        Some(
+            RuleCheck::within(
+                BlockRule::VirtualRating,
+                (t.rating - c.rating).abs(),
+                self.limit + self.decay(hi, now),
+                true,
+            )
+            .windows(
+                self.limit + self.decay(t, now),
+                self.limit + self.decay(c, now),
+            ),
+        )
     }
 
     fn propose(

@@ -18,9 +18,10 @@
 //! It needs `[engagement]` (its model) and a 1v1 format; the scenario
 //! refuses it otherwise.
 
-use super::{PoolView, Policy, Proposal, Schedule, Trigger};
+use super::{PoolView, Policy, Proposal, RuleCheck, Schedule, Trigger};
+use crate::metrics::explain::BlockRule;
 use crate::model::churn::ChurnModel;
-use crate::model::{check, HumanDuration, ParamError};
+use crate::model::{check, HumanDuration, ParamError, SimTime};
 use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -153,6 +154,20 @@ impl Eomm {
 }
 
 impl Policy for Eomm {
+    /// `max_gap`, the same for every wait: no edge links tickets further apart.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        Some(self.params.max_gap)
+    }
+
+    /// Within `max_gap`, a pair still waiting after a tick is one the tick
+    /// did not take: each was linked only to its `candidates` nearest, and
+    /// those went to pairs of lower predicted churn. Which pairs are lightest
+    /// shifts with every wait and streak in the pool: not monotone, so no
+    /// wait at which it "first allowed" a match.
+    fn pair_rule(&self, _t: &WaitingTicket, _c: &WaitingTicket, _now: SimTime) -> Option<RuleCheck> {
+        Some(RuleCheck::refuses(BlockRule::PredictedChurn))
+    }
+
     fn schedule(&self) -> Schedule {
         Schedule {
             on_join: false,

@@ -3,16 +3,18 @@
 //! one file here and one line in `plugins!` below.
 
 mod cadence;
+mod pair_rule;
 mod quality_explain;
 mod quality_roles;
 #[cfg(test)]
-mod testkit;
+pub(crate) mod testkit;
 #[cfg(test)]
 mod tests;
 
 pub use batch::draw_linear_rank;
 pub use brackets::BracketController;
 pub use cadence::{Cadence, DefaultMode, EventFirst, TickFirst};
+pub use pair_rule::RuleCheck;
 pub use percentile::Percentiles;
 pub use quality::QualityWeights;
 
@@ -149,6 +151,24 @@ pub trait Policy: Send {
     fn match_score(&self, _view: &PoolView<'_>, _teams: &[Vec<TicketId>]) -> Option<f64> {
         None
     }
+
+    /// For `--explain`: this policy's own rule between ticket `t` and
+    /// candidate `c` at `now`, for a policy whose rule `rating_window`
+    /// cannot express (percentiles, brackets, a weighted score, intervals,
+    /// a decayed rating, batches, predicted churn); `None` (the default)
+    /// when it has none. The engine calls it after each pass for a ticket's
+    /// nearest candidates, and when a match forms, at earlier instants of
+    /// the ticket's wait (`now` may then precede `c`'s joining), to find
+    /// when the rule first allowed it; never with explain off. It reads the
+    /// policy's state as it is now and may not change it or draw randomness.
+    fn pair_rule(
+        &self,
+        _t: &WaitingTicket,
+        _c: &WaitingTicket,
+        _now: SimTime,
+    ) -> Option<RuleCheck> {
+        None
+    }
 }
 
 /// A policy that needs nothing but its parameters: it remembers nothing
@@ -170,6 +190,16 @@ pub trait Rule: Send {
     /// `now` (rating points each side), if it is a window rule; `None` (the
     /// default) when it cannot say. Never called unless explain is on.
     fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: as `Policy::pair_rule`.
+    fn pair_rule(
+        &self,
+        _t: &WaitingTicket,
+        _c: &WaitingTicket,
+        _now: SimTime,
+    ) -> Option<RuleCheck> {
         None
     }
 }
@@ -200,6 +230,10 @@ impl<P: Rule> Policy for Stateless<P> {
 
     fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
         self.0.rating_window(t, now)
+    }
+
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        self.0.pair_rule(t, c, now)
     }
 }
 

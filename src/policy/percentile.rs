@@ -9,7 +9,8 @@
 //! as ratings move (O(N log N) per refresh, whatever the traffic); a
 //! ticket's percentile is then a binary search, O(log N) per ticket.
 
-use super::{propose_windows, Cadence, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{propose_windows, Cadence, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger};
+use crate::metrics::explain::BlockRule;
 use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
@@ -181,6 +182,28 @@ impl Policy for PercentileWindow {
         propose_windows(view, trigger, window, accept, |tickets| {
             out.push(Proposal::new(tickets))
         });
+    }
+
+    /// The percentile gap against the narrower half-width, both in
+    /// percentiles of the table as it is now; the windows in rating points.
+    /// Half-widths only grow with waiting, so the rule is monotone. Before
+    /// the first pass has built the table every rating sits at the 50th
+    /// percentile and there are no windows in points.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let (table, p) = (&self.table, &self.params);
+        let points = |x: &WaitingTicket| {
+            let (q, w) = (table.percentile(x.rating), p.half_width(x, now));
+            (x.rating - table.rating_at(q - w).min(x.rating))
+                .max(table.rating_at(q + w).max(x.rating) - x.rating)
+        };
+        let gap = (table.percentile(t.rating) - table.percentile(c.rating)).abs();
+        let half = p.half_width(t, now).min(p.half_width(c, now));
+        let check = RuleCheck::within(BlockRule::PercentileWindow, gap, half, true);
+        Some(if table.is_empty() {
+            check
+        } else {
+            check.windows(points(t), points(c))
+        })
     }
 }
 

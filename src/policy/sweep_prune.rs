@@ -16,7 +16,8 @@
 //! sweep costs O(n log n). Matches are pairs of tickets.
 
 use super::batch::fits_pair;
-use super::{check_growing_window, growing_window, Cadence, PoolView, Proposal, Rule, Schedule, Stateless, TickFirst, Trigger};
+use super::{check_growing_window, growing_window, Cadence, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, TickFirst, Trigger};
+use crate::metrics::explain::BlockRule;
 use crate::pool::{RatingKey, WaitingTicket};
 use crate::model::{ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
@@ -153,6 +154,21 @@ fn nearest_fitting<'a>(
 impl Rule for SweepPruneParams {
     fn schedule(&self) -> Schedule {
         self.cadence.schedule()
+    }
+
+    /// The gap against the sum of the two half-widths (the intervals
+    /// overlap); half-widths only grow with waiting: monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let (wt, wc) = (self.half_width(t, now), self.half_width(c, now));
+        Some(
+            RuleCheck::within(
+                BlockRule::SweepInterval,
+                (t.rating - c.rating).abs(),
+                wt + wc,
+                true,
+            )
+            .windows(wt, wc),
+        )
     }
 
     fn propose(

@@ -17,7 +17,10 @@
 //! waiting buys width. Matches are pairs of tickets.
 
 use super::batch::fits_pair;
-use super::{Cadence, FormedMatch, FreePass, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{
+    Cadence, FormedMatch, FreePass, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger,
+};
+use crate::metrics::explain::BlockRule;
 use crate::pool::WaitingTicket;
 use crate::model::{check, ParamError, PlayerId, SimTime};
 use rand_pcg::Pcg64;
@@ -239,6 +242,19 @@ impl Policy for WeightedScore {
                 }
             }
         }
+    }
+
+    /// A recent opponent first (it lifts as other matches are played, not
+    /// with waiting: not monotone), then the pair's cost against
+    /// `threshold`. The cost falls as both wait, the recency as remembered
+    /// now: monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        Some(match self.cost(t, c, now) {
+            None => RuleCheck::refuses(BlockRule::Rematch),
+            Some(cost) => {
+                RuleCheck::within(BlockRule::WeightedScore, cost, self.params.threshold, true)
+            }
+        })
     }
 
     fn on_formed(&mut self, formed: &FormedMatch<'_>) {

@@ -66,10 +66,13 @@ pub fn ticket_story(s: &TicketStory) -> String {
     if !s.candidates.is_empty() {
         let _ = writeln!(o, "  nearest candidates at the last look:");
         for c in &s.candidates {
-            let window = match (c.window, c.their_window) {
+            let mut window = match (c.window, c.their_window) {
                 (Some(w), Some(t)) => format!(", windows {w:.0} / {t:.0}"),
                 _ => String::new(),
             };
+            if let (Some(v), Some(l)) = (c.rule_value, c.rule_limit) {
+                let _ = write!(window, ", rule {v:.2} against {l:.2}");
+            }
             let _ = writeln!(
                 o,
                 "    ticket {:<8} rating {:>7.0}  {:>5.0} apart{window}: {}",
@@ -91,7 +94,7 @@ pub fn ticket_story(s: &TicketStory) -> String {
                     secs((waited - at).max(0.0))
                 );
             }
-            None if s.match_score.is_none() => {
+            None if s.match_score.is_none() && s.policy_rule.is_none() => {
                 let _ = writeln!(o, "    the policy reports no rating window");
             }
             None => {}
@@ -108,6 +111,25 @@ pub fn ticket_story(s: &TicketStory) -> String {
             o,
             "    the match scored {score:.3}, below the threshold its wait asked for (another ticket seeded it)"
         );
+    }
+    match (s.policy_rule, s.policy_rule_allowed_at_s) {
+        (Some(rule), Some(at)) => {
+            let _ = writeln!(
+                o,
+                "    the policy's {} rule first allowed that match at {} of waiting ({} before it matched)",
+                rule.name(),
+                secs(at),
+                secs((waited - at).max(0.0))
+            );
+        }
+        (Some(rule), None) => {
+            let _ = writeln!(
+                o,
+                "    the policy's {} rule does not loosen with waiting: no second at which it first allowed the match",
+                rule.name()
+            );
+        }
+        _ => {}
     }
     if let Some(at) = s.latency_allowed_at_s {
         let _ = writeln!(
@@ -137,6 +159,18 @@ pub(super) fn blocked_by_wait(summary: &crate::metrics::Summary) -> Option<super
         RGBColor(204, 121, 167),
         RGBColor(86, 180, 233),
         RGBColor(128, 128, 128),
+        // The policies' own rules: a policy names at most three of them, so
+        // they share a few colours apart from the seven above.
+        RGBColor(240, 228, 66),
+        RGBColor(0, 60, 110),
+        RGBColor(0, 60, 110),
+        RGBColor(120, 60, 160),
+        RGBColor(0, 60, 110),
+        RGBColor(120, 60, 160),
+        RGBColor(0, 60, 110),
+        RGBColor(0, 60, 110),
+        RGBColor(120, 60, 160),
+        RGBColor(150, 100, 50),
     ];
     let series = crate::metrics::explain::RULES
         .iter()
@@ -168,10 +202,10 @@ pub(super) fn blocked_by_wait(summary: &crate::metrics::Summary) -> Option<super
              the last pass that looked at it (fill: some candidate passed every reported rule; \
              alone: nobody else waited). explain.by_wait in summary.json; stories per ticket in \
              explain.jsonl. The policy {}.",
-            if e.policy_reports_window {
-                "reports"
-            } else {
-                "does not report"
+            match (e.policy_reports_window, e.policy_reports_pair_rule) {
+                (_, true) => "reports its own pair rule",
+                (true, false) => "reports",
+                (false, false) => "does not report",
             }
         ),
         x_desc: "wait so far".into(),

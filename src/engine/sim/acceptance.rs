@@ -133,7 +133,11 @@ impl Simulation<'_> {
             let deadline = self.queue.take_timer(timer_key(*id));
             held.tickets.push((t, deadline, declined));
         }
-        rc.held[h as usize] = held;
+        if self.explain.is_some() {
+            let out: Vec<&WaitingTicket> = held.tickets.iter().map(|x| &x.0).collect();
+            self.explain_ready_check(&out, true);
+        }
+        self.ready.as_mut().expect("a ready check").held[h as usize] = held;
         self.queue.schedule(
             self.now + SimDuration::from_ms(last_ms),
             Event::ReadyFail(h),
@@ -153,6 +157,11 @@ impl Simulation<'_> {
         let mut held = std::mem::take(&mut rc.held[h as usize]);
         rc.free.push(h);
         let now = self.now;
+        if self.explain.is_some() {
+            let back: Vec<&WaitingTicket> =
+                held.tickets.iter().filter(|x| !x.2).map(|x| &x.0).collect();
+            self.explain_ready_check(&back, false);
+        }
         let mut returned: Vec<TicketId> = Vec::new();
         for (mut t, deadline, declined) in held.tickets.drain(..) {
             if declined {

@@ -37,6 +37,10 @@ struct Live {
     score: Option<f64>,
     threshold_at: Option<SimDuration>,
     latency_at: Option<SimDuration>,
+    rule: Option<BlockRule>,
+    rule_at: Option<SimDuration>,
+    /// The blocker before a failed ready check took it out of the pool.
+    before_check: Option<BlockRule>,
 }
 
 /// The explain state of a run: the waiting tickets' records. Looked up by
@@ -61,6 +65,20 @@ pub fn reports_window(policy: &dyn Policy) -> (bool, bool) {
         policy.rating_window(&t, SimTime::ZERO).is_some(),
         policy.score_threshold(0.0).is_some(),
     )
+}
+
+/// Whether `policy` reports a pair rule of its own (asked of two tickets
+/// that have just joined).
+pub fn reports_pair_rule(policy: &dyn Policy) -> bool {
+    let t = WaitingTicket {
+        id: TicketId(0),
+        players: Default::default(),
+        rating: 0.0,
+        enqueued: SimTime::ZERO,
+        requeue: false,
+        roles: Default::default(),
+    };
+    policy.pair_rule(&t, &t, SimTime::ZERO).is_some()
 }
 
 /// What blocks `t` from candidate `c` at `now`, in the order the rules are
@@ -117,13 +135,17 @@ pub fn look(
     out.clear();
     for (distance, c) in pool.nearest(t.rating, t.id).take(CANDIDATES) {
         let (blocked_by, window, their_window) = blocker(format, policy, regions, t, c, now);
+        // The policy's own rule comes after the rules the engine knows.
+        let own = policy.pair_rule(t, c, now);
         out.push(Candidate {
             ticket_id: c.id.0,
             rating: c.rating,
             distance,
-            blocked_by,
-            window,
-            their_window,
+            blocked_by: blocked_by.or(own.filter(|r| !r.allows).map(|r| r.rule)),
+            window: window.or(own.and_then(|r| r.window)),
+            their_window: their_window.or(own.and_then(|r| r.their_window)),
+            rule_value: own.and_then(|r| r.value),
+            rule_limit: own.and_then(|r| r.limit),
         });
     }
     match out.first() {
@@ -173,6 +195,37 @@ pub fn threshold_allowed_at(
     })
 }
 
+/// The rule `policy` applies between `t` and the other tickets of its
+/// match (the first the policy names), and the least wait (to the ms, at
+/// most `waited`) at which it allowed every one of them; no wait when the
+/// rule does not stay allowing as waits grow (brackets, rematches,
+/// predicted churn) or had not allowed them by then.
+pub fn rule_allowed_at(
+    policy: &dyn Policy,
+    t: &WaitingTicket,
+    others: &[&WaitingTicket],
+    waited: SimDuration,
+) -> (Option<BlockRule>, Option<SimDuration>) {
+    let now = t.enqueued + waited;
+    let checks: Vec<_> = others
+        .iter()
+        .filter_map(|o| policy.pair_rule(t, o, now))
+        .collect();
+    let Some(first) = checks.first() else {
+        return (None, None);
+    };
+    if !checks.iter().all(|c| c.monotone) {
+        return (Some(first.rule), None);
+    }
+    let at = first_wait(waited, |ms| {
+        let then = t.enqueued + SimDuration::from_ms(ms);
+        others
+            .iter()
+            .all(|o| policy.pair_rule(t, o, then).is_none_or(|c| c.allows))
+    });
+    (Some(first.rule), at)
+}
+
 /// The least ms in `0..=waited` where `reaches` holds, for a `reaches`
 /// that stays true once true.
 fn first_wait(waited: SimDuration, reaches: impl Fn(u64) -> bool) -> Option<SimDuration> {
@@ -210,6 +263,11 @@ impl Simulation<'_> {
                 ..Default::default()
             });
             let rule = look(pool, format, policy, regions, t, now, &mut live.candidates);
+            if live.current.is_none() && trigger == Trigger::Tick {
+                // Not looked at when it joined (a batch or tick-mode
+                // policy): until this pass it waited for the pass itself.
+                live.current = Some(BlockRule::BatchDue);
+            }
             settle(live, t, now, &mut acc);
             live.looks += 1;
             live.first.get_or_insert(rule);
@@ -261,6 +319,12 @@ impl Simulation<'_> {
             });
             live.gap = Some(gap);
             live.window_at = window_allowed_at(policy, t, gap, waited);
+            let others: Vec<&WaitingTicket> = tickets
+                .iter()
+                .filter(|o| *o != id)
+                .filter_map(|o| self.pool.get(*o))
+                .collect();
+            (live.rule, live.rule_at) = rule_allowed_at(policy, t, &others, waited);
             live.score = score;
             live.threshold_at = score.and_then(|s| threshold_allowed_at(policy, s, waited));
             if let (Some(r), Some(dc)) = (self.regions.as_deref(), self.host) {
@@ -271,6 +335,31 @@ impl Simulation<'_> {
                     .iter()
                     .find(|s| s.max_ping_ms >= ping)
                     .map(|s| s.after);
+            }
+        }
+    }
+
+    /// A failed ready check holds `tickets` out of the pool (`into`), or its
+    /// cancel returns them (not `into`; before their wait may restart): the
+    /// time in between is the check's, and the blocker found before it
+    /// stands again until the next look.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn explain_ready_check(&mut self, tickets: &[&WaitingTicket], into: bool) {
+        let Some(ex) = self.explain.as_mut() else {
+            return;
+        };
+        let mut acc = (self.warmup_end, self.collector.explain());
+        for t in tickets {
+            let live = ex.live.entry(t.id).or_insert_with(|| Live {
+                last_look: t.enqueued,
+                ..Default::default()
+            });
+            settle(live, t, self.now, &mut acc);
+            if into {
+                live.before_check = live.current.replace(BlockRule::ReadyCheck);
+            } else {
+                live.current = live.before_check.take();
             }
         }
     }
@@ -288,6 +377,11 @@ impl Simulation<'_> {
         });
         let counted = t.enqueued >= self.warmup_end;
         let mut acc = (self.warmup_end, self.collector.explain());
+        if live.current.is_none() && left > t.enqueued {
+            // Gone (matched at a tick, or gave up) before any look: it
+            // waited for a pass that does not look at joiners.
+            live.current = Some(BlockRule::BatchDue);
+        }
         settle(&mut live, t, left, &mut acc);
         let secs = |d: SimDuration| d.as_secs_f64();
         let (end_name, match_id) = match end {
@@ -320,6 +414,8 @@ impl Simulation<'_> {
             match_score: live.score,
             threshold_allowed_at_s: live.threshold_at.map(secs),
             latency_allowed_at_s: live.latency_at.map(secs),
+            policy_rule: live.rule,
+            policy_rule_allowed_at_s: live.rule_at.map(secs),
         };
         if let Some(acc) = acc.1 {
             acc.story(story, counted);
@@ -346,6 +442,9 @@ fn settle(
     }
     live.last_look = now;
 }
+
+#[cfg(test)]
+mod policy_tests;
 
 #[cfg(test)]
 mod tests {
