@@ -510,8 +510,12 @@ fn run_command(
                 homes: r.homes.iter().map(|h| h.name.clone()).collect(),
                 data_centres: r.data_centres.clone(),
             });
-        let mut rows = crate::report::tables::ParquetRows::with_columns(
-            &mut t.out, &mut m.out, &file_meta, roles, regions,
+        let modes = s
+            .modes
+            .as_ref()
+            .map(|m| m.queues.iter().map(|q| q.name.clone()).collect());
+        let mut rows = crate::report::tables::ParquetRows::with_mode_columns(
+            &mut t.out, &mut m.out, &file_meta, roles, regions, modes,
         )?;
         // Encoding and writing the tables runs on a second thread beside the simulation.
         let out = std::thread::scope(|scope| {
