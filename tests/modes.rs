@@ -25,7 +25,7 @@ fn run(out: &Path, sets: &[&str]) -> Value {
         &out_s,
         "--quiet",
         // Short: CI time matters; 40 minutes after warm-up still gives
-        // thousands of tickets.
+        // over a thousand tickets.
         "--set",
         "run.duration=70m",
         "--set",
@@ -61,7 +61,7 @@ fn the_preset_counts_each_ticket_in_one_mode_and_its_columns_agree() {
     let matches: u64 = by_mode.iter().map(|m| u(&m["matches"])).sum();
     assert_eq!(tickets, u(&s["tickets"]));
     assert_eq!(matches, u(&s["matches"]));
-    assert!(tickets > 2000, "too few tickets to tell: {tickets}");
+    assert!(tickets > 1000, "too few tickets to tell: {tickets}");
     for m in by_mode {
         assert!(u(&m["matches"]) > 20, "{m}");
     }
@@ -101,6 +101,8 @@ fn the_preset_counts_each_ticket_in_one_mode_and_its_columns_agree() {
         assert_eq!(team_size.get(r), Some(want), "match row {r}");
     }
     assert!(out.join("plots/wait_by_mode.png").exists());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h2>Game modes</h2>") && html.contains("<td>duel</td>"));
 }
 
 #[test]

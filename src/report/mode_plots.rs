@@ -1,5 +1,6 @@
-//! The plot game modes add to a run's report: wait by mode, drawn only when
-//! the run has `[modes]`, from the summary's own figures.
+//! What game modes add to a run's report, only when the run has `[modes]`,
+//! from the summary's own figures: the wait-by-mode plot and a short
+//! section with the per-mode table.
 
 use super::plots::{Chart, Series, Spec, BLUE, ORANGE};
 use crate::metrics::modes::QueuedFigures;
@@ -58,4 +59,48 @@ pub(super) fn wait_by_mode(summary: &Summary) -> Option<Spec> {
             ],
         },
     })
+}
+
+/// The report's game-mode section: per mode and for the multi-queued
+/// tickets against the single-queued, the summary's figures as a table.
+pub(super) fn html_section(h: &mut String, m: &crate::metrics::modes::ModesSummary) {
+    use std::fmt::Write;
+    let opt = |v: Option<f64>, scale: f64, digits: usize| {
+        v.map_or_else(|| "–".to_owned(), |x| format!("{:.*}", digits, x * scale))
+    };
+    h.push_str(
+        "<section id=\"modes\">\n<h2>Game modes</h2>\n<p class=\"note\">Each ticket enqueued after \
+         warm-up counts in one mode: the one that matched it, or, if none did, the mode it drew. \
+         Multi-queued tickets waited in every mode of the multi-queue set at once and left the \
+         others when one matched them; the single-queued row holds the tickets that waited in one \
+         mode of that set.</p>\n<table>\n<tr><th>mode</th><th>tickets</th><th>wait p50 (s)</th>\
+         <th>wait p90 (s)</th><th>abandon</th><th>matches</th><th>multi-queued matched here</th></tr>\n",
+    );
+    for f in &m.by_mode {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}%</td></tr>",
+            super::html::esc(&f.mode),
+            f.tickets,
+            opt(f.wait_p50_s, 1.0, 1),
+            opt(f.wait_p90_s, 1.0, 1),
+            opt(f.abandon_rate, 100.0, 1),
+            f.matches,
+            opt(f.multi_queued_matched_share, 100.0, 1),
+        );
+    }
+    for (name, g) in [
+        ("multi-queued", &m.multi_queued),
+        ("single-queued", &m.single_queued),
+    ] {
+        let _ = writeln!(
+            h,
+            "<tr><td><em>{name}</em></td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td></td><td></td></tr>",
+            g.tickets,
+            opt(g.wait_p50_s, 1.0, 1),
+            opt(g.wait_p90_s, 1.0, 1),
+            opt(g.abandon_rate, 100.0, 1),
+        );
+    }
+    h.push_str("</table>\n</section>\n");
 }

@@ -169,6 +169,15 @@ pub fn validate(s: &Scenario) -> Result<(), ParamError> {
                 ),
             ));
         }
+        if s.engagement.is_some() && teams != s.format.teams {
+            return Err(ParamError::new(
+                key("teams"),
+                format!(
+                    "with [engagement] every mode plays match.teams ({}) teams: the churn model reads a match's lopsidedness by that format",
+                    s.format.teams
+                ),
+            ));
+        }
         let sizes = q.party_sizes(s);
         let sizes_key = if q.party_sizes.is_some() {
             key("party_sizes")
@@ -258,7 +267,16 @@ impl ModesSection {
                 .queues
                 .iter()
                 .map(|q| {
-                    let sizes = q.party_sizes(s);
+                    if s.engagement.is_some() && teams != s.format.teams {
+            return Err(ParamError::new(
+                key("teams"),
+                format!(
+                    "with [engagement] every mode plays match.teams ({}) teams: the churn model reads a match's lopsidedness by that format",
+                    s.format.teams
+                ),
+            ));
+        }
+        let sizes = q.party_sizes(s);
                     let total: f64 = sizes.iter().sum();
                     ModeSpec {
                         name: q.name.clone(),
