@@ -20,9 +20,9 @@ fn run(out: &Path, sets: &[&str]) -> Value {
     let preset = scenario("modes-ranked-casual.toml");
     let mut args = vec![
         "run",
-        &preset,
+        preset.as_str(),
         "--out",
-        &out_s,
+        out_s.as_str(),
         "--quiet",
         // Short: CI time matters; 40 minutes after warm-up still gives
         // over a thousand tickets.
@@ -33,7 +33,7 @@ fn run(out: &Path, sets: &[&str]) -> Value {
     ];
     for s in sets {
         args.push("--set");
-        args.push(s);
+        args.push(*s);
     }
     let o = mmsim(&args);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -83,7 +83,7 @@ fn the_preset_counts_each_ticket_in_one_mode_and_its_columns_agree() {
     let multi_col = t.column("multi_queued").unwrap().bool().unwrap();
     for (i, name) in names.iter().enumerate() {
         let n = (0..t.height())
-            .filter(|&r| warm.get(r) == Some(false) && t_mode.get(r) == Some(name))
+            .filter(|&r| warm.get(r) == Some(false) && t_mode.get(r) == Some(*name))
             .count() as u64;
         assert_eq!(n, u(&by_mode[i]["tickets"]), "{name}");
     }
@@ -111,7 +111,7 @@ fn without_the_section_there_are_no_mode_figures_or_columns() {
     let out = dir.path().join("smoke");
     let smoke = scenario("smoke.toml");
     let out_s = out.to_string_lossy().into_owned();
-    let o = mmsim(&["run", &smoke, "--out", &out_s, "--quiet"]);
+    let o = mmsim(&["run", smoke.as_str(), "--out", out_s.as_str(), "--quiet"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let s: Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();

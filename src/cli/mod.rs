@@ -314,13 +314,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 let each: Vec<String> = m
                     .queues
                     .iter()
-                    .map(|q| {
-                        format!(
-                            "{} {}%",
-                            q.name,
-                            crate::report::text::num(q.share * 100.0)
-                        )
-                    })
+                    .map(|q| format!("{} {}%", q.name, crate::report::text::num(q.share * 100.0)))
                     .collect();
                 say!(
                     "modes: {} (the format and policy above are their defaults); multi-queue: {}% of the tickets drawn for [{}] queue for all of them",

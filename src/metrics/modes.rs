@@ -371,7 +371,7 @@ mod tests {
             .iter()
             .enumerate()
             .filter(|(_, q)| m.multi_queue.contains(&q.name))
-            .fold(0u16, |acc, (i, _)| acc | 1 << i);
+            .fold(0u16, |acc, (i, _)| acc | (1 << i));
         let tickets: Vec<_> = kept
             .records
             .tickets

@@ -301,7 +301,7 @@ impl ModesSection {
                 .iter()
                 .enumerate()
                 .filter(|(_, q)| self.multi_queue.contains(&q.name))
-                .fold(0u16, |mask, (i, _)| mask | 1 << i),
+                .fold(0u16, |mask, (i, _)| mask | (1 << i)),
             multi_queue_share: self.multi_queue_share,
         }
     }
