@@ -325,7 +325,9 @@ mod tests {
         use serde_json::Value;
         match (a, b) {
             (Value::Object(x), Value::Object(y)) => {
-                let (kx, ky): (Vec<_>, Vec<_>) = (x.keys().collect(), y.keys().collect());
+                let (mut kx, mut ky): (Vec<_>, Vec<_>) = (x.keys().collect(), y.keys().collect());
+                kx.sort();
+                ky.sort();
                 if kx != ky {
                     bad.push(format!("{path}: keys {kx:?} vs {ky:?}"));
                     return;

@@ -267,16 +267,7 @@ impl ModesSection {
                 .queues
                 .iter()
                 .map(|q| {
-                    if s.engagement.is_some() && teams != s.format.teams {
-            return Err(ParamError::new(
-                key("teams"),
-                format!(
-                    "with [engagement] every mode plays match.teams ({}) teams: the churn model reads a match's lopsidedness by that format",
-                    s.format.teams
-                ),
-            ));
-        }
-        let sizes = q.party_sizes(s);
+                    let sizes = q.party_sizes(s);
                     let total: f64 = sizes.iter().sum();
                     ModeSpec {
                         name: q.name.clone(),

@@ -229,7 +229,15 @@ limit = 5000
             let tm = t.mode.expect("a modes run");
             assert_eq!((tm.mode, tm.multi), (0, true));
         }
-        assert_eq!(records.matches[0].mode, Some(0));
+        let TicketEnd::Matched(id) = mine[0].end else {
+            unreachable!("checked above")
+        };
+        let m = records
+            .matches
+            .iter()
+            .find(|m| m.id == id)
+            .expect("its match");
+        assert_eq!(m.mode, Some(0));
         // No ticket of the whole run has two rows.
         let mut ids: Vec<u32> = records.tickets.iter().map(|t| t.ticket.0).collect();
         let n = ids.len();

@@ -133,21 +133,11 @@ mod tests {
         ];
         let names = vec!["ranked".to_owned(), "casual".to_owned()];
         let df = tickets_with_modes(&rows, None, None, &names).unwrap();
-        let mode: Vec<Option<&str>> = df
-            .column("mode")
-            .unwrap()
-            .str()
-            .unwrap()
-            .into_iter()
-            .collect();
+        let mode = df.column("mode").unwrap().str().unwrap();
+        let mode: Vec<Option<&str>> = (0..df.height()).map(|i| mode.get(i)).collect();
         assert_eq!(mode, vec![Some("casual"), Some("ranked"), None]);
-        let multi: Vec<Option<bool>> = df
-            .column("multi_queued")
-            .unwrap()
-            .bool()
-            .unwrap()
-            .into_iter()
-            .collect();
+        let multi = df.column("multi_queued").unwrap().bool().unwrap();
+        let multi: Vec<Option<bool>> = (0..df.height()).map(|i| multi.get(i)).collect();
         assert_eq!(multi, vec![Some(true), Some(false), None]);
     }
 }
