@@ -106,7 +106,7 @@ pub struct Summary {
 
 /// Summary keys written only when their scenario section is present, so a
 /// report test built without those sections does not expect them.
-pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement", "explain"];
+pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement", "explain", "modes"];
 
 /// One hour of the simulated day (hour `h` holds every day's
 /// `h:00`-`h:59`), warm-up excluded: tickets by the time they joined the
