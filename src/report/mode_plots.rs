@@ -6,12 +6,15 @@ use super::plots::{Chart, Series, Spec, BLUE, ORANGE};
 use crate::metrics::modes::QueuedFigures;
 use crate::metrics::Summary;
 
+/// One bar group: its name, wait p50 and p90 (s).
+type Row = (String, Option<f64>, Option<f64>);
+
 /// Median and 90th-percentile wait by mode, then of the multi-queued tickets
 /// and of the single-queued ones they compare with, from `summary.json`'s
 /// `modes`, so the bars are its numbers.
 pub(super) fn wait_by_mode(summary: &Summary) -> Option<Spec> {
     let modes = summary.modes.as_ref()?;
-    let mut rows: Vec<(String, Option<f64>, Option<f64>)> = modes
+    let mut rows: Vec<Row> = modes
         .by_mode
         .iter()
         .map(|m| (m.mode.clone(), m.wait_p50_s, m.wait_p90_s))
@@ -24,7 +27,7 @@ pub(super) fn wait_by_mode(summary: &Summary) -> Option<Spec> {
     if rows.iter().all(|r| r.1.is_none()) {
         return None;
     }
-    let bars = |f: fn(&(String, Option<f64>, Option<f64>)) -> Option<f64>| -> Vec<(f64, f64)> {
+    let bars = |f: fn(&Row) -> Option<f64>| -> Vec<(f64, f64)> {
         rows.iter()
             .enumerate()
             .filter_map(|(i, r)| Some((i as f64, f(r)?)))
