@@ -310,6 +310,19 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             if let Some(line) = ruleset::validate_line(s) {
                 say!("{line}");
             }
+            if let Some(m) = &s.modes {
+                let each: Vec<String> = m
+                    .queues
+                    .iter()
+                    .map(|q| format!("{} {}%", q.name, crate::report::text::num(q.share * 100.0)))
+                    .collect();
+                say!(
+                    "modes: {} (the format and policy above are their defaults); multi-queue: {}% of the tickets drawn for [{}] queue for all of them",
+                    each.join(", "),
+                    crate::report::text::num(m.multi_queue_share * 100.0),
+                    m.multi_queue.join(", ")
+                );
+            }
             if let (Some(file), Some(t)) = (&s.arrivals.trace, &s.arrivals.trace_data) {
                 say!(
                     "trace {file}: {} tickets of {} players replace the population and arrivals",
@@ -510,8 +523,12 @@ fn run_command(
                 homes: r.homes.iter().map(|h| h.name.clone()).collect(),
                 data_centres: r.data_centres.clone(),
             });
-        let mut rows = crate::report::tables::ParquetRows::with_columns(
-            &mut t.out, &mut m.out, &file_meta, roles, regions,
+        let modes = s
+            .modes
+            .as_ref()
+            .map(|m| m.queues.iter().map(|q| q.name.clone()).collect());
+        let mut rows = crate::report::tables::ParquetRows::with_mode_columns(
+            &mut t.out, &mut m.out, &file_meta, roles, regions, modes,
         )?;
         // Encoding and writing the tables runs on a second thread beside the simulation.
         let out = std::thread::scope(|scope| {

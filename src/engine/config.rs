@@ -67,4 +67,6 @@ pub struct Config {
     pub engagement: Option<super::EngagementConfig>,
     /// Record why each ticket waited (`metrics::explain`).
     pub explain: bool,
+    /// Several queues (game modes) over the players; `None`: one queue.
+    pub modes: Option<super::ModesConfig>,
 }

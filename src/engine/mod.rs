@@ -2,6 +2,7 @@
 //! one pool of waiting tickets, one seed split into streams.
 
 mod config;
+pub mod modes;
 pub mod population;
 mod queue;
 pub mod regions;
@@ -11,6 +12,7 @@ pub mod streams;
 pub mod trace;
 
 pub use config::{Arrivals, Config, Patience};
+pub use modes::{ModeSpec, ModesConfig};
 pub use population::Population;
 pub use queue::EventQueue;
 pub use regions::{Home, LatencyStep, RegionsConfig};

@@ -8,6 +8,7 @@ mod backfill_ready;
 mod backfill_roles;
 mod engagement;
 mod explain;
+mod modes;
 
 pub use acceptance::Acceptance;
 pub use backfill::Backfill;
@@ -57,6 +58,8 @@ enum Event {
     Leave(Slot, u32),
     /// A ticket's wait reaches this step of the latency rule (`[regions]`).
     Region(TicketId, u16),
+    /// A mode's periodic pass (`[modes]`), by its index.
+    ModeTick(u16),
 }
 
 // Events in the heap are sifted up and down by value: keep them two words
@@ -160,6 +163,8 @@ pub struct Parts {
     /// With `[regions]`, one more instance of the policy per data centre
     /// (they replace `policy`); empty otherwise.
     pub regional: Vec<Box<dyn Policy>>,
+    /// With `[modes]`, one policy per mode (they replace `policy`); empty otherwise.
+    pub modal: Vec<Box<dyn Policy>>,
 }
 
 pub struct Simulation<'r> {
@@ -220,6 +225,8 @@ pub struct Simulation<'r> {
     engagement: Option<Box<engagement::Engagement>>,
     /// Why tickets waited; `None` (and never looked into) without explain.
     explain: Option<Box<explain::Explain>>,
+    /// Game modes over the same players; `None` (and never looked into) without `[modes]`.
+    modes: Option<Box<super::modes::Modes>>,
 }
 
 impl<'r> Simulation<'r> {
@@ -318,6 +325,17 @@ impl<'r> Simulation<'r> {
                 SimTime::ZERO + config.warmup,
             ))
         });
+        let modes = config.modes.as_ref().map(|m| {
+            collector.enable_modes(
+                m.modes.iter().map(|x| x.name.clone()).collect(),
+                m.multi_queue,
+            );
+            Box::new(super::modes::Modes::new(
+                m.clone(),
+                std::mem::take(&mut parts.modal),
+                stream(seed, Stream::Modes),
+            ))
+        });
         let rank_corr = RankCorr::new(by_skill);
         let explain = config.explain.then(Box::<explain::Explain>::default);
         Simulation {
@@ -367,6 +385,7 @@ impl<'r> Simulation<'r> {
             host: None,
             engagement,
             explain,
+            modes,
         }
     }
 
@@ -380,7 +399,11 @@ impl<'r> Simulation<'r> {
     /// and then (every 64k events), for a progress bar.
     pub fn run(mut self, progress: &mut dyn FnMut(SimTime, SimTime)) -> SimOutput<'r> {
         self.schedule_next_arrival();
-        if let Some(tick) = self.schedule.tick {
+        if self.modes.is_some() {
+            // Each mode's policy ticks on its own schedule; `[policy]` is
+            // only the default of modes that name none.
+            self.start_mode_ticks();
+        } else if let Some(tick) = self.schedule.tick {
             self.queue
                 .schedule_in(TICKS, SimTime::ZERO + tick, Event::Tick);
         }
@@ -417,6 +440,7 @@ impl<'r> Simulation<'r> {
                 Event::ReadyFail(h) => self.on_ready_fail(h),
                 Event::Leave(slot, i) => self.on_leave(slot, i),
                 Event::Region(id, step) => self.on_region_step(id, step as usize),
+                Event::ModeTick(m) => self.on_mode_tick(m),
             }
         }
         progress(self.end, self.end);
@@ -472,7 +496,14 @@ impl<'r> Simulation<'r> {
         let u_keep: f64 = self.rng_arrivals.random();
         let u_size: f64 = self.rng_arrivals.random();
         let cdf = &self.config.arrivals.party_size_cdf;
-        let size = cdf.partition_point(|&c| c <= u_size).min(cdf.len() - 1) + 1;
+        let mut size = cdf.partition_point(|&c| c <= u_size).min(cdf.len() - 1) + 1;
+        let drawn = if self.modes.is_some() {
+            let (m, s) = self.arrival_mode(u_size);
+            size = s;
+            Some(m)
+        } else {
+            None
+        };
         let n = self.players.len() as u32;
         let members: Party = (0..size)
             .map(|_| PlayerId(self.rng_arrivals.random_range(0..n)))
@@ -495,6 +526,9 @@ impl<'r> Simulation<'r> {
         if !super::roles::party_fits(&self.players, &members, self.format) {
             self.stats.arrivals_blocked += 1;
             return;
+        }
+        if let Some(m) = self.modes.as_mut() {
+            m.pending = drawn;
         }
         self.enqueue(members, patience, false);
     }
@@ -534,7 +568,9 @@ impl<'r> Simulation<'r> {
         // when the ticket matches later, so timers that would never fire
         // are not sifted through the heap.
         let abandon = patience.map(|p| (self.queue.reserve(), self.now + p));
-        if self.regions.is_some() {
+        if self.modes.is_some() {
+            self.modes_join(id);
+        } else if self.regions.is_some() {
             self.on_region_step(id, 0);
         } else if self.schedule.on_join {
             self.run_policy(Trigger::Join(id));
@@ -597,6 +633,11 @@ impl<'r> Simulation<'r> {
         } else {
             (None, None)
         };
+        let mode = if self.modes.is_some() {
+            self.leave_modes(t.id, end)
+        } else {
+            None
+        };
         // True skill is fixed, so the party's mean is the same as when it joined.
         let skill_sum: f64 = t
             .players
@@ -620,6 +661,7 @@ impl<'r> Simulation<'r> {
                 .map(|_| super::roles::record(&self.players, &t.players, assigned)),
             region,
             host_ping_ms,
+            mode,
         });
     }
 
@@ -758,6 +800,10 @@ impl<'r> Simulation<'r> {
                 self.stats.proposals_rejected += 1;
                 return;
             }
+        }
+        if self.modes.is_some() && !self.mode_allows(&proposal.tickets) {
+            self.stats.proposals_rejected += 1;
+            return;
         }
         // A ticket no longer waiting makes the proposal stale (`None`); a
         // sentinel size summed over several would overflow.
@@ -928,6 +974,7 @@ impl<'r> Simulation<'r> {
             rematch,
             in_warmup: self.now < self.warmup_end,
             host_dc: self.host,
+            mode: self.modes.as_ref().and_then(|m| m.current),
         });
         let formed = FormedMatch {
             id,
@@ -939,6 +986,7 @@ impl<'r> Simulation<'r> {
             // policy remembers (recent opponents, games by rating) is about
             // players and the ladder, which all data centres share.
             Some(r) => r.policies.iter_mut().for_each(|p| p.on_formed(&formed)),
+            None if self.modes.is_some() => self.modes_formed(&formed),
             None => self.parts.policy.on_formed(&formed),
         }
         self.in_matches += active.members.len();
@@ -959,12 +1007,17 @@ impl<'r> Simulation<'r> {
 
     fn on_match_start(&mut self, slot: Slot) {
         let active = &mut self.active[slot.0 as usize];
+        // With `[modes]` a match's format is its mode's, not `[match]`'s.
+        let teams = active
+            .record
+            .as_ref()
+            .map_or(self.format.teams, |r| r.teams as usize);
         let skills = &mut self.scratch.skills;
-        skills.resize_with(self.format.teams, || TeamSkills {
+        skills.resize_with(teams, || TeamSkills {
             skills: Vec::new(),
             parties: Vec::new(),
         });
-        skills.truncate(self.format.teams);
+        skills.truncate(teams);
         for team in skills.iter_mut() {
             team.skills.clear();
             team.parties.clear();
@@ -1003,7 +1056,11 @@ impl<'r> Simulation<'r> {
         // Ratings: gather each member's current rating (solo or party), let the
         // system rewrite them, and store them back.
         let mut ratings = std::mem::take(&mut self.scratch.ratings);
-        reset(&mut ratings, self.format.teams);
+        let teams = active
+            .record
+            .as_ref()
+            .map_or(self.format.teams, |r| r.teams as usize);
+        reset(&mut ratings, teams);
         for (ti, party) in active.parties() {
             let solo = party.len() == 1;
             for p in party {

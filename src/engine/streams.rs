@@ -28,6 +28,9 @@ pub enum Stream {
     Regions = 11,
     /// Who stops playing after a match and for how long (`[engagement]`).
     Engagement = 12,
+    /// Each ticket's game mode and whether it queues for several
+    /// (`[modes]`): its own stream, so the arrivals stay as they were.
+    Modes = 13,
 }
 
 /// SplitMix64: spreads neighbouring seeds (1, 2, 3) far apart.

@@ -150,6 +150,8 @@ pub struct Collector<'r> {
     backfill: Option<super::backfill::BackfillAcc>,
     /// With `[regions]` only.
     regions: Option<super::regions::RegionStats>,
+    /// With `[modes]` only.
+    modes: Option<Box<super::modes::ModeStats>>,
     /// With `[engagement]` only.
     engagement: Option<Box<super::engagement::EngagementAcc>>,
     /// With explain on only.
@@ -199,6 +201,7 @@ impl<'r> Collector<'r> {
             acceptance: None,
             backfill: None,
             regions: None,
+            modes: None,
             engagement: None,
             explain: None,
         }
@@ -208,6 +211,12 @@ impl<'r> Collector<'r> {
     /// regions' names, in the order records index them.
     pub fn enable_regions(&mut self, data_centres: Vec<String>, homes: Vec<String>) {
         self.regions = Some(super::regions::RegionStats::new(data_centres, homes));
+    }
+
+    /// Counts figures per game mode from now on: the modes' names in the
+    /// order records index them, and the multi-queue set as a mask.
+    pub fn enable_modes(&mut self, names: Vec<String>, multi_queue: u16) {
+        self.modes = Some(Box::new(super::modes::ModeStats::new(names, multi_queue)));
     }
 
     /// A matched player's ping to the hosting data centre (tickets after warm-up).
@@ -280,6 +289,9 @@ impl<'r> Collector<'r> {
         if let Some(r) = &mut self.regions {
             r.ticket(t);
         }
+        if let Some(m) = &mut self.modes {
+            m.ticket(t);
+        }
         let ms = t.left.since(t.enqueued).as_ms();
         self.queue_time.add_ms(ms);
         let d = &mut self.deciles[self.cuts.partition_point(|&c| c < t.true_skill)];
@@ -317,6 +329,9 @@ impl<'r> Collector<'r> {
         self.matches += 1;
         if let Some(r) = &mut self.regions {
             r.match_row(m);
+        }
+        if let Some(md) = &mut self.modes {
+            md.match_row(m);
         }
         self.view.spread_rating.add(m.spread_rating);
         self.spread_skill.add(m.spread_skill);
@@ -561,6 +576,7 @@ impl<'r> Collector<'r> {
                 .collect(),
             by_hour: self.by_hour(meta.warmup_s),
             regions: self.regions.as_ref().map(|r| r.summary()),
+            modes: self.modes.as_ref().map(|m| m.summary()),
             upset_by_gap: UpsetByGap {
                 skill: gap_bins(&self.upset_skill),
                 rating: gap_bins(&self.upset_rating),

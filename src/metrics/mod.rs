@@ -8,6 +8,7 @@ mod collect;
 pub mod dist;
 pub mod engagement;
 pub mod explain;
+pub mod modes;
 #[cfg(test)]
 mod oracle;
 mod rank_corr;

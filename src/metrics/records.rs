@@ -55,6 +55,9 @@ pub struct TicketRecord {
     /// The party's worst ping to the data centre that hosted its match, in ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_ping_ms: Option<u16>,
+    /// The mode that matched it, or that it drew, with `[modes]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<super::modes::TicketMode>,
 }
 
 impl TicketRecord {
@@ -102,6 +105,9 @@ pub struct MatchRecord {
     /// The data centre that hosted the match (index in `[regions]`), with regions on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_dc: Option<u16>,
+    /// The mode it was formed in (index in `[[modes.queues]]`), with `[modes]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<u8>,
 }
 
 impl MatchRecord {

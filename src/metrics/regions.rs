@@ -181,6 +181,7 @@ mod tests {
             in_warmup: false,
             region: Some(region),
             host_ping_ms: None,
+            mode: None,
             roles: None,
         }
     }

@@ -91,6 +91,10 @@ pub struct Summary {
     /// (`[regions]` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regions: Option<super::regions::RegionsSummary>,
+    /// Tickets, matches, waits and abandons per game mode, and multi-queued
+    /// tickets against single-queued ones (`[modes]` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modes: Option<super::modes::ModesSummary>,
     /// Active players, sessions, churn by skill decile and its attribution
     /// (`[engagement]` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -102,7 +106,7 @@ pub struct Summary {
 
 /// Summary keys written only when their scenario section is present, so a
 /// report test built without those sections does not expect them.
-pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement", "explain"];
+pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement", "explain", "modes"];
 
 /// One hour of the simulated day (hour `h` holds every day's
 /// `h:00`-`h:59`), warm-up excluded: tickets by the time they joined the
@@ -414,6 +418,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     (
         "regions",
         "with [regions]: each matched player's ping to the hosting data centre (ms: mean, p50, p90, max), matches by data centre and their share, tickets, abandon rate and wait p50/p90 (s) by the lead player's home region",
+    ),
+    (
+        "modes",
+        "with [modes]: per mode, tickets counted where they matched (or, unmatched, in the mode they drew), matched, abandon rate, wait p50/p90 of the matched (s), matches, mean rating spread and win-probability gap, and the multi-queued tickets it matched with their share; multi-queued tickets against single-queued ones drawn for a mode of the set (tickets, matched, abandon rate, wait p50/p90)",
     ),
 ];
 

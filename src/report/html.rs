@@ -79,6 +79,9 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
     if let Some(e) = &sum.explain {
         super::explain::html_section(&mut h, e);
     }
+    if let Some(m) = &sum.modes {
+        super::mode_plots::html_section(&mut h, m);
+    }
 
     h.push_str("<section id=\"summary\">\n<h2>All figures</h2>\n");
     h.push_str(

@@ -9,6 +9,7 @@ mod engagement_plots;
 pub mod explain;
 pub mod headline;
 pub mod html;
+mod mode_plots;
 pub mod plots;
 mod region_plots;
 pub mod replicated;
@@ -183,6 +184,7 @@ pub(crate) mod testdata {
             roles: None,
             region: Some((i % 2) as u16),
             host_ping_ms: None,
+            mode: None,
         }
     }
 
@@ -251,6 +253,7 @@ pub(crate) mod testdata {
                 rematch: m == 3,
                 in_warmup: m == 0,
                 host_dc: Some((m % 2) as u16),
+                mode: None,
             });
         }
         let queue = (0..30u64)

@@ -148,6 +148,9 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
     if let Some(s) = super::region_plots::wait_by_region(input.summary) {
         specs.push(s);
     }
+    if let Some(s) = super::mode_plots::wait_by_mode(input.summary) {
+        specs.push(s);
+    }
     if let Some(s) = super::engagement_plots::active_players(input.summary) {
         specs.push(s);
     }

@@ -5,6 +5,8 @@
 //! and meanings are listed in `COLUMNS.md`; the column lists below are the
 //! single source the tests check that file and the tables against.
 
+mod modes;
+
 use super::Artifact;
 use crate::metrics::summary::HourFigures;
 use crate::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
@@ -845,6 +847,8 @@ mod tests {
             BY_HOUR_COLUMNS,
             TICKET_REGION_COLUMNS,
             MATCH_REGION_COLUMNS,
+            modes::TICKET_MODE_COLUMNS,
+            modes::MATCH_MODE_COLUMNS,
         ] {
             for (name, ty) in spec {
                 let tyname = match ty {
@@ -1158,6 +1162,8 @@ mod tests {
             BY_HOUR_COLUMNS,
             TICKET_REGION_COLUMNS,
             MATCH_REGION_COLUMNS,
+            modes::TICKET_MODE_COLUMNS,
+            modes::MATCH_MODE_COLUMNS,
         ] {
             for (name, _) in spec {
                 assert!(

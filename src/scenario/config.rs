@@ -51,6 +51,9 @@ pub struct Scenario {
     /// A vendor's ruleset run as the policy (`scenario::ruleset`); absent: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ruleset: Option<super::RulesetSection>,
+    /// Several queues (game modes) over the same players; absent: one queue.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modes: Option<super::ModesSection>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -448,11 +451,15 @@ impl Scenario {
                 ),
             ));
         }
-        crate::teams::check_fill(&a.party_sizes, f.teams as usize, f.team_size as usize)
-            .map_err(|message| ParamError::new("arrivals.party_sizes", message))?;
-        self.teams
-            .validate(f.teams as usize, f.team_size as usize)
-            .map_err(|e| prefixed("teams", e))?;
+        // With `[modes]`, `[match]` and the party sizes are only the modes'
+        // defaults, checked per mode (`scenario::modes`).
+        if self.modes.is_none() {
+            crate::teams::check_fill(&a.party_sizes, f.teams as usize, f.team_size as usize)
+                .map_err(|message| ParamError::new("arrivals.party_sizes", message))?;
+            self.teams
+                .validate(f.teams as usize, f.team_size as usize)
+                .map_err(|e| prefixed("teams", e))?;
+        }
         if let Some(roles) = &self.roles {
             roles.validate(f.teams, f.team_size)?;
         }
@@ -468,6 +475,7 @@ impl Scenario {
             b.validate().map_err(|e| prefixed("backfill", e))?;
         }
         super::engagement::validate(self)?;
+        super::modes::validate(self)?;
         if self.metrics.sample_interval.0.is_zero() {
             return Err(ParamError::new(
                 "metrics.sample_interval",

@@ -6,6 +6,7 @@ mod config;
 mod engagement;
 mod load;
 mod locate;
+mod modes;
 pub mod provenance;
 mod regions;
 mod roles;
@@ -20,6 +21,7 @@ pub use load::{
     from_text, gb, line_of_key, load, read_bounded, Budget, LoadedScenario, ScenarioError,
     BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
 };
+pub use modes::{ModesSection, QueueSection};
 pub use provenance::Provenance;
 pub use regions::{ExpansionSection, HomeSection, RegionsSection, SeasonedSection};
 pub use roles::RolesSection;

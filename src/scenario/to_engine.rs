@@ -71,6 +71,7 @@ impl Config {
             regions: s.regions.as_ref().map(|r| r.to_engine()),
             engagement: s.engagement.as_ref().map(|e| e.to_engine()),
             explain: s.metrics.explain,
+            modes: s.modes.as_ref().map(|m| m.to_engine(s)),
         }
     }
 }
@@ -85,6 +86,7 @@ impl Parts {
             regional: s.regions.as_ref().map_or_else(Vec::new, |r| {
                 r.data_centres.iter().map(|_| build_policy(s)).collect()
             }),
+            modal: s.modes.as_ref().map_or_else(Vec::new, |m| m.policies(s)),
         }
     }
 }

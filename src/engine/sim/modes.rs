@@ -1,0 +1,248 @@
+//! The event loop's side of game modes (`[modes]`, `engine::modes`): a
+//! fresh arrival draws its mode before its party size, a joining ticket is
+//! offered to each of its modes' policies in turn (its drawn mode first)
+//! until one matches it, each mode's policy ticks on its own schedule, and
+//! a ticket leaving the queue leaves every mode's pool at that instant.
+//! Kept here so the loop itself only tests one `Option`.
+
+use super::{Event, Simulation};
+use crate::metrics::modes::TicketMode;
+use crate::metrics::TicketEnd;
+use crate::model::TicketId;
+use crate::policy::{PoolView, Trigger};
+
+impl Simulation<'_> {
+    /// A fresh arrival's mode (one draw from the modes' stream, whatever
+    /// becomes of the arrival) and its party size by that mode's sizes, from
+    /// the arrival's own size draw `u_size`.
+    pub(super) fn arrival_mode(&mut self, u_size: f64) -> (u8, usize) {
+        let m = self.modes.as_mut().expect("modes are on");
+        let drawn = m.draw_fresh();
+        let cdf = &m.config.modes[drawn].party_size_cdf;
+        let size = cdf.partition_point(|&c| c <= u_size).min(cdf.len() - 1) + 1;
+        (drawn as u8, size)
+    }
+
+    /// Schedules each mode's first periodic pass.
+    pub(super) fn start_mode_ticks(&mut self) {
+        let m = self.modes.as_ref().expect("modes are on");
+        let ticks: Vec<_> = m.schedules.iter().map(|s| s.tick).collect();
+        for (i, tick) in ticks.into_iter().enumerate() {
+            if let Some(tick) = tick {
+                self.queue.schedule(
+                    crate::model::SimTime::ZERO + tick,
+                    Event::ModeTick(i as u16),
+                );
+            }
+        }
+    }
+
+    pub(super) fn on_mode_tick(&mut self, mode: u16) {
+        let m = usize::from(mode);
+        self.run_mode(m, Trigger::Tick);
+        let tick = self.modes.as_ref().expect("modes are on").schedules[m].tick;
+        if let Some(tick) = tick {
+            self.queue.schedule(self.now + tick, Event::ModeTick(mode));
+        }
+    }
+
+    /// Queues ticket `id` (already in the main pool) in its modes and offers
+    /// it to each mode whose policy runs on joins, until one matches it.
+    pub(super) fn modes_join(&mut self, id: TicketId) {
+        let m = self.modes.as_mut().expect("modes are on");
+        let drawn = m.pending.take();
+        let t = self.pool.get(id).expect("just enqueued");
+        if !m.admit(t, drawn) {
+            // No mode's teams take this party (a returning party always fits
+            // the mode it played, so this is a guard, not a path).
+            let t = self.pool.remove(id).expect("just enqueued");
+            for p in &t.players {
+                self.busy[p.index()] = false;
+            }
+            self.stats.arrivals_blocked += 1;
+            return;
+        }
+        let order = std::mem::take(&mut m.order);
+        for &mode in &order {
+            if !self.pool.contains(id) {
+                // Matched by a mode offered it before.
+                break;
+            }
+            let on_join =
+                self.modes.as_ref().expect("modes are on").schedules[usize::from(mode)].on_join;
+            if on_join {
+                self.run_mode(usize::from(mode), Trigger::Join(id));
+            }
+        }
+        self.modes.as_mut().expect("modes are on").order = order;
+    }
+
+    /// Runs mode `m`'s policy on its own pool and forms what it proposes in
+    /// that mode's format.
+    fn run_mode(&mut self, m: usize, trigger: Trigger) {
+        let mut proposals = std::mem::take(&mut self.proposals);
+        proposals.clear();
+        let md = self.modes.as_mut().expect("modes are on");
+        let format = md.config.modes[m].format;
+        let view = PoolView {
+            now: self.now,
+            pool: &md.pools[m],
+            players: &self.players,
+            format,
+        };
+        md.policies[m].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
+        md.current = Some(m as u8);
+        let base = std::mem::replace(&mut self.format, format);
+        for p in proposals.drain(..) {
+            self.form(p);
+        }
+        self.format = base;
+        self.modes.as_mut().expect("modes are on").current = None;
+        self.proposals = proposals;
+    }
+
+    /// Whether a proposal of the mode being run names only tickets waiting
+    /// in that mode: the engine's own guard, whatever the policy said.
+    pub(super) fn mode_allows(&self, tickets: &[TicketId]) -> bool {
+        let md = self.modes.as_ref().expect("modes are on");
+        md.current
+            .is_some_and(|m| md.allows(usize::from(m), tickets))
+    }
+
+    /// The mode layer's part of a ticket's leaving: out of every mode's
+    /// pool, and the mode it is counted in (the one matching it now, else
+    /// the one it drew).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn leave_modes(&mut self, id: TicketId, end: TicketEnd) -> Option<TicketMode> {
+        let md = self.modes.as_mut().expect("modes are on");
+        let q = md.remove(id)?;
+        let mode = match (end, md.current) {
+            (TicketEnd::Matched(_), Some(m)) => m,
+            _ => q.drawn,
+        };
+        Some(TicketMode {
+            mode,
+            multi: q.multi(),
+        })
+    }
+
+    /// Every mode's policy hears of every match: what a policy remembers
+    /// (recent opponents, games by rating) is about players, whom all modes share.
+    pub(super) fn modes_formed(&mut self, formed: &crate::policy::FormedMatch<'_>) {
+        let md = self.modes.as_mut().expect("modes are on");
+        md.policies.iter_mut().for_each(|p| p.on_formed(formed));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Config, Parts, Simulation};
+    use crate::metrics::{KeepRows, RunRecords, TicketEnd};
+    use crate::model::{Party, PlayerId, TicketId};
+    use crate::scenario::from_text;
+    use std::path::Path;
+
+    /// Two 1v1 modes, everyone queued for both, matched by any rating.
+    const TWO_MODES: &str = r#"
+[modes]
+multi_queue = ["a", "b"]
+multi_queue_share = 1.0
+
+[[modes.queues]]
+name = "a"
+share = 0.5
+
+[[modes.queues]]
+name = "b"
+share = 0.5
+
+[modes.queues.policy]
+kind = "fixed-limit"
+limit = 5000
+"#;
+
+    fn with_sim(check: impl FnOnce(&mut Simulation<'_>)) -> RunRecords {
+        let text = format!(
+            r#"
+[run]
+name = "two-modes"
+duration = "30m"
+
+[population]
+size = 200
+skill = {{ dist = "normal", mean = 1500, sd = 350 }}
+
+[arrivals]
+rate_per_s = 0.2
+
+[policy]
+kind = "fixed-limit"
+limit = 5000
+{TWO_MODES}"#
+        );
+        let s = from_text(&text, Path::new("modes.toml"), &[])
+            .unwrap()
+            .scenario;
+        let mut rows = KeepRows(RunRecords::default());
+        {
+            let mut sim = Simulation::new(
+                Config::from_scenario(&s),
+                1,
+                Parts::from_scenario(&s),
+                &mut rows,
+            );
+            check(&mut sim);
+            let out = sim.run(&mut |_, _| {});
+            drop(out);
+        }
+        rows.0
+    }
+
+    fn join(sim: &mut Simulation<'_>, player: u32, mode: u8) -> TicketId {
+        let id = TicketId(sim.next_ticket);
+        sim.modes.as_mut().unwrap().pending = Some(mode);
+        sim.enqueue(Party::from_slice(&[PlayerId(player)]), None, false);
+        id
+    }
+
+    #[test]
+    fn a_multi_queued_ticket_matched_in_one_mode_leaves_the_other_at_once_and_counts_once() {
+        let records = with_sim(|sim| {
+            // Drawn for b, queued for a too; alone, so it waits in both.
+            let first = join(sim, 10, 1);
+            let m = sim.modes.as_ref().unwrap();
+            assert!(m.pools[0].contains(first) && m.pools[1].contains(first));
+            // Drawn for a: offered to a first, where `first` waits: matched
+            // there, and both leave b's pool at that instant.
+            let second = join(sim, 11, 0);
+            assert_eq!(sim.stats.matches, 1);
+            let m = sim.modes.as_ref().unwrap();
+            assert!(m.pools.iter().all(|p| p.is_empty()));
+            assert!(!sim.pool.contains(first) && !sim.pool.contains(second));
+        });
+        let mine: Vec<_> = records.tickets.iter().filter(|t| t.ticket.0 < 2).collect();
+        // One row each, matched in mode a (index 0), never abandoned in b.
+        assert_eq!(mine.len(), 2);
+        for t in &mine {
+            assert!(matches!(t.end, TicketEnd::Matched(_)), "{t:?}");
+            let tm = t.mode.expect("a modes run");
+            assert_eq!((tm.mode, tm.multi), (0, true));
+        }
+        let TicketEnd::Matched(id) = mine[0].end else {
+            unreachable!("checked above")
+        };
+        let m = records
+            .matches
+            .iter()
+            .find(|m| m.id == id)
+            .expect("its match");
+        assert_eq!(m.mode, Some(0));
+        // No ticket of the whole run has two rows.
+        let mut ids: Vec<u32> = records.tickets.iter().map(|t| t.ticket.0).collect();
+        let n = ids.len();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+    }
+}
