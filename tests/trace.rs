@@ -240,8 +240,20 @@ fn a_regional_role_queue_replays_from_csv_and_parquet_to_the_same_matches() {
     ok(&["run", &source, "--quiet", "--out", run.to_str().unwrap()]);
     let csv = tmp.path().join("t.csv");
     let parquet = tmp.path().join("t.parquet");
-    ok(&["trace", run.to_str().unwrap(), "--out", csv.to_str().unwrap()]);
-    ok(&["trace", run.to_str().unwrap(), "--format", "parquet", "--out", parquet.to_str().unwrap()]);
+    ok(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    ok(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--format",
+        "parquet",
+        "--out",
+        parquet.to_str().unwrap(),
+    ]);
     let written = std::fs::read_to_string(&csv).unwrap();
     assert!(
         written.starts_with("time_s,ticket,player,rating,true_skill,abandon_s,requeue,region,ping_ms_eu-west,ping_ms_us-east,ping_ms_ap-southeast,roles\n"),
@@ -261,7 +273,13 @@ fn a_regional_role_queue_replays_from_csv_and_parquet_to_the_same_matches() {
         let text = preset.replace("traces/regions-roles.csv", &trace.to_string_lossy());
         std::fs::write(&file, text).unwrap();
         let out = tmp.path().join("replay");
-        ok(&["run", file.to_str().unwrap(), "--quiet", "--out", out.to_str().unwrap()]);
+        ok(&[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         let m = table(&out.join("matches.parquet"));
         assert!(original.height() > 100, "{} matches", original.height());
         assert!(
@@ -272,7 +290,11 @@ fn a_regional_role_queue_replays_from_csv_and_parquet_to_the_same_matches() {
             m.head(Some(5))
         );
         let t = table(&out.join("tickets.parquet"));
-        assert!(strip(&tickets).equals_missing(&strip(&t)), "{}", trace.display());
+        assert!(
+            strip(&tickets).equals_missing(&strip(&t)),
+            "{}",
+            trace.display()
+        );
     }
 }
 
@@ -287,11 +309,17 @@ fn a_trace_column_the_scenario_has_no_section_for_is_refused() {
     let preset = std::fs::read_to_string(scenario("trace-replay.toml")).unwrap();
     let file = tmp.path().join("s.toml");
     std::fs::write(&file, preset.replace("traces/small.csv", "t.csv")).unwrap();
-    let o = mmsim(&["run", file.to_str().unwrap(), "--out", tmp.path().join("o").to_str().unwrap()]);
+    let o = mmsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
     let err = stderr(&o);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("`arrivals.trace`") && err.contains("line 1, column `roles`: needs a [roles] section"),
+        err.contains("`arrivals.trace`")
+            && err.contains("line 1, column `roles`: needs a [roles] section"),
         "{err}"
     );
     assert!(!tmp.path().join("o").exists());

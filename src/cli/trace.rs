@@ -64,7 +64,11 @@ pub fn trace_command(
             summary_file.display()
         )));
     }
-    let default = if parquet { "trace.parquet" } else { "trace.csv" };
+    let default = if parquet {
+        "trace.parquet"
+    } else {
+        "trace.csv"
+    };
     let target = out.unwrap_or_else(|| run_dir.join(default));
     let (dir, name) = match (target.parent(), target.file_name()) {
         (Some(d), Some(n)) => (d.to_owned(), n.to_string_lossy().into_owned()),

@@ -17,7 +17,10 @@ pub fn parquet_bytes(w: &TraceWriter) -> anyhow::Result<Vec<u8>> {
     let n = w.rows();
     let secs = |ms: u64| ms as f64 / 1000.0;
     let mut values: Vec<Series> = vec![
-        Series::new("".into(), w.time_ms.iter().map(|&m| secs(m)).collect::<Vec<f64>>()),
+        Series::new(
+            "".into(),
+            w.time_ms.iter().map(|&m| secs(m)).collect::<Vec<f64>>(),
+        ),
         Series::new("".into(), w.ticket.as_slice()),
         Series::new("".into(), w.player.as_slice()),
         Series::new("".into(), w.rating.as_slice()),
@@ -85,9 +88,7 @@ pub fn rows(bytes: &[u8], max_rows: usize) -> Result<ParquetTable, String> {
         .num_rows()
         .map_err(|e| format!("not a readable Parquet file ({e})"))?;
     if n > max_rows {
-        return Err(format!(
-            "has {n} rows; a trace may have at most {max_rows}"
-        ));
+        return Err(format!("has {n} rows; a trace may have at most {max_rows}"));
     }
     let df = reader
         .finish()
@@ -188,7 +189,10 @@ mod tests {
         let from_parquet = read_file("t.parquet", &parquet_bytes(&w).unwrap()).unwrap();
         assert_eq!(from_parquet, from_csv);
         assert_eq!(from_parquet.players[1].rating, 0.1 + 0.2);
-        assert_eq!(from_parquet.tickets[0].abandon_after.unwrap().as_ms(), 61_007);
+        assert_eq!(
+            from_parquet.tickets[0].abandon_after.unwrap().as_ms(),
+            61_007
+        );
         assert_eq!(from_parquet.players[0].pings_ms, vec![90, 31]);
     }
 

@@ -252,10 +252,8 @@ pub fn read(path: &Path, ctx: &Context) -> Result<(Trace, String), TraceError> {
         })?;
         let (header, rows) = reader(&bytes, MAX_TRACE_ROWS).map_err(plain)?;
         let rows = rows.enumerate().map(|(i, r)| Ok((i + 1, r)));
-        let trace = parse_rows(header, None, rows, ctx).map_err(|e| TraceError {
-            parquet: true,
-            ..e
-        })?;
+        let trace =
+            parse_rows(header, None, rows, ctx).map_err(|e| TraceError { parquet: true, ..e })?;
         return Ok((trace, sha));
     }
     let text = super::read_bounded(path, MAX_TRACE_BYTES).map_err(cannot)?;
@@ -342,11 +340,13 @@ pub fn parse(text: &str, ctx: &Context) -> Result<Trace, TraceError> {
         ));
     };
     let header = fields(header).ok_or_else(|| err(1, None, "unbalanced quotes in the header"))?;
-    let rows = lines.filter(|(_, raw)| !raw.trim().is_empty()).map(|(line, raw)| {
-        fields(raw)
-            .map(|f| (line, f))
-            .ok_or_else(|| err(line, None, "unbalanced quotes"))
-    });
+    let rows = lines
+        .filter(|(_, raw)| !raw.trim().is_empty())
+        .map(|(line, raw)| {
+            fields(raw)
+                .map(|f| (line, f))
+                .ok_or_else(|| err(line, None, "unbalanced quotes"))
+        });
     parse_rows(header, Some(1), rows, ctx)
 }
 
@@ -430,7 +430,8 @@ fn layout<'a>(
         if let Some(dc) = (0..dcs.len()).find(|d| !pings.contains_key(d)) {
             return Err(bad(
                 &format!("{PING_PREFIX}{}", dcs[dc]),
-                "is missing: a trace with ping columns has one for every data centre of [regions]".into(),
+                "is missing: a trace with ping columns has one for every data centre of [regions]"
+                    .into(),
             ));
         }
     }
@@ -693,7 +694,10 @@ pub fn parse_rows(
                 return Err(err(
                     line,
                     Some("time_s"),
-                    format!("differs from {word} {} of the same ticket {ticket:?}", o.line),
+                    format!(
+                        "differs from {word} {} of the same ticket {ticket:?}",
+                        o.line
+                    ),
                 ));
             }
             if abandon != o.abandon || requeue != o.requeue {
@@ -705,7 +709,10 @@ pub fn parse_rows(
                 return Err(err(
                     line,
                     Some(c),
-                    format!("differs from {word} {} of the same ticket {ticket:?}", o.line),
+                    format!(
+                        "differs from {word} {} of the same ticket {ticket:?}",
+                        o.line
+                    ),
                 ));
             }
             if o.members.contains(&id) {
@@ -916,7 +923,8 @@ impl crate::engine::TicketLog for TraceWriter {
                 self.pings_ms.extend_from_slice(m.pings_ms);
             }
             if self.ctx.roles.is_some() {
-                self.roles.push(m.roles.unwrap_or(TraceRoles { main: 0, mask: 1 }));
+                self.roles
+                    .push(m.roles.unwrap_or(TraceRoles { main: 0, mask: 1 }));
             }
         }
     }
@@ -1086,7 +1094,13 @@ mod tests {
         // Columns in any order; stored in [regions] order, rounded to the ms.
         assert_eq!(p.pings_ms, vec![95, 40]);
         // Main role first: damage (2), also tank (0).
-        assert_eq!(p.roles, Some(TraceRoles { main: 2, mask: 0b101 }));
+        assert_eq!(
+            p.roles,
+            Some(TraceRoles {
+                main: 2,
+                mask: 0b101
+            })
+        );
         let q = &t.players[1];
         assert_eq!((q.home, q.pings_ms.is_empty(), q.roles), (None, true, None));
     }
@@ -1100,18 +1114,27 @@ mod tests {
             bad(&format!("{h}1,a,p,1,asia,1,2,tank\n"), &r),
             "line 2, column `region`: unknown region \"asia\"; [[regions.homes]] names are europe, america"
         );
-        assert!(bad(&format!("{h}1,a,p,1,,1,2,tank\n2,b,q,1,,-3,2,tank\n"), &r)
-            .starts_with("line 3, column `ping_ms_eu`: a ping in milliseconds from 0 to 60000, got \"-3\""));
+        assert!(
+            bad(&format!("{h}1,a,p,1,,1,2,tank\n2,b,q,1,,-3,2,tank\n"), &r).starts_with(
+                "line 3, column `ping_ms_eu`: a ping in milliseconds from 0 to 60000, got \"-3\""
+            )
+        );
         assert!(bad(&format!("{h}1,a,p,1,,1,,tank\n"), &r)
             .starts_with("line 2, column `ping_ms_us`: is empty while"));
-        assert!(bad(&format!("{h}1,a,p,1,,,,tank|mage\n"), &r)
-            .starts_with("line 2, column `roles`: unknown role \"mage\"; roles are tank, healer, damage"));
+        assert!(bad(&format!("{h}1,a,p,1,,,,tank|mage\n"), &r).starts_with(
+            "line 2, column `roles`: unknown role \"mage\"; roles are tank, healer, damage"
+        ));
         assert!(bad(&format!("{h}1,a,p,1,,,,tank|tank\n"), &r)
             .starts_with("line 2, column `roles`: names \"tank\" twice"));
-        assert!(bad(&format!("{h}1,a,p,1,europe,,,\n2,b,p,1,america,,,\n"), &r)
-            .starts_with("line 3, column `region`: differs from line 2, player \"p\"'s first row"));
-        assert!(bad("time_s,ticket,player,rating,ping_ms_eu\n1,a,p,1,3\n", &r)
-            .starts_with("line 1, column `ping_ms_us`: is missing: a trace with ping columns"));
+        assert!(
+            bad(&format!("{h}1,a,p,1,europe,,,\n2,b,p,1,america,,,\n"), &r).starts_with(
+                "line 3, column `region`: differs from line 2, player \"p\"'s first row"
+            )
+        );
+        assert!(
+            bad("time_s,ticket,player,rating,ping_ms_eu\n1,a,p,1,3\n", &r)
+                .starts_with("line 1, column `ping_ms_us`: is missing: a trace with ping columns")
+        );
         assert!(bad("time_s,ticket,player,rating,ping_ms_mars\n", &r)
             .starts_with("line 1, column `ping_ms_mars`: names no data centre; [regions] data_centres are eu, us"));
         // Without the sections, the columns are refused, naming the section.
@@ -1138,8 +1161,14 @@ mod tests {
             pings_ms: &pings[home as usize],
             roles: Some(roles),
         };
-        let heal_dps = TraceRoles { main: 1, mask: 0b110 };
-        let tank = TraceRoles { main: 0, mask: 0b001 };
+        let heal_dps = TraceRoles {
+            main: 1,
+            mask: 0b110,
+        };
+        let tank = TraceRoles {
+            main: 0,
+            mask: 0b001,
+        };
         w.enqueued(
             SimTime::from_ms(5),
             TicketId(0),

@@ -44,9 +44,8 @@ pub(super) fn geography(
     trace: &Trace,
     rng: &mut rand_pcg::Pcg64,
 ) -> Geography {
-    let mut geo = Geography::draw_with_homes(config, trace.players.len(), rng, |i| {
-        trace.players[i].home
-    });
+    let mut geo =
+        Geography::draw_with_homes(config, trace.players.len(), rng, |i| trace.players[i].home);
     for (i, t) in trace.players.iter().enumerate() {
         if !t.pings_ms.is_empty() {
             geo.set_pings(PlayerId(i as u32), &t.pings_ms);
