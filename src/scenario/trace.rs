@@ -979,8 +979,8 @@ mod tests {
         assert!(bad(&format!("{h}1,a,p,1500\n1,a,p,1500\n")).starts_with("line 3, column `player`"));
         assert!(bad(&format!("{h}1,a,p,1500\n2,a,q,1500\n"))
             .starts_with("line 3, column `time_s`: differs from line 2"));
-        assert!(bad("time_s,ticket,player,rating,region\n")
-            .starts_with("line 1, column `region`: unknown column"));
+        assert!(bad("time_s,ticket,player,rating,mmr\n")
+            .starts_with("line 1, column `mmr`: unknown column"));
         assert!(bad("time_s,ticket,player\n").starts_with("line 1, column `rating`: is missing"));
         assert!(bad(&format!("{h}1,a,p\n")).starts_with("line 2: has 3 fields"));
         assert_eq!(
