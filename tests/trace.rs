@@ -228,3 +228,99 @@ fn the_scenario_hash_follows_the_traces_content_not_its_name() {
     assert_eq!(hash("1500"), hash("1500"));
     assert_ne!(hash("1500"), hash("1501"));
 }
+
+/// A regional role queue (three data centres, a latency rule, roles, a ready
+/// check and backfill) traced to CSV and to Parquet: the CSV is the shipped
+/// trace, and its preset replaying either file forms the run's matches.
+#[test]
+fn a_regional_role_queue_replays_from_csv_and_parquet_to_the_same_matches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    let source = scenario("ci/regions-roles-fresh.toml");
+    ok(&["run", &source, "--quiet", "--out", run.to_str().unwrap()]);
+    let csv = tmp.path().join("t.csv");
+    let parquet = tmp.path().join("t.parquet");
+    ok(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--out",
+        csv.to_str().unwrap(),
+    ]);
+    ok(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--format",
+        "parquet",
+        "--out",
+        parquet.to_str().unwrap(),
+    ]);
+    let written = std::fs::read_to_string(&csv).unwrap();
+    assert!(
+        written.starts_with("time_s,ticket,player,rating,true_skill,abandon_s,requeue,region,ping_ms_eu-west,ping_ms_us-east,ping_ms_ap-southeast,roles\n"),
+        "{}",
+        &written[..200]
+    );
+    assert!(
+        written == std::fs::read_to_string(scenario("traces/regions-roles.csv")).unwrap(),
+        "regenerate scenarios/traces/regions-roles.csv as scenarios/ci/regions-roles-fresh.toml says"
+    );
+    let preset = std::fs::read_to_string(scenario("trace-regions-roles.toml")).unwrap();
+    let original = table(&run.join("matches.parquet"));
+    let tickets = table(&run.join("tickets.parquet"));
+    let strip = |d: &DataFrame| d.drop("lead_player_id").unwrap();
+    for trace in [&csv, &parquet] {
+        let file = tmp.path().join("replay.toml");
+        let text = preset.replace("traces/regions-roles.csv", &trace.to_string_lossy());
+        std::fs::write(&file, text).unwrap();
+        let out = tmp.path().join("replay");
+        ok(&[
+            "run",
+            file.to_str().unwrap(),
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        let m = table(&out.join("matches.parquet"));
+        assert!(original.height() > 60, "{} matches", original.height());
+        assert!(
+            original.equals_missing(&m),
+            "{}: the replay formed other matches:\n{}\n{}",
+            trace.display(),
+            original.head(Some(5)),
+            m.head(Some(5))
+        );
+        let t = table(&out.join("tickets.parquet"));
+        assert!(
+            strip(&tickets).equals_missing(&strip(&t)),
+            "{}",
+            trace.display()
+        );
+    }
+}
+
+#[test]
+fn a_trace_column_the_scenario_has_no_section_for_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("t.csv"),
+        "time_s,ticket,player,rating,roles\n1,a,p,1500,tank\n2,b,q,1500,healer\n",
+    )
+    .unwrap();
+    let preset = std::fs::read_to_string(scenario("trace-replay.toml")).unwrap();
+    let file = tmp.path().join("s.toml");
+    std::fs::write(&file, preset.replace("traces/small.csv", "t.csv")).unwrap();
+    let o = mmsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        tmp.path().join("o").to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`arrivals.trace`")
+            && err.contains("line 1, column `roles`: needs a [roles] section"),
+        "{err}"
+    );
+    assert!(!tmp.path().join("o").exists());
+}

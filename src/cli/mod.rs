@@ -158,14 +158,19 @@ pub enum Command {
         json: bool,
     },
     /// Write a run's own tickets (fresh arrivals and returns, every party
-    /// member, the patience drawn) as a trace CSV that `[arrivals] trace`
+    /// member, the patience drawn, and home, pings and roles when the run
+    /// had them) as a trace CSV or Parquet file that `[arrivals] trace`
     /// replays, e.g. under another policy.
     Trace {
         /// A folder `mmsim run` wrote.
         run: PathBuf,
-        /// The CSV to write (default RUN/trace.csv).
+        /// The file to write (default RUN/trace.csv, or RUN/trace.parquet
+        /// with --format parquet).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// csv or parquet (default: by --out's extension, else csv).
+        #[arg(long)]
+        format: Option<String>,
     },
     /// Print one ticket's story from a run made with --explain: arrival,
     /// the passes that looked at it, what blocked it, when each rule would
@@ -205,6 +210,7 @@ impl From<scenario::ScenarioError> for CliError {
 
 pub fn main() -> i32 {
     interrupt::watch();
+    crate::scenario::trace::read_parquet_with(crate::report::trace_file::rows);
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
@@ -350,7 +356,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             rebalance::rebalance_command(&file, &method, json)
         }
         Command::Compare { runs, out, json } => compare::compare_command(&runs, out, json),
-        Command::Trace { run, out } => trace::trace_command(&run, out),
+        Command::Trace { run, out, format } => trace::trace_command(&run, out, format.as_deref()),
         Command::Explain { run, ticket } => explain::explain_command(&run, ticket),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Policies => {

@@ -1,4 +1,5 @@
-//! `mmsim trace RUN_DIR`: a run's own tickets written as a trace file, so
+//! `mmsim trace RUN_DIR`: a run's own tickets written as a trace file (CSV,
+//! or Parquet by `--format` or the file's extension), so
 //! the same queue can be replayed under another policy. The tables keep only
 //! a party's first member and no patience for tickets that matched, so the
 //! run is played again from its saved scenario and seed, and must give the
@@ -8,7 +9,29 @@ use super::{json_bytes, with_provenance, write_whole, CliError};
 use crate::scenario::{self, trace::TraceWriter};
 use std::path::{Path, PathBuf};
 
-pub fn trace_command(run_dir: &Path, out: Option<PathBuf>) -> Result<(), CliError> {
+pub fn trace_command(
+    run_dir: &Path,
+    out: Option<PathBuf>,
+    format: Option<&str>,
+) -> Result<(), CliError> {
+    let by_name = out.as_deref().and_then(|o| {
+        let ext = o.extension()?.to_string_lossy().to_ascii_lowercase();
+        matches!(ext.as_str(), "csv" | "parquet").then_some(ext)
+    });
+    let parquet = match (format, by_name.as_deref()) {
+        (Some(f), Some(e)) if f != e && matches!(f, "csv" | "parquet") => {
+            return Err(CliError::BadInput(format!(
+                "--format {f} but --out ends in .{e}: a trace is read by its extension, so they must agree"
+            )))
+        }
+        (Some("parquet"), _) | (None, Some("parquet")) => true,
+        (Some("csv"), _) | (None, _) => false,
+        (Some(f), _) => {
+            return Err(CliError::BadInput(format!(
+                "--format {f}: allowed are csv and parquet"
+            )))
+        }
+    };
     let scenario_file = run_dir.join("scenario.toml");
     let summary_file = run_dir.join("summary.json");
     if !scenario_file.is_file() || !summary_file.is_file() {
@@ -22,7 +45,7 @@ pub fn trace_command(run_dir: &Path, out: Option<PathBuf>) -> Result<(), CliErro
     let saved = std::fs::read(&summary_file)
         .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", summary_file.display())))?;
     let s = &loaded.scenario;
-    let mut writer = TraceWriter::new();
+    let mut writer = TraceWriter::new(scenario::trace::Context::of(s));
     let output = crate::run::run_logging(
         s,
         s.run.seed,
@@ -41,7 +64,12 @@ pub fn trace_command(run_dir: &Path, out: Option<PathBuf>) -> Result<(), CliErro
             summary_file.display()
         )));
     }
-    let target = out.unwrap_or_else(|| run_dir.join("trace.csv"));
+    let default = if parquet {
+        "trace.parquet"
+    } else {
+        "trace.csv"
+    };
+    let target = out.unwrap_or_else(|| run_dir.join(default));
     let (dir, name) = match (target.parent(), target.file_name()) {
         (Some(d), Some(n)) => (d.to_owned(), n.to_string_lossy().into_owned()),
         _ => {
@@ -51,8 +79,12 @@ pub fn trace_command(run_dir: &Path, out: Option<PathBuf>) -> Result<(), CliErro
             )))
         }
     };
-    let text = writer.into_text();
-    let rows = text.lines().count() - 1;
+    let rows = writer.rows();
+    let bytes = if parquet {
+        crate::report::trace_file::parquet_bytes(&writer)?
+    } else {
+        writer.csv().into_bytes()
+    };
     write_whole(
         if dir.as_os_str().is_empty() {
             Path::new(".")
@@ -60,7 +92,7 @@ pub fn trace_command(run_dir: &Path, out: Option<PathBuf>) -> Result<(), CliErro
             &dir
         },
         &name,
-        text.as_bytes(),
+        &bytes,
     )?;
     say!(
         "{}: {} tickets ({rows} rows) of {} written to {}",

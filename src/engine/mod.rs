@@ -18,7 +18,7 @@ pub use queue::EventQueue;
 pub use regions::{Home, LatencyStep, RegionsConfig};
 pub use roles::RoleDraw;
 pub use sim::{Acceptance, Backfill, EngagementConfig, EngineStats, Parts, SimOutput, Simulation};
-pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceTicket};
+pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceRoles, TraceTicket};
 
 #[cfg(test)]
 mod tests;

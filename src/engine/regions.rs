@@ -79,11 +79,24 @@ impl Geography {
     /// Homes by their shares, then each player's pings: the home's median
     /// times exp(spread * z), floored at `min_ping_ms`, rounded to the ms.
     pub fn draw(config: &RegionsConfig, players: usize, rng: &mut Pcg64) -> Geography {
+        Self::draw_with_homes(config, players, rng, |_| None)
+    }
+
+    /// As `draw`, but a player `fixed` gives a home to lives there (a
+    /// trace's `region`): their home is still drawn and discarded, and their
+    /// pings drawn around the given home's medians, so every other player's
+    /// draws stay what they were.
+    pub fn draw_with_homes(
+        config: &RegionsConfig,
+        players: usize,
+        rng: &mut Pcg64,
+        fixed: impl Fn(usize) -> Option<u16>,
+    ) -> Geography {
         let dcs = config.data_centres.len();
         let total: f64 = config.homes.iter().map(|h| h.share).sum();
         let mut home = Vec::with_capacity(players);
         let mut pings = Vec::with_capacity(players * dcs);
-        for _ in 0..players {
+        for player in 0..players {
             let mut u = rng.random::<f64>() * total;
             let mut h = config.homes.len() - 1;
             for (i, region) in config.homes.iter().enumerate() {
@@ -96,6 +109,9 @@ impl Geography {
             // A zero-share home is never picked, even by rounding at the end.
             while config.homes[h].share <= 0.0 && h > 0 {
                 h -= 1;
+            }
+            if let Some(given) = fixed(player) {
+                h = usize::from(given);
             }
             home.push(h as u16);
             for &median in &config.homes[h].ping_ms {
@@ -115,6 +131,18 @@ impl Geography {
 
     pub fn ping(&self, p: PlayerId, dc: usize) -> u16 {
         self.pings[p.index() * self.dcs + dc]
+    }
+
+    /// A player's ping to every data centre, in `[regions]` order.
+    pub fn pings(&self, p: PlayerId) -> &[u16] {
+        &self.pings[p.index() * self.dcs..(p.index() + 1) * self.dcs]
+    }
+
+    /// Replaces a player's drawn pings with given ones (a trace's), one per
+    /// data centre.
+    pub fn set_pings(&mut self, p: PlayerId, pings_ms: &[u16]) {
+        let dcs = self.dcs;
+        self.pings[p.index() * dcs..(p.index() + 1) * dcs].copy_from_slice(pings_ms);
     }
 
     /// A party's ping to `dc`: its worst member's, since the match must be

@@ -19,7 +19,7 @@ use super::population;
 use super::queue::{EventQueue, Lane};
 use super::regions::{Geography, Regions};
 use super::streams::{stream, Stream};
-use super::trace::{LoggedMember, TicketLog, Trace};
+use super::trace::{LoggedMember, TicketLog, Trace, TraceRoles};
 use crate::metrics::{
     Collector, MatchRecord, QueueSample, RankCorr, RowSink, TicketEnd, TicketRecord,
 };
@@ -251,6 +251,9 @@ impl<'r> Simulation<'r> {
         population::draw_attributes(&mut players, &config.population, &mut rng_pop);
         if let Some(d) = &config.roles {
             super::roles::draw(&mut players, d, &mut rng_pop);
+            if let Some(t) = &trace {
+                replay::apply_roles(&mut players, t);
+            }
         }
         if let Some(seasoned) = &config.population.seasoned {
             population::season(&mut players, seasoned, &mut rng_pop);
@@ -300,7 +303,11 @@ impl<'r> Simulation<'r> {
             );
         }
         let regions = config.regions.as_ref().map(|r| {
-            let geo = Geography::draw(r, players.len(), &mut stream(seed, Stream::Regions));
+            let mut rng_regions = stream(seed, Stream::Regions);
+            let geo = match &trace {
+                Some(t) => replay::geography(r, t, &mut rng_regions),
+                None => Geography::draw(r, players.len(), &mut rng_regions),
+            };
             collector.enable_regions(
                 r.data_centres.clone(),
                 r.homes.iter().map(|h| h.name.clone()).collect(),
@@ -613,6 +620,12 @@ impl<'r> Simulation<'r> {
                     player: *p,
                     rating: self.parts.rating.current(r, self.now).value,
                     true_skill: pl.true_skill,
+                    home: self.regions.as_ref().map(|g| g.geo.home(*p)),
+                    pings_ms: self.regions.as_ref().map_or(&[][..], |g| g.geo.pings(*p)),
+                    roles: self.config.roles.as_ref().map(|_| TraceRoles {
+                        main: pl.main_role,
+                        mask: pl.roles,
+                    }),
                 }
             })
             .collect();

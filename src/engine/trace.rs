@@ -1,7 +1,8 @@
 //! A captured queue as the engine replays it: players with their first
 //! rating and true skill, and tickets with their arrival time, members and
-//! abandon time. Read from a file by `scenario::trace`; written back out of
-//! any run through a `TicketLog`, so a run can be replayed under another policy.
+//! abandon time, and, when the trace has them, their home region, pings and
+//! roles. Read from a file by `scenario::trace`; written back out of any run
+//! through a `TicketLog`, so a run can be replayed under another policy.
 
 use crate::model::{Party, PlayerId, SimDuration, SimTime, TicketId};
 
@@ -12,6 +13,23 @@ pub struct TracePlayer {
     /// party ratings start.
     pub rating: f64,
     pub true_skill: f64,
+    /// The home region (index into `[regions]` homes) the trace gives;
+    /// `None`: drawn by the scenario's shares.
+    pub home: Option<u16>,
+    /// The ping to each data centre, in `[regions]` order, the trace gives;
+    /// empty: drawn around the home's medians.
+    pub pings_ms: Vec<u16>,
+    /// The roles the trace gives; `None`: drawn by `[roles]`.
+    pub roles: Option<TraceRoles>,
+}
+
+/// A player's roles as a trace gives them: the first listed is the main role.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRoles {
+    /// Index of the main role in `[roles] names`.
+    pub main: u8,
+    /// Every accepted role's bit, the main one's included.
+    pub mask: u8,
 }
 
 /// One ticket of a trace: a party joining the queue.
@@ -35,12 +53,19 @@ pub struct Trace {
 }
 
 /// One member of a ticket as it joined: the rating the queue used for them
-/// (solo or party rating, as the ticket's size asks) and their true skill.
+/// (solo or party rating, as the ticket's size asks), their true skill and,
+/// in a run with `[regions]` or `[roles]`, their home, pings and roles.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct LoggedMember {
+pub struct LoggedMember<'a> {
     pub player: PlayerId,
     pub rating: f64,
     pub true_skill: f64,
+    /// Home region index; `None` without `[regions]`.
+    pub home: Option<u16>,
+    /// Ping to each data centre; empty without `[regions]`.
+    pub pings_ms: &'a [u16],
+    /// Main role and accepted roles; `None` without `[roles]`.
+    pub roles: Option<TraceRoles>,
 }
 
 /// Receives every ticket as it joins the queue, with what the tables do not
@@ -51,7 +76,7 @@ pub trait TicketLog {
         &mut self,
         at: SimTime,
         ticket: TicketId,
-        members: &[LoggedMember],
+        members: &[LoggedMember<'_>],
         patience: Option<SimDuration>,
         requeue: bool,
     );

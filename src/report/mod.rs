@@ -17,6 +17,7 @@ mod roles_plot;
 pub mod sweep;
 pub mod tables;
 pub mod text;
+pub mod trace_file;
 
 use crate::metrics::{RunView, Summary};
 

@@ -167,7 +167,9 @@ impl Simulation<'_> {
             if declined {
                 self.leave(&t, now, TicketEnd::Declined, &[]);
                 let back = now + penalty;
-                if back <= self.end {
+                // A replayed trace holds the decliner's return as a ticket
+                // of its own, as it holds returns after matches.
+                if back <= self.end && !self.replaying() {
                     self.schedule_requeue(t.players.clone(), back);
                 } else {
                     for p in &t.players {

@@ -3,6 +3,7 @@
 //! still queued or playing then waits until all its members are free.
 
 use super::{Event, Simulation, ARRIVALS};
+use crate::engine::regions::{Geography, RegionsConfig};
 use crate::engine::trace::Trace;
 use crate::model::{Player, PlayerId, Rating};
 
@@ -22,6 +23,35 @@ pub(super) fn players(trace: &Trace, initial: Rating) -> Vec<Player> {
             Player::new(PlayerId(i as u32), p.true_skill, rating)
         })
         .collect()
+}
+
+/// Gives the players the roles the trace names, after `roles::draw` drew
+/// everyone's (so the population stream stays where it was).
+pub(super) fn apply_roles(players: &mut [Player], trace: &Trace) {
+    for (p, t) in players.iter_mut().zip(&trace.players) {
+        if let Some(r) = t.roles {
+            p.main_role = r.main;
+            p.roles = r.mask;
+        }
+    }
+}
+
+/// Every player's home and pings with the trace's in place of the draws:
+/// a traced home replaces the drawn one (pings then drawn around it), and
+/// traced pings replace the drawn pings.
+pub(super) fn geography(
+    config: &RegionsConfig,
+    trace: &Trace,
+    rng: &mut rand_pcg::Pcg64,
+) -> Geography {
+    let mut geo =
+        Geography::draw_with_homes(config, trace.players.len(), rng, |i| trace.players[i].home);
+    for (i, t) in trace.players.iter().enumerate() {
+        if !t.pings_ms.is_empty() {
+            geo.set_pings(PlayerId(i as u32), &t.pings_ms);
+        }
+    }
+    geo
 }
 
 impl Simulation<'_> {
