@@ -35,6 +35,7 @@ fn run_writes_every_output_and_reruns_byte_identically() {
         "matches.parquet",
         "queue.parquet",
         "by_hour.parquet",
+        "players.parquet",
         "report.html",
         "plots/wait_hist.png",
         "plots/wait_hist.svg",
@@ -300,6 +301,7 @@ fn tables_none_skips_the_row_tables_and_keeps_the_same_summary() {
         "matches.parquet",
         "queue.parquet",
         "by_hour.parquet",
+        "players.parquet",
         "COLUMNS.md",
     ] {
         assert!(all.join(f).is_file(), "missing {f}");
@@ -313,6 +315,77 @@ fn tables_none_skips_the_row_tables_and_keeps_the_same_summary() {
     let bad = run_to(&tmp.path().join("bad"), &["--tables", "some"]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("--tables"), "{}", stderr(&bad));
+}
+
+/// A run's `players.parquet` loaded as the next run's ladder
+/// (`[population] ratings_file`): the next run starts with the first run's
+/// final ratings, so its rank correlation at time zero is the first run's
+/// final one, to the bit; a wrong pairing of keys or sizes exits 2.
+#[test]
+fn a_run_starts_from_another_run_s_final_ratings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let first = tmp.path().join("first");
+    let o = run_to(&first, &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let smoke = std::fs::read_to_string(scenario("smoke.toml")).unwrap();
+    let next = smoke
+        .replace("seed = 7", "seed = 8")
+        .replace("duration = \"2h\"", "duration = \"20m\"")
+        .replace("warmup = \"10m\"", "warmup = \"0s\"")
+        .replace(
+            "size = 1500",
+            "size = 1500\nratings_file = \"first/players.parquet\"",
+        );
+    assert_ne!(next, smoke);
+    let file = tmp.path().join("next.toml");
+    std::fs::write(&file, &next).unwrap();
+    let out = tmp.path().join("next");
+    let o = mmsim(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let read = |d: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(d.join("summary.json")).unwrap()).unwrap()
+    };
+    let (a, b) = (read(&first), read(&out));
+    let start = &b["rating_skill_rank_corr_series"][0];
+    assert_eq!(start["t_s"], 0.0);
+    assert_eq!(
+        start["corr"], a["rating_skill_rank_corr"],
+        "{start} against {}",
+        a["rating_skill_rank_corr"]
+    );
+    // Refused: a ladder with `seasoned`, and one for a population of another size.
+    for (text, needle) in [
+        (
+            next.replace(
+                "[population]",
+                "[population]\nseasoned = { correlation = 0.9, deviation = 50 }",
+            ),
+            "population.ratings_file",
+        ),
+        (
+            next.replace("size = 1500", "size = 1400"),
+            "has more players than population.size (1400)",
+        ),
+    ] {
+        std::fs::write(&file, text).unwrap();
+        let bad = tmp.path().join("bad");
+        let o = mmsim(&[
+            "run",
+            file.to_str().unwrap(),
+            "--out",
+            bad.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+        assert!(stderr(&o).contains(needle), "{}", stderr(&o));
+        assert!(!bad.exists());
+    }
 }
 
 #[test]

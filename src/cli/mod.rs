@@ -581,6 +581,15 @@ fn run_command(
         )),
     )?;
     write_artifacts(dir, &artifacts)?;
+    if tables == crate::report::Tables::All {
+        write_artifacts(
+            dir,
+            &[crate::report::tables::players_artifact(
+                &out.players,
+                &file_meta,
+            )?],
+        )?;
+    }
     write_whole(
         dir,
         "perf.json",

@@ -32,6 +32,32 @@ pub struct Population {
     pub games: Option<GamesDist>,
     /// Ratings already learned at the start; `None`: everyone at the initial rating.
     pub seasoned: Option<Seasoned>,
+    /// Another run's players at its end, one per player in id order, put in
+    /// place of the drawn ones (`[population] ratings_file`).
+    pub loaded: Option<std::sync::Arc<Vec<LoadedPlayer>>>,
+}
+
+/// A player as another run left it: what a later run takes over.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedPlayer {
+    pub true_skill: f64,
+    pub rating: Rating,
+    pub party_rating: Rating,
+    pub games: u32,
+    pub wins: u32,
+}
+
+/// Puts the loaded players' skill, ratings and record in place of the drawn
+/// ones (a ladder that has been running); everything else stays drawn. The
+/// loader checked that there is one per player.
+pub fn load(players: &mut [Player], loaded: &[LoadedPlayer]) {
+    for (p, l) in players.iter_mut().zip(loaded) {
+        p.true_skill = l.true_skill;
+        p.rating = l.rating;
+        p.party_rating = l.party_rating;
+        p.games = l.games;
+        p.wins = l.wins;
+    }
 }
 
 /// A ladder that has been running: each rating is true skill plus
@@ -330,6 +356,7 @@ mod tests {
             win_rate: None,
             games: None,
             seasoned: None,
+            loaded: None,
         }
     }
 

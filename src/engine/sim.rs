@@ -258,6 +258,9 @@ impl<'r> Simulation<'r> {
         if let Some(seasoned) = &config.population.seasoned {
             population::season(&mut players, seasoned, &mut rng_pop);
         }
+        if let Some(loaded) = &config.population.loaded {
+            population::load(&mut players, loaded);
+        }
         // A win-rate rating is the same record the population drew: start it
         // there, with the games behind it, rather than at 50% for everyone.
         if config.ratings_from_win_rate {

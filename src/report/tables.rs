@@ -10,6 +10,7 @@ mod modes;
 use super::Artifact;
 use crate::metrics::summary::HourFigures;
 use crate::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
+use crate::model::Player;
 use polars::io::parquet::write::KeyValueMetadata;
 use polars::prelude::*;
 
@@ -125,6 +126,24 @@ pub const BY_HOUR_COLUMNS: &[(&str, ColType)] = &[
     ("queue_max_tickets", ColType::U32),
 ];
 
+/// Every player's state at the end of the run: true skill, both ratings
+/// and the record. `[population] ratings_file` reads it back, so a later
+/// run can start from this run's ladder.
+pub const PLAYERS_COLUMNS: &[(&str, ColType)] = &[
+    ("player_id", ColType::U32),
+    ("true_skill", ColType::F64),
+    ("rating", ColType::F64),
+    ("rating_deviation", ColType::F64),
+    ("rating_volatility", ColType::F64),
+    ("rating_games", ColType::U32),
+    ("party_rating", ColType::F64),
+    ("party_rating_deviation", ColType::F64),
+    ("party_rating_volatility", ColType::F64),
+    ("party_rating_games", ColType::U32),
+    ("games", ColType::U32),
+    ("wins", ColType::U32),
+];
+
 /// Where a table came from, written into each Parquet file's footer as
 /// key-value metadata (`mmsim.version`, `mmsim.scenario_sha256`,
 /// `mmsim.seed`, `mmsim.scenario`), so a table copied out of its run folder
@@ -157,6 +176,45 @@ pub fn table_artifacts(
         encode(queue_frame(queue)?, "queue.parquet")?,
         encode(by_hour_frame(by_hour)?, "by_hour.parquet")?,
     ])
+}
+
+/// The players at the end of the run as a Parquet artifact (`players.parquet`).
+pub fn players_artifact(players: &[Player], meta: &FileMetadata) -> anyhow::Result<Artifact> {
+    let mut df = players_frame(players)?;
+    let mut bytes = Vec::new();
+    let written = parquet_writer(&mut bytes)
+        .with_key_value_metadata(key_values(meta))
+        .finish(&mut df);
+    anyhow::Context::with_context(written, || "encoding players.parquet")?;
+    Ok(Artifact {
+        name: "players.parquet".to_string(),
+        bytes,
+    })
+}
+
+/// One row per player, in id order.
+pub fn players_frame(players: &[Player]) -> anyhow::Result<DataFrame> {
+    let columns = vec![
+        col("player_id", map(players, |p| p.id.0)),
+        col("true_skill", map(players, |p| p.true_skill)),
+        col("rating", map(players, |p| p.rating.value)),
+        col("rating_deviation", map(players, |p| p.rating.deviation)),
+        col("rating_volatility", map(players, |p| p.rating.volatility)),
+        col("rating_games", map(players, |p| p.rating.games)),
+        col("party_rating", map(players, |p| p.party_rating.value)),
+        col(
+            "party_rating_deviation",
+            map(players, |p| p.party_rating.deviation),
+        ),
+        col(
+            "party_rating_volatility",
+            map(players, |p| p.party_rating.volatility),
+        ),
+        col("party_rating_games", map(players, |p| p.party_rating.games)),
+        col("games", map(players, |p| p.games)),
+        col("wins", map(players, |p| p.wins)),
+    ];
+    frame(players.len(), columns, PLAYERS_COLUMNS)
 }
 
 /// `summary.json`'s `by_hour` as a table (the same values, null where the

@@ -114,6 +114,16 @@ pub struct PopulationSection {
     /// everyone starts at the initial rating.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seasoned: Option<super::SeasonedSection>,
+    /// Another run's `players.parquet`, relative to the scenario file: its
+    /// players' skill, ratings and record replace the drawn ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ratings_file: Option<String>,
+    /// The file's players, read by the loader once the scenario is valid.
+    #[serde(skip)]
+    pub ratings_data: Option<std::sync::Arc<Vec<crate::engine::population::LoadedPlayer>>>,
+    /// SHA-256 of the file's bytes, for the provenance hash.
+    #[serde(skip)]
+    pub ratings_sha256: Option<String>,
 }
 
 /// Where true skill comes from.
@@ -369,6 +379,9 @@ impl Scenario {
                     "does not apply to the win-rate rating system, whose ratings start from population.win_rate",
                 ));
             }
+        }
+        if let Some(file) = &self.population.ratings_file {
+            super::ladder::validate(self, file)?;
         }
         if let Some(regions) = &self.regions {
             regions.validate().map_err(|e| prefixed("regions", e))?;

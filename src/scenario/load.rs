@@ -133,6 +133,8 @@ impl LoadedScenario {
             .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
         super::trace::attach(&mut scenario, &self.scenario, &self.path)
             .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
+        super::ladder::attach(&mut scenario, &self.scenario, &self.path)
+            .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
         // `text`, not `source`: a seed set by `with_run` stays in it.
         let text = if all_sets.is_empty() {
             self.text.clone()

@@ -4,6 +4,7 @@ mod attributes;
 mod backfill;
 mod config;
 mod engagement;
+mod ladder;
 mod load;
 mod locate;
 mod modes;

@@ -49,6 +49,13 @@ pub fn canonical(scenario: &Scenario) -> Value {
     ) {
         a.insert("trace_sha256".into(), Value::String(sha.clone()));
     }
+    // So is a loaded ladder.
+    if let (Some(sha), Some(p)) = (
+        &scenario.population.ratings_sha256,
+        v.get_mut("population").and_then(Value::as_object_mut),
+    ) {
+        p.insert("ratings_sha256".into(), Value::String(sha.clone()));
+    }
     // So is a ruleset: its bytes' hash in place of its path, so the same
     // file named relative to a scenario or by `--ruleset` (absolute) hashes
     // the same.

@@ -149,6 +149,7 @@ fn population(p: &PopulationSection) -> Population {
             GamesDist::Fixed { games } => pop::GamesDist::Fixed(games),
         }),
         seasoned: p.seasoned.as_ref().map(|s| s.to_engine()),
+        loaded: p.ratings_data.clone(),
     }
 }
 

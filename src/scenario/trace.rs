@@ -222,6 +222,11 @@ pub fn read_parquet_with(reader: ParquetRows) {
     let _ = PARQUET_ROWS.set(reader);
 }
 
+/// The installed Parquet reader, if the binary installed one.
+pub fn parquet_rows() -> Option<ParquetRows> {
+    PARQUET_ROWS.get().copied()
+}
+
 /// Whether `path` names a Parquet file (by its extension).
 pub fn is_parquet(path: &Path) -> bool {
     path.extension()
@@ -261,7 +266,7 @@ pub fn read(path: &Path, ctx: &Context) -> Result<(Trace, String), TraceError> {
     Ok((parse(&text, ctx)?, sha))
 }
 
-fn read_bytes_bounded(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
+pub(super) fn read_bytes_bounded(path: &Path, max_bytes: u64) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     let mut bytes = Vec::new();
     std::fs::File::open(path)?
