@@ -354,18 +354,11 @@ mod tests {
 
     #[test]
     fn streamed_mode_figures_match_the_oracle_on_the_modes_preset() {
-        let file = "modes-ranked-casual.toml";
-        let text = std::fs::read_to_string(
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("scenarios")
-                .join(file),
-        )
-        .unwrap();
-        let sets = vec!["run.duration=70m".to_owned(), "run.warmup=30m".to_owned()];
-        let s = crate::scenario::from_text(&text, std::path::Path::new(file), &sets)
-            .unwrap()
-            .scenario;
-        let kept = crate::run::run_keeping(&s, 11);
+        use crate::metrics::oracle::tests::{after_warmup, kept_preset};
+        let (s, kept) = kept_preset(
+            "modes-ranked-casual.toml",
+            &["run.duration=70m", "run.warmup=30m"],
+        );
         let m = s.modes.as_ref().expect("a modes scenario");
         let names: Vec<String> = m.queues.iter().map(|q| q.name.clone()).collect();
         let set = m
@@ -374,18 +367,7 @@ mod tests {
             .enumerate()
             .filter(|(_, q)| m.multi_queue.contains(&q.name))
             .fold(0u16, |acc, (i, _)| acc | (1 << i));
-        let tickets: Vec<_> = kept
-            .records
-            .tickets
-            .iter()
-            .filter(|t| !t.in_warmup)
-            .collect();
-        let matches: Vec<_> = kept
-            .records
-            .matches
-            .iter()
-            .filter(|x| !x.in_warmup)
-            .collect();
+        let (tickets, matches) = after_warmup(&kept);
         let oracle = oracle(&tickets, &matches, &names, set);
         let mut bad = Vec::new();
         agree(".modes", &oracle, &kept.summary["modes"], &mut bad);

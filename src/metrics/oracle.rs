@@ -488,7 +488,7 @@ fn games_to_within_deviation(players: &[Player]) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! The streaming collector against this oracle, on real runs: every
     //! count and every wait figure to the bit, sketched figures within their
     //! stated error.
@@ -538,7 +538,10 @@ mod tests {
 
     /// A preset from `scenarios/` with `--set` overrides, run on seed 11
     /// with every record kept.
-    fn kept_preset(file: &str, sets: &[&str]) -> (crate::scenario::Scenario, crate::run::KeptRun) {
+    pub(crate) fn kept_preset(
+        file: &str,
+        sets: &[&str],
+    ) -> (crate::scenario::Scenario, crate::run::KeptRun) {
         let text = std::fs::read_to_string(
             Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("scenarios")
@@ -549,6 +552,21 @@ mod tests {
         let s = from_text(&text, Path::new(file), &sets).unwrap().scenario;
         let kept = crate::run::run_keeping(&s, 11);
         (s, kept)
+    }
+
+    /// The kept run's tickets and matches after warm-up: what the
+    /// summary's sections cover.
+    pub(crate) fn after_warmup(
+        kept: &crate::run::KeptRun,
+    ) -> (
+        Vec<&crate::metrics::TicketRecord>,
+        Vec<&crate::metrics::MatchRecord>,
+    ) {
+        let r = &kept.records;
+        (
+            r.tickets.iter().filter(|t| !t.in_warmup).collect(),
+            r.matches.iter().filter(|m| !m.in_warmup).collect(),
+        )
     }
 
     fn check(file: &str, sets: &[&str]) {
@@ -602,12 +620,7 @@ mod tests {
             .expect("a role queue")
             .names()
             .to_vec();
-        let tickets: Vec<_> = kept
-            .records
-            .tickets
-            .iter()
-            .filter(|t| !t.in_warmup)
-            .collect();
+        let (tickets, _) = after_warmup(&kept);
         let oracle = roles_section(&tickets, &names);
         let mut bad = Vec::new();
         agree(".roles", &oracle, &kept.summary["roles"], &mut bad);
@@ -623,18 +636,7 @@ mod tests {
         let (s, kept) = kept_preset("regions-5v5.toml", &["run.duration=90m", "run.warmup=20m"]);
         let r = s.regions.as_ref().expect("a regional scenario");
         let homes: Vec<String> = r.homes.iter().map(|h| h.name.clone()).collect();
-        let tickets: Vec<_> = kept
-            .records
-            .tickets
-            .iter()
-            .filter(|t| !t.in_warmup)
-            .collect();
-        let matches: Vec<_> = kept
-            .records
-            .matches
-            .iter()
-            .filter(|m| !m.in_warmup)
-            .collect();
+        let (tickets, matches) = after_warmup(&kept);
         let oracle = regions_section(&tickets, &matches, &r.data_centres, &homes);
         let streamed = &kept.summary["regions"];
         let mut bad = Vec::new();
