@@ -49,6 +49,7 @@ use crate::teams::balanced::{self, balanced_split};
 use crate::teams::RoleFill;
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;
+use smallvec::SmallVec;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -235,17 +236,17 @@ pub struct PartyFacts {
 }
 
 /// Scores a candidate: `parties` and, per team, indices into `parties`.
-pub fn criteria(
+pub fn criteria<T: AsRef<[usize]>>(
     p: &QualityParams,
     parties: &[PartyFacts],
-    split: &[Vec<usize>],
+    split: &[T],
     team_size: usize,
 ) -> Criteria {
     let clamp01 = |x: f64| x.clamp(0.0, 1.0);
-    let team_means: Vec<f64> = split
+    let team_means: SmallVec<[f64; 4]> = split
         .iter()
         .map(|team| {
-            let (sum, n) = team.iter().fold((0.0, 0usize), |(s, n), &i| {
+            let (sum, n) = team.as_ref().iter().fold((0.0, 0usize), |(s, n), &i| {
                 let a = &parties[i].aggregate;
                 (s + a.adjusted_skill * a.size as f64, n + a.size)
             });
@@ -257,13 +258,19 @@ pub fn criteria(
     let skill = spread(parties.iter().map(|f| f.aggregate.skill));
     let exp = spread(parties.iter().map(|f| f.aggregate.experience));
     let top = spread(split.iter().map(|team| {
-        team.iter()
+        team.as_ref()
+            .iter()
             .map(|&i| parties[i].top_adjusted)
             .fold(f64::NEG_INFINITY, f64::max)
     }));
     let team_common = split
         .iter()
-        .filter(|team| team.iter().fold(u32::MAX, |m, &i| m & parties[i].languages) != 0)
+        .filter(|team| {
+            team.as_ref()
+                .iter()
+                .fold(u32::MAX, |m, &i| m & parties[i].languages)
+                != 0
+        })
         .count() as f64
         / split.len().max(1) as f64;
     let match_common = parties.iter().fold(u32::MAX, |m, f| m & f.languages) != 0;
@@ -584,14 +591,19 @@ struct SeedCache {
     fills: Vec<FillMemo>,
 }
 
+/// Per-party (or per-team) values of one candidate, inline up to ten: a
+/// seed's fills and splits are made and dropped by the thousand every pass
+/// in a busy pool, and the heap allocator was a third of the policy's time.
+type Inline<T> = SmallVec<[T; 10]>;
+
 /// One distinct fill of a seed, with the splits found for it so far.
 struct FillMemo {
     /// Seed first, then the chosen neighbours in nearest-first order: the
     /// order the oracle lists them in.
-    ids: Vec<TicketId>,
-    slots: Vec<u32>,
+    ids: Inline<TicketId>,
+    slots: Inline<u32>,
     /// When each party joined, for the wait criterion.
-    enqueued: Vec<SimTime>,
+    enqueued: Inline<SimTime>,
     /// Whether the parties can fill the teams at all; when not, the
     /// balanced split returns before drawing its team priority.
     feasible: bool,
@@ -604,13 +616,13 @@ struct FillMemo {
     /// result for each team priority drawn so far. The priority is the only
     /// random input of the split, so a fill's splits are computed once per
     /// priority and reused while the fill stays the same.
-    splits: [Vec<SplitMemo>; 2],
+    splits: [SmallVec<[SplitMemo; 2]>; 2],
 }
 
 struct SplitMemo {
-    priority: Vec<usize>,
+    priority: SmallVec<[usize; 4]>,
     /// Team of each party, or `None` when the greedy fill got stuck.
-    team_of: Option<Vec<usize>>,
+    team_of: Option<Inline<usize>>,
     /// The criteria but the wait (which moves with time; set per pass).
     criteria: Criteria,
 }
@@ -1053,8 +1065,8 @@ impl Quality {
                 fills.push(old_fills.swap_remove(k));
                 continue;
             }
-            let ids: Vec<TicketId> = ids().collect();
-            let slots: Vec<u32> = std::iter::once(seed)
+            let ids: Inline<TicketId> = ids().collect();
+            let slots: Inline<u32> = std::iter::once(seed)
                 .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
                 .collect();
             let feasible = self.table.can_fill(counts, &s.caps);
@@ -1073,7 +1085,7 @@ impl Quality {
                 .iter()
                 .fold(seed_e.facts.languages, |m, &i| m & party(i).languages)
                 != 0;
-            let enqueued: Vec<SimTime> = std::iter::once(seed_e.enqueued)
+            let enqueued: Inline<SimTime> = std::iter::once(seed_e.enqueued)
                 .chain(s.chosen.iter().map(|&i| party(i).enqueued))
                 .collect();
             let bound = Criteria {
@@ -1092,7 +1104,7 @@ impl Quality {
                 enqueued,
                 feasible,
                 bound,
-                splits: [Vec::new(), Vec::new()],
+                splits: [SmallVec::new(), SmallVec::new()],
             });
         }
         // A change farther than every prefix's reach sorts after each
@@ -1128,16 +1140,16 @@ impl Quality {
             .as_ref()
             .expect("searched seed");
         let memo = &cache.fills[fill];
-        if let Some(k) = memo.splits[kind].iter().position(|m| m.priority == priority) {
+        if let Some(k) = memo.splits[kind].iter().position(|m| m.priority[..] == *priority) {
             return k;
         }
-        let facts: Vec<PartyFacts> = memo
+        let facts: Inline<PartyFacts> = memo
             .slots
             .iter()
             .map(|&s| self.entry(s).facts.clone())
             .collect();
-        let sizes: Vec<usize> = facts.iter().map(|f| f.aggregate.size).collect();
-        let strengths: Vec<f64> = facts
+        let sizes: Inline<usize> = facts.iter().map(|f| f.aggregate.size).collect();
+        let strengths: Inline<f64> = facts
             .iter()
             .map(|f| {
                 let s = f.aggregate.adjusted_skill * f.aggregate.size as f64;
@@ -1159,17 +1171,21 @@ impl Quality {
         );
         let team_of = if format.roles.is_some() {
             let masks: Vec<&[u8]> = memo.slots.iter().map(|&s| &self.entry(s).roles[..]).collect();
+            let team_of = team_of.map(|t| t.to_vec());
             quality_roles::role_feasible(team_of, &masks, &strengths, format.teams, format.roles)
+                .map(Inline::from_vec)
         } else {
             team_of
         };
         let criteria = match &team_of {
-            Some(team_of) => criteria(
-                &self.params,
-                &facts,
-                &balanced::members_by_team(team_of, format.teams),
-                format.team_size,
-            ),
+            Some(team_of) => {
+                let mut by_team: SmallVec<[Inline<usize>; 4]> =
+                    (0..format.teams).map(|_| Inline::new()).collect();
+                for (p, &t) in team_of.iter().enumerate() {
+                    by_team[t].push(p);
+                }
+                criteria(&self.params, &facts, &by_team, format.team_size)
+            }
             // Never scored.
             None => memo.bound,
         };
@@ -1181,7 +1197,7 @@ impl Quality {
             .expect("searched seed")
             .fills[fill];
         memo.splits[kind].push(SplitMemo {
-            priority: priority.to_vec(),
+            priority: SmallVec::from_slice(priority),
             team_of,
             criteria,
         });
@@ -1267,22 +1283,22 @@ fn split_with_priority(
     team_size: usize,
     max_swaps: u32,
     priority: &[usize],
-) -> Option<Vec<usize>> {
-    let mut order: Vec<usize> = (0..sizes.len()).collect();
+) -> Option<Inline<usize>> {
+    let mut order: Inline<usize> = (0..sizes.len()).collect();
     order.sort_by(|&a, &b| {
         sizes[b]
             .cmp(&sizes[a])
             .then(strengths[b].total_cmp(&strengths[a]))
             .then(a.cmp(&b))
     });
-    let mut team_of = vec![usize::MAX; sizes.len()];
-    let mut sums = vec![0.0f64; teams];
-    let mut remaining = vec![0usize; team_size + 1];
+    let mut team_of: Inline<usize> = smallvec::smallvec![usize::MAX; sizes.len()];
+    let mut sums: SmallVec<[f64; 4]> = smallvec::smallvec![0.0f64; teams];
+    let mut remaining: SmallVec<[usize; 16]> = smallvec::smallvec![0usize; team_size + 1];
     for &s in sizes {
         remaining[s] += 1;
     }
-    let mut caps = vec![team_size; teams];
-    let mut by_sum: Vec<usize> = Vec::with_capacity(teams);
+    let mut caps: SmallVec<[usize; 4]> = smallvec::smallvec![team_size; teams];
+    let mut by_sum: SmallVec<[usize; 4]> = SmallVec::with_capacity(teams);
     for &p in &order {
         let size = sizes[p];
         // The lowest (sum, priority) among the teams the party fits: try
@@ -1367,7 +1383,7 @@ impl Policy for Quality {
             for (p, &t) in team_of.iter().enumerate() {
                 teams[t].push(memo.ids[p]);
             }
-            let tickets = memo.ids.clone();
+            let tickets = memo.ids.to_vec();
             let slots = memo.slots.clone();
             for s in slots {
                 let e = self.entries[s as usize].as_mut().expect("live slot");

@@ -132,16 +132,16 @@ pub fn aggregate(members: &[&Player], adjust: &PartyAdjust) -> PartyAggregate {
 /// The number of parties (solo players count as parties of one) on the team
 /// with the most minus that on the team with the fewest, for a split given as
 /// party indices per team. A party of five against five solos gives 4.
-pub fn party_count_gap(split: &[Vec<usize>]) -> usize {
-    let most = split.iter().map(Vec::len).max().unwrap_or(0);
-    let fewest = split.iter().map(Vec::len).min().unwrap_or(0);
+pub fn party_count_gap<T: AsRef<[usize]>>(split: &[T]) -> usize {
+    let most = split.iter().map(|t| t.as_ref().len()).max().unwrap_or(0);
+    let fewest = split.iter().map(|t| t.as_ref().len()).min().unwrap_or(0);
     most - fewest
 }
 
 /// Party-count parity as a score in [0, 1]: 1 when every team has the same
 /// number of parties, 0 at the worst gap a team of `team_size` allows (one
 /// full party against all solos).
-pub fn party_parity(split: &[Vec<usize>], team_size: usize) -> f64 {
+pub fn party_parity<T: AsRef<[usize]>>(split: &[T], team_size: usize) -> f64 {
     if team_size < 2 {
         return 1.0;
     }
