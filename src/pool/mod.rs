@@ -47,39 +47,54 @@ impl WaitingTicket {
     }
 }
 
+/// The tickets themselves sit in a slab; both indexes hold only keys and a
+/// slot, so their nodes stay small (a node of whole tickets is a dozen
+/// cache lines, moved on every insert and remove) and a walk by rating
+/// reads each ticket directly instead of looking its id up again.
 #[derive(Default)]
 pub struct Pool {
-    tickets: BTreeMap<TicketId, WaitingTicket>,
-    by_rating: BTreeSet<(RatingKey, TicketId)>,
+    /// Ticket id (enqueue order) → slot in `slab`.
+    by_id: BTreeMap<TicketId, u32>,
+    /// (rating, id) is unique, so the slot never decides the order.
+    by_rating: BTreeSet<(RatingKey, TicketId, u32)>,
+    slab: Vec<Option<WaitingTicket>>,
+    /// Empty slots, reused last-freed first.
+    free: Vec<u32>,
     players: usize,
 }
 
 impl Pool {
     pub fn len(&self) -> usize {
-        self.tickets.len()
+        self.by_id.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.tickets.is_empty()
+        self.by_id.is_empty()
     }
     /// Players waiting, counting every member of every party.
     pub fn players(&self) -> usize {
         self.players
     }
     pub fn get(&self, id: TicketId) -> Option<&WaitingTicket> {
-        self.tickets.get(&id)
+        self.by_id.get(&id).map(|&slot| self.at(slot))
     }
     pub fn contains(&self, id: TicketId) -> bool {
-        self.tickets.contains_key(&id)
+        self.by_id.contains_key(&id)
+    }
+
+    fn at(&self, slot: u32) -> &WaitingTicket {
+        self.slab[slot as usize]
+            .as_ref()
+            .expect("indexed slots hold a ticket")
     }
 
     /// Waiting tickets, longest-waiting first.
     pub fn oldest_first(&self) -> impl Iterator<Item = &WaitingTicket> + '_ {
-        self.tickets.values()
+        self.by_id.values().map(|&slot| self.at(slot))
     }
 
     /// Waiting tickets in ascending rating order.
     pub fn by_rating(&self) -> impl DoubleEndedIterator<Item = &WaitingTicket> + '_ {
-        self.by_rating.iter().map(|(_, id)| &self.tickets[id])
+        self.by_rating.iter().map(|&(_, _, slot)| self.at(slot))
     }
 
     /// Tickets with rating in [lo, hi], ascending.
@@ -90,17 +105,17 @@ impl Pool {
     ) -> impl DoubleEndedIterator<Item = &WaitingTicket> + '_ {
         let range = if lo <= hi {
             self.by_rating.range((
-                Bound::Included((RatingKey(lo), TicketId(0))),
-                Bound::Included((RatingKey(hi), TicketId(u32::MAX))),
+                Bound::Included((RatingKey(lo), TicketId(0), 0)),
+                Bound::Included((RatingKey(hi), TicketId(u32::MAX), u32::MAX)),
             ))
         } else {
             // An empty range that BTreeSet accepts ([x, x) is empty; (x, x) panics).
             self.by_rating.range((
-                Bound::Included((RatingKey(lo), TicketId(0))),
-                Bound::Excluded((RatingKey(lo), TicketId(0))),
+                Bound::Included((RatingKey(lo), TicketId(0), 0)),
+                Bound::Excluded((RatingKey(lo), TicketId(0), 0)),
             ))
         };
-        range.map(|(_, id)| &self.tickets[id])
+        range.map(|&(_, _, slot)| self.at(slot))
     }
 
     /// Other tickets in order of rating distance from `rating` (nearest
@@ -110,8 +125,8 @@ impl Pool {
         let key = RatingKey(rating);
         Nearest {
             pool: self,
-            below: self.by_rating.range(..(key, TicketId(0))).rev(),
-            above: self.by_rating.range((key, TicketId(0))..),
+            below: self.by_rating.range(..(key, TicketId(0), 0)).rev(),
+            above: self.by_rating.range((key, TicketId(0), 0)..),
             next_below: None,
             next_above: None,
             rating,
@@ -132,20 +147,38 @@ impl Pool {
     }
 
     pub(crate) fn insert(&mut self, t: WaitingTicket) {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slab.push(None);
+                (self.slab.len() - 1) as u32
+            }
+        };
         self.players += t.players.len();
-        self.by_rating.insert((RatingKey(t.rating), t.id));
-        self.tickets.insert(t.id, t);
+        self.by_rating.insert((RatingKey(t.rating), t.id, slot));
+        if let Some(old) = self.by_id.insert(t.id, slot) {
+            // A second ticket with a waiting ticket's id replaces it, as
+            // the map of tickets this replaced did.
+            let gone = self.slab[old as usize].take().expect("indexed slot");
+            self.by_rating
+                .remove(&(RatingKey(gone.rating), gone.id, old));
+            self.players -= gone.players.len();
+            self.free.push(old);
+        }
+        self.slab[slot as usize] = Some(t);
     }
 
     pub(crate) fn remove(&mut self, id: TicketId) -> Option<WaitingTicket> {
-        let t = self.tickets.remove(&id)?;
-        self.by_rating.remove(&(RatingKey(t.rating), id));
+        let slot = self.by_id.remove(&id)?;
+        let t = self.slab[slot as usize].take().expect("indexed slot");
+        self.by_rating.remove(&(RatingKey(t.rating), id, slot));
         self.players -= t.players.len();
+        self.free.push(slot);
         Some(t)
     }
 }
 
-type Keys<'a> = std::collections::btree_set::Range<'a, (RatingKey, TicketId)>;
+type Keys<'a> = std::collections::btree_set::Range<'a, (RatingKey, TicketId, u32)>;
 
 /// Iterator of `Pool::nearest`: yields (distance, ticket).
 pub struct Nearest<'a> {
@@ -153,8 +186,8 @@ pub struct Nearest<'a> {
     // Concrete iterator types: this runs on every join, so no boxing.
     below: std::iter::Rev<Keys<'a>>,
     above: Keys<'a>,
-    next_below: Option<(f64, TicketId)>,
-    next_above: Option<(f64, TicketId)>,
+    next_below: Option<(f64, TicketId, u32)>,
+    next_above: Option<(f64, TicketId, u32)>,
     rating: f64,
     exclude: TicketId,
     started: bool,
@@ -166,29 +199,29 @@ impl<'a> Iterator for Nearest<'a> {
     fn next(&mut self) -> Option<Self::Item> {
         if !self.started {
             self.started = true;
-            self.next_below = self.below.next().map(|&(k, id)| (k.0, id));
-            self.next_above = self.above.next().map(|&(k, id)| (k.0, id));
+            self.next_below = self.below.next().map(|&(k, id, slot)| (k.0, id, slot));
+            self.next_above = self.above.next().map(|&(k, id, slot)| (k.0, id, slot));
         }
         loop {
             let take_below = match (self.next_below, self.next_above) {
                 (None, None) => return None,
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
-                (Some((b, _)), Some((a, _))) => (self.rating - b) <= (a - self.rating),
+                (Some((b, _, _)), Some((a, _, _))) => (self.rating - b) <= (a - self.rating),
             };
-            let (r, id) = if take_below {
+            let (r, id, slot) = if take_below {
                 let item = self.next_below.take();
-                self.next_below = self.below.next().map(|&(k, id)| (k.0, id));
+                self.next_below = self.below.next().map(|&(k, id, slot)| (k.0, id, slot));
                 item
             } else {
                 let item = self.next_above.take();
-                self.next_above = self.above.next().map(|&(k, id)| (k.0, id));
+                self.next_above = self.above.next().map(|&(k, id, slot)| (k.0, id, slot));
                 item
             }?;
             if id == self.exclude {
                 continue;
             }
-            return Some(((r - self.rating).abs(), &self.pool.tickets[&id]));
+            return Some(((r - self.rating).abs(), self.pool.at(slot)));
         }
     }
 }
@@ -243,6 +276,69 @@ mod tests {
         let oldest: Vec<u32> = p.oldest_first().map(|t| t.id.0).collect();
         assert_eq!(oldest, vec![0, 2, 3]);
         assert!(p.remove(TicketId(1)).is_none());
+    }
+
+    proptest::proptest! {
+        /// Against the obvious pool (every ticket in a list, sorted on
+        /// demand), over inserts and removes that reuse freed slots: the
+        /// same tickets by age, by rating, in a rating range and nearest
+        /// first, and the same player count.
+        #[test]
+        fn the_slab_pool_reads_like_a_plain_list(
+            ops in proptest::collection::vec((0u8..3, 0u32..40, 0u8..12), 1..200),
+        ) {
+            let mut p = Pool::default();
+            let mut list: Vec<WaitingTicket> = Vec::new();
+            let mut next = 0u32;
+            for (op, pick, r) in ops {
+                let rating = 1400.0 + f64::from(r) * 25.0;
+                if op < 2 || list.is_empty() {
+                    let t = ticket(next, rating);
+                    next += 1;
+                    p.insert(t.clone());
+                    list.push(t);
+                } else {
+                    let gone = list.remove(pick as usize % list.len());
+                    proptest::prop_assert_eq!(p.remove(gone.id), Some(gone.clone()));
+                    proptest::prop_assert!(p.get(gone.id).is_none());
+                }
+                let ids = |it: &mut dyn Iterator<Item = &WaitingTicket>| {
+                    it.map(|t| t.id.0).collect::<Vec<_>>()
+                };
+                let mut by_age = list.clone();
+                by_age.sort_by_key(|t| t.id);
+                let mut by_rating = list.clone();
+                by_rating.sort_by(|a, b| a.rating.total_cmp(&b.rating).then(a.id.cmp(&b.id)));
+                proptest::prop_assert_eq!(ids(&mut p.oldest_first()), ids(&mut by_age.iter()));
+                proptest::prop_assert_eq!(ids(&mut p.by_rating()), ids(&mut by_rating.iter()));
+                let (lo, hi) = (rating - 60.0, rating + 30.0);
+                let in_range = by_rating.iter().filter(|t| t.rating >= lo && t.rating <= hi);
+                proptest::prop_assert_eq!(
+                    ids(&mut p.rating_range(lo, hi)),
+                    ids(&mut in_range.into_iter())
+                );
+                // Nearest first; ties to the lower rating; at one rating,
+                // outward from the seed: below it the newer ticket first,
+                // at or above it the older.
+                let mut near: Vec<(f64, f64, i64, u32)> = by_rating
+                    .iter()
+                    .filter(|t| t.id.0 != 0)
+                    .map(|t| {
+                        let id = i64::from(t.id.0);
+                        let outward = if t.rating < rating { -id } else { id };
+                        ((t.rating - rating).abs(), t.rating, outward, t.id.0)
+                    })
+                    .collect();
+                near.sort_by(|a, b| {
+                    a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2))
+                });
+                let walked: Vec<u32> =
+                    p.nearest(rating, TicketId(0)).map(|(_, t)| t.id.0).collect();
+                proptest::prop_assert_eq!(walked, near.iter().map(|n| n.3).collect::<Vec<_>>());
+                proptest::prop_assert_eq!(p.players(), list.len());
+                proptest::prop_assert_eq!(p.len(), list.len());
+            }
+        }
     }
 
     #[test]
