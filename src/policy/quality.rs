@@ -983,7 +983,8 @@ impl Quality {
 
         s.caps.clear();
         s.caps.resize(format.teams, format.team_size);
-        let mut fills: Vec<FillMemo> = Vec::new();
+        // At most one fill per order.
+        let mut fills: Vec<FillMemo> = Vec::with_capacity(3);
         let mut radius = 0.0f64;
         for which in 0..3 {
             // Fill: greedy along the order, keeping the set splittable.

@@ -119,8 +119,10 @@ impl Pool {
     }
 
     /// Other tickets in order of rating distance from `rating` (nearest
-    /// first; ties go to the lower rating, then the older ticket), excluding
-    /// `exclude`. Lazily walks outward, so stopping early costs O(log n + k).
+    /// first; ties go to the lower rating), excluding `exclude`. Tickets of
+    /// one rating come outward from `rating`: at or above it the older
+    /// first, below it the newer first. Lazily walks outward, so stopping
+    /// early costs O(log n + k).
     pub fn nearest(&self, rating: f64, exclude: TicketId) -> Nearest<'_> {
         let key = RatingKey(rating);
         Nearest {
