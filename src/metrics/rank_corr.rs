@@ -24,9 +24,9 @@ pub struct RankCorr {
     last: Vec<f64>,
     /// (rating, player) of every player who has played, by ascending rating.
     rated: Vec<(f64, u32)>,
+    /// The moved ratings, then (reused) the players who have played in
+    /// true-skill order.
     fresh: Vec<(f64, u32)>,
-    merged: Vec<(f64, u32)>,
-    in_order: Vec<(f64, u32)>,
     rating_ranks: Vec<f64>,
     skill_ranks: Vec<f64>,
 }
@@ -42,8 +42,6 @@ impl RankCorr {
             by_skill,
             rated: Vec::new(),
             fresh: Vec::new(),
-            merged: Vec::new(),
-            in_order: Vec::new(),
             rating_ranks: Vec::new(),
             skill_ranks: Vec::new(),
         }
@@ -80,16 +78,21 @@ impl RankCorr {
             self.rated
                 .retain(|&(v, i)| v.to_bits() == last[i as usize].to_bits());
             self.fresh.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
-            self.merged.clear();
-            let mut new = self.fresh.iter().peekable();
-            for &old in &self.rated {
-                while let Some(&f) = new.next_if(|f| f.0.total_cmp(&old.0).is_lt()) {
-                    self.merged.push(f);
+            // Merged in place from the back, so no second copy of everyone.
+            let (mut i, mut j) = (self.rated.len(), self.fresh.len());
+            self.rated.resize(i + j, (0.0, 0));
+            for k in (0..self.rated.len()).rev() {
+                if j == 0 {
+                    break;
                 }
-                self.merged.push(old);
+                if i > 0 && self.rated[i - 1].0.total_cmp(&self.fresh[j - 1].0).is_gt() {
+                    self.rated[k] = self.rated[i - 1];
+                    i -= 1;
+                } else {
+                    self.rated[k] = self.fresh[j - 1];
+                    j -= 1;
+                }
             }
-            self.merged.extend(new);
-            std::mem::swap(&mut self.rated, &mut self.merged);
         }
         debug_assert_eq!(self.rated.len(), n);
         self.rating_ranks.clear();
@@ -102,10 +105,10 @@ impl RankCorr {
         });
         // True skill: the population's order, less those who have not played.
         let played = self.by_skill.iter().filter(|&&i| slot[i as usize] != NONE);
-        self.in_order.clear();
-        self.in_order
-            .extend(played.map(|&i| (players[i as usize].true_skill, slot[i as usize])));
-        assign_ranks(&self.in_order, &mut self.skill_ranks, |&x| x);
+        let in_order = &mut self.fresh;
+        in_order.clear();
+        in_order.extend(played.map(|&i| (players[i as usize].true_skill, slot[i as usize])));
+        assign_ranks(in_order, &mut self.skill_ranks, |&x| x);
         stats::pearson(&self.rating_ranks, &self.skill_ranks)
     }
 }
