@@ -18,6 +18,7 @@ use super::{timer_key, Event, Simulation, Slot};
 use crate::metrics::TicketEnd;
 use crate::model::{SimDuration, SimTime, TicketId};
 use crate::outcome::TeamSkills;
+use crate::teams::roles::MAX_ROLES;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
 use rand_pcg::Pcg64;
@@ -66,6 +67,21 @@ pub(super) struct OpenSlot {
     /// Not offered before this: a joiner declined its ready check and the
     /// slot waits for that answer (the slot's opening otherwise).
     pub(super) retry_at: SimTime,
+}
+
+impl OpenSlot {
+    /// Whether `other` is open in the same team of the same match.
+    fn same_team(&self, other: &OpenSlot) -> bool {
+        self.slot == other.slot && self.team == other.team
+    }
+}
+
+/// How many slots of each role are open in `o`'s team (`o` among them).
+fn team_open_roles(open: &[OpenSlot], o: &OpenSlot, roles: usize) -> [u8; MAX_ROLES] {
+    open_counts(
+        open.iter().filter(|x| x.same_team(o)).map(|x| x.role),
+        roles,
+    )
 }
 
 pub(super) struct Backfills {
@@ -322,11 +338,7 @@ impl Simulation<'_> {
             }
             let w = window(&bf.config, o.opened, now);
             // A party fits when its team has as many slots open.
-            let room = bf
-                .open
-                .iter()
-                .filter(|x| x.slot == o.slot && x.team == o.team)
-                .count();
+            let room = bf.open.iter().filter(|x| x.same_team(&o)).count();
             let found: Option<TicketId> = match self.format.roles {
                 None => self
                     .pool
@@ -337,13 +349,7 @@ impl Simulation<'_> {
                 // The ticket asks for the leaver's role: only a party that
                 // can play it, the rest in the team's other open roles.
                 Some(comp) => {
-                    let counts = open_counts(
-                        bf.open
-                            .iter()
-                            .filter(|x| x.slot == o.slot && x.team == o.team)
-                            .map(|x| x.role),
-                        comp.roles(),
-                    );
+                    let counts = team_open_roles(&bf.open, &o, comp.roles());
                     self.pool
                         .nearest(o.rating, TicketId(u32::MAX))
                         .take_while(|(d, _)| *d <= w)
@@ -382,13 +388,7 @@ impl Simulation<'_> {
         // In a role queue, the role each member takes (empty otherwise).
         let assigned: SmallVec<[u8; 8]> = match self.format.roles {
             Some(comp) => {
-                let counts = open_counts(
-                    bf.open
-                        .iter()
-                        .filter(|x| x.slot == o.slot && x.team == o.team)
-                        .map(|x| x.role),
-                    comp.roles(),
-                );
+                let counts = team_open_roles(&bf.open, &o, comp.roles());
                 self.joiner_roles(&t, &counts, comp.roles(), o.role)
                     .expect("the party fits the open roles")
             }
@@ -412,7 +412,7 @@ impl Simulation<'_> {
                 let j = bf
                     .open
                     .iter()
-                    .position(|x| x.slot == o.slot && x.team == o.team)
+                    .position(|x| x.same_team(&o))
                     .expect("the party fits the open slots");
                 taken.push(bf.open.remove(j));
             }
@@ -430,7 +430,7 @@ impl Simulation<'_> {
                 let j = bf
                     .open
                     .iter()
-                    .position(|x| x.slot == o.slot && x.team == o.team && x.role == r)
+                    .position(|x| x.same_team(&o) && x.role == r)
                     .expect("the party fits the open roles");
                 taken.push(bf.open.remove(j));
             }

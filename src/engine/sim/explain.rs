@@ -53,14 +53,7 @@ pub(super) struct Explain {
 /// Whether `policy` reports a rating window (asked of a ticket that has
 /// just joined) and a quality threshold.
 pub fn reports_window(policy: &dyn Policy) -> (bool, bool) {
-    let t = WaitingTicket {
-        id: TicketId(0),
-        players: Default::default(),
-        rating: 0.0,
-        enqueued: SimTime::ZERO,
-        requeue: false,
-        roles: Default::default(),
-    };
+    let t = probe_ticket();
     (
         policy.rating_window(&t, SimTime::ZERO).is_some(),
         policy.score_threshold(0.0).is_some(),
@@ -70,15 +63,20 @@ pub fn reports_window(policy: &dyn Policy) -> (bool, bool) {
 /// Whether `policy` reports a pair rule of its own (asked of two tickets
 /// that have just joined).
 pub fn reports_pair_rule(policy: &dyn Policy) -> bool {
-    let t = WaitingTicket {
+    let t = probe_ticket();
+    policy.pair_rule(&t, &t, SimTime::ZERO).is_some()
+}
+
+/// An empty ticket that has just joined, to ask a policy what it reports.
+fn probe_ticket() -> WaitingTicket {
+    WaitingTicket {
         id: TicketId(0),
         players: Default::default(),
         rating: 0.0,
         enqueued: SimTime::ZERO,
         requeue: false,
         roles: Default::default(),
-    };
-    policy.pair_rule(&t, &t, SimTime::ZERO).is_some()
+    }
 }
 
 /// What blocks `t` from candidate `c` at `now`, in the order the rules are
