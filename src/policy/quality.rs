@@ -584,11 +584,98 @@ struct Hot {
 
 /// What a seed's search found, valid until a ticket joins, leaves or is
 /// taken within `[lo, hi]` (the rating span of its neighbourhood, widened
-/// past rounding): outside it no change can enter or leave the neighbourhood.
+/// past rounding) and, when `prefixes` is known, inside one of the scanned
+/// prefixes: no other change can alter a fill.
 struct SeedCache {
     lo: f64,
     hi: f64,
+    prefixes: Option<Prefixes>,
     fills: Vec<FillMemo>,
+}
+
+/// How far each fill order's scanned prefix reaches, when none of them
+/// reaches the edge of the neighbourhood (so a ticket entering or leaving
+/// the neighbourhood past the edge cannot enter a prefix). A change alters
+/// a fill only if it sorts into a prefix of its order: nearer than the
+/// last scanned ticket by rating; a language sharer nearer than the last
+/// scanned sharer; or a combined key below the last scanned key. In a busy
+/// pool most changes in a seed's span miss all three.
+#[derive(Clone, Copy, Debug)]
+struct Prefixes {
+    rating: f64,
+    experience: f64,
+    languages: u32,
+    by_rating: f64,
+    by_language: f64,
+    by_both: f64,
+    /// Distance of the farthest neighbour a fill scanned.
+    within: f64,
+    /// How many more tickets the neighbourhood takes within `within`
+    /// before joins there push a scanned neighbour out: more changes there
+    /// than this and the search is redone, whether or not one of them
+    /// sorts into a prefix.
+    room: usize,
+    /// Rounding slack, in rating points.
+    margin: f64,
+}
+
+/// Whether a change since the seed's search may have altered its fills:
+/// one in its span, or (with `prefixes`) one that sorts into a prefix or
+/// uses up the neighbourhood's room near the seed. Room used is kept off,
+/// since joins over several passes add up.
+fn stale(cache: &mut SeedCache, changes: &[Change], taken_now: &[Change], params: &QualityParams) -> bool {
+    let (lo, hi) = (cache.lo, cache.hi);
+    fn span(sorted: &[Change], lo: f64, hi: f64) -> impl Iterator<Item = &Change> {
+        let i = sorted.partition_point(|c| c.rating < lo);
+        sorted[i..].iter().take_while(move |c| c.rating <= hi)
+    }
+    let in_span = |sorted| span(sorted, lo, hi);
+    let Some(p) = cache.prefixes.as_mut() else {
+        return in_span(changes).next().is_some() || in_span(taken_now).next().is_some();
+    };
+    if in_span(changes).chain(in_span(taken_now)).any(|c| p.touched_by(c, params)) {
+        return true;
+    }
+    let near = |sorted: &[Change]| {
+        let lo = sorted.partition_point(|c| c.rating < p.rating - p.within - p.margin);
+        let hi = sorted.partition_point(|c| c.rating <= p.rating + p.within + p.margin);
+        hi - lo
+    };
+    let used = near(changes) + near(taken_now);
+    if used > p.room {
+        return true;
+    }
+    p.room -= used;
+    false
+}
+
+/// A ticket that joined, left or was taken, as the prefixes test it.
+#[derive(Clone, Copy, Debug)]
+struct Change {
+    rating: f64,
+    experience: f64,
+    languages: u32,
+}
+
+impl Change {
+    fn of(e: &Entry) -> Self {
+        Change {
+            rating: e.rating,
+            experience: e.facts.aggregate.experience,
+            languages: e.facts.languages,
+        }
+    }
+}
+
+impl Prefixes {
+    /// Whether `c` may sort into one of the prefixes.
+    fn touched_by(&self, c: &Change, p: &QualityParams) -> bool {
+        let d = (c.rating - self.rating).abs();
+        d <= self.by_rating + self.margin
+            || (c.languages & self.languages != 0 && d <= self.by_language + self.margin)
+            || d / p.skill_range + (c.experience - self.experience).abs() / p.experience_range
+                <= self.by_both + self.margin / p.skill_range
+    }
 }
 
 /// Per-party (or per-team) values of one candidate, inline up to ten: a
@@ -720,14 +807,18 @@ pub struct Quality {
     /// what a seed's search reads of them: contiguous, so a walk through a
     /// large pool stays in cache.
     hot: Vec<Hot>,
-    /// Ratings of tickets that joined, left or were taken since the last
-    /// pass, sorted at the start of a pass.
-    changes: Vec<f64>,
-    /// Ratings taken this pass, sorted.
-    taken_now: Vec<f64>,
+    /// Tickets that joined, left or were taken since the last pass, sorted
+    /// by rating at the start of a pass.
+    changes: Vec<Change>,
+    /// Tickets taken this pass, sorted by rating.
+    taken_now: Vec<Change>,
     taken_slots: Vec<u32>,
     table: FillTable,
     scratch: Scratch,
+    /// Tests set this to search every seed whose cache was kept again and
+    /// assert that the search finds the same fills.
+    #[cfg(test)]
+    check_kept: bool,
 }
 
 #[derive(Default)]
@@ -784,6 +875,8 @@ impl Quality {
             taken_slots: Vec::new(),
             table: FillTable::default(),
             scratch: Scratch::default(),
+            #[cfg(test)]
+            check_kept: false,
         }
     }
 
@@ -835,14 +928,15 @@ impl Quality {
                     (self.entries.len() - 1) as u32
                 }
             };
-            self.changes.push(t.rating);
+            self.changes
+                .push(Change::of(self.entries[slot as usize].as_ref().expect("live slot")));
             order.push(slot);
             added.push(slot);
         }
         removed.extend_from_slice(&self.order[i..]);
         for &slot in &removed {
             let e = self.entries[slot as usize].take().expect("live slot");
-            self.changes.push(e.rating);
+            self.changes.push(Change::of(&e));
         }
         if !added.is_empty() || !removed.is_empty() {
             let entries = &self.entries;
@@ -891,15 +985,27 @@ impl Quality {
         self.scratch.removed = removed;
     }
 
-    /// Whether a change since the seed's search may have altered its
-    /// neighbourhood.
-    fn dirty(&self, cache: &SeedCache) -> bool {
-        let hit = |sorted: &[f64]| {
-            let i = sorted.partition_point(|&r| r < cache.lo);
-            i < sorted.len() && sorted[i] <= cache.hi
+    #[cfg(test)]
+    fn assert_kept_cache_is_current(&mut self, seed: u32, format: super::MatchFormat) {
+        if !self.check_kept {
+            return;
+        }
+        let ids = |c: &SeedCache| -> Vec<Vec<TicketId>> {
+            c.fills.iter().map(|f| f.ids.to_vec()).collect()
         };
-        hit(&self.changes) || hit(&self.taken_now)
+        let kept = self.entry(seed).cache.as_ref().expect("kept");
+        let (lo, hi, prefixes, kept_ids) = (kept.lo, kept.hi, kept.prefixes, ids(kept));
+        let fresh = self.search(seed, format);
+        assert_eq!(kept_ids, ids(&fresh), "a kept search is stale");
+        // The kept span stays, as it would have without the check.
+        self.entries[seed as usize].as_mut().expect("live slot").cache = Some(SeedCache {
+            lo,
+            hi,
+            prefixes,
+            ..fresh
+        });
     }
+
 
     /// The seed's neighbours, as `Pool::nearest` walks them (ties to the
     /// lower rating, then the older ticket), skipping taken and oversized
@@ -986,6 +1092,11 @@ impl Quality {
         // At most one fill per order.
         let mut fills: Vec<FillMemo> = Vec::with_capacity(3);
         let mut radius = 0.0f64;
+        // Each order's prefix as `Prefixes` keeps it; `None` when a prefix
+        // can only be bounded by the neighbourhood's reach.
+        let mut fine = Some([0.0f64; 3]);
+        // The farthest neighbour any fill scanned.
+        let mut within = 0.0f64;
         for which in 0..3 {
             // Fill: greedy along the order, keeping the set splittable.
             let counts = &mut s.counts;
@@ -1012,6 +1123,7 @@ impl Quality {
                 };
                 at += 1;
                 last = Some(i);
+                within = within.max(nb[i].0);
                 let size = nb[i].1.size;
                 if size > room {
                     continue;
@@ -1054,6 +1166,16 @@ impl Quality {
                 _ => reach,
             };
             radius = radius.max(prefix);
+            if let (Some(fine), Some(i), 0) = (&mut fine, last, room) {
+                fine[which] = match which {
+                    0 => nb[i].0,
+                    1 => nb[i].0,
+                    _ => keys[i],
+                };
+            }
+            if prefix >= reach {
+                fine = None;
+            }
             if room != 0 {
                 continue;
             }
@@ -1089,12 +1211,20 @@ impl Quality {
             let enqueued: Inline<SimTime> = std::iter::once(seed_e.enqueued)
                 .chain(s.chosen.iter().map(|&i| party(i).enqueued))
                 .collect();
+            let tops: Inline<f64> = std::iter::once(seed_e.facts.top_adjusted)
+                .chain(s.chosen.iter().map(|&i| get(nb[i].1.slot).facts.top_adjusted))
+                .collect();
+            let largest = s
+                .chosen
+                .iter()
+                .map(|&i| nb[i].1.size)
+                .fold(seed_e.size, usize::max);
             let bound = Criteria {
                 balance: 1.0,
                 skill: (1.0 - skill / p.skill_range).clamp(0.0, 1.0),
                 experience: (1.0 - exp / p.experience_range).clamp(0.0, 1.0),
-                top_player: 1.0,
-                parties: 1.0,
+                top_player: top_player_bound(p, &tops, format.teams),
+                parties: parties_bound(tops.len(), largest, format.teams, format.team_size),
                 team_language: 1.0,
                 match_language: if match_common { 1.0 } else { 0.0 },
                 wait: 0.0,
@@ -1117,9 +1247,22 @@ impl Quality {
         let radius = radius.min(reach);
         let r = seed_e.rating;
         let margin = 1e-6 * (1.0 + r.abs() + radius);
+        let inside = s.nb.iter().filter(|n| n.0 <= within + margin).count();
+        let prefixes = fine.map(|[by_rating, by_language, by_both]| Prefixes {
+            rating: r,
+            experience: seed_e.facts.aggregate.experience,
+            languages: seed_lang,
+            by_rating,
+            by_language,
+            by_both,
+            within,
+            room: self.params.neighbours as usize - inside,
+            margin,
+        });
         SeedCache {
             lo: r - radius - margin,
             hi: r + radius + margin,
+            prefixes,
             fills,
         }
     }
@@ -1272,6 +1415,39 @@ impl Quality {
     }
 }
 
+/// The best top-player criterion any split of parties whose best members'
+/// adjusted MMRs are `tops` can score: the teams' best players are distinct
+/// parties' tops, the highest is among them, and the weakest team's best is
+/// at most the `teams`-th highest top, so the gap is at least their
+/// difference (computed as `criteria` computes it, so the bound holds to
+/// the last bit).
+fn top_player_bound(p: &QualityParams, tops: &[f64], teams: usize) -> f64 {
+    if teams < 2 || tops.len() < teams {
+        return 1.0;
+    }
+    let mut sorted: Inline<f64> = tops.iter().copied().collect();
+    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
+    let gap = sorted[0] - sorted[teams - 1];
+    (1.0 - gap / p.top_range).clamp(0.0, 1.0)
+}
+
+/// The best party-parity criterion any split of `parties` parties, the
+/// largest of `largest` players, into `teams` teams of `team_size` can
+/// score: counts differ by one when the parties do not divide evenly, and
+/// the largest party's team holds at most `1 + team_size - largest`
+/// parties while the fullest of the others holds at least its share of the
+/// rest.
+fn parties_bound(parties: usize, largest: usize, teams: usize, team_size: usize) -> f64 {
+    if team_size < 2 || teams < 2 {
+        return 1.0;
+    }
+    let uneven = usize::from(!parties.is_multiple_of(teams));
+    let with_largest = 1 + team_size.saturating_sub(largest);
+    let others = parties.saturating_sub(with_largest).div_ceil(teams - 1);
+    let gap = uneven.max(others.saturating_sub(with_largest));
+    (1.0 - gap as f64 / (team_size - 1) as f64).clamp(0.0, 1.0)
+}
+
 /// `teams::balanced_split` with its team priority given instead of drawn
 /// (the caller draws it from the same rng in the same way), and its
 /// feasibility checks answered from `table`. The caller has checked that the
@@ -1356,7 +1532,7 @@ impl Policy for Quality {
         }
         let format = view.format;
         self.sync(view);
-        self.changes.sort_by(f64::total_cmp);
+        self.changes.sort_by(|a, b| a.rating.total_cmp(&b.rating));
         self.taken_now.clear();
         self.taken_slots.clear();
         let order = std::mem::take(&mut self.order);
@@ -1365,9 +1541,14 @@ impl Policy for Quality {
             if e.taken || e.size > format.team_size {
                 continue;
             }
-            if e.cache.as_ref().is_none_or(|c| self.dirty(c)) {
+            let (changes, taken_now) = (&self.changes, &self.taken_now);
+            let e = self.entries[seed as usize].as_mut().expect("live slot");
+            if e.cache.as_mut().is_none_or(|c| stale(c, changes, taken_now, &self.params)) {
                 let cache = self.search(seed, format);
                 self.entries[seed as usize].as_mut().expect("live slot").cache = Some(cache);
+            } else {
+                #[cfg(test)]
+                self.assert_kept_cache_is_current(seed, format);
             }
             let e = self.entry(seed);
             let threshold = self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64());
@@ -1390,9 +1571,9 @@ impl Policy for Quality {
                 let e = self.entries[s as usize].as_mut().expect("live slot");
                 e.taken = true;
                 self.hot[e.pos].taken = true;
-                let r = e.rating;
-                let at = self.taken_now.partition_point(|&x| x < r);
-                self.taken_now.insert(at, r);
+                let c = Change::of(e);
+                let at = self.taken_now.partition_point(|x| x.rating < c.rating);
+                self.taken_now.insert(at, c);
                 self.taken_slots.push(s);
             }
             out.push(Proposal {
@@ -1435,10 +1616,43 @@ mod tests {
     /// and refused proposals between passes: `Quality` must propose what
     /// `QualityOracle` proposes and leave the rng where it leaves it.
     fn agree_over_passes(seed: u64, format: MatchFormat, params: &QualityParams, passes: usize) {
+        agree_with_churn(seed, format, params, passes, Churn::default());
+    }
+
+    /// How `agree_with_churn` varies the pools.
+    #[derive(Clone, Copy)]
+    struct Churn {
+        /// At most this many (of 1 to 11) joins per pass: few keep the
+        /// pool near the neighbourhood's size.
+        max_arrivals: usize,
+        /// Each player speaks one of four languages, so a seed's language
+        /// fill reaches far for sharers.
+        one_language: bool,
+        /// Games played within a narrow band, so the rating-and-experience
+        /// fill stops short of the neighbourhood's edge and a search is
+        /// kept through changes that miss its prefixes.
+        alike: bool,
+    }
+
+    impl Default for Churn {
+        fn default() -> Self {
+            Churn { max_arrivals: 12, one_language: false, alike: false }
+        }
+    }
+
+    fn agree_with_churn(
+        seed: u64,
+        format: MatchFormat,
+        params: &QualityParams,
+        passes: usize,
+        churn: Churn,
+    ) {
+        let Churn { max_arrivals, one_language, alike } = churn;
         let mut g = Pcg64::seed_from_u64(seed);
         let mut players: Vec<Player> = Vec::new();
         let mut pool = Pool::default();
         let mut fast = Quality::new(params.clone());
+        fast.check_kept = true;
         let mut slow = QualityOracle::new(params.clone());
         let mut rng_fast = Pcg64::seed_from_u64(seed.wrapping_mul(31) + 7);
         let mut rng_slow = rng_fast.clone();
@@ -1447,7 +1661,7 @@ mod tests {
         // Some runs put ratings on a coarse grid, so distances tie.
         let grid = g.random_bool(0.5);
         let spread = [50.0, 400.0, 1500.0][g.random_range(0..3)];
-        let arrivals = g.random_range(1..12);
+        let arrivals = g.random_range(1..12).min(max_arrivals);
         let mut proposals = 0;
         for pass in 0..passes {
             for _ in 0..g.random_range(0..=arrivals) {
@@ -1470,8 +1684,16 @@ mod tests {
                     let id = PlayerId(players.len() as u32);
                     let mut pl = Player::new(id, r, Rating::new(r, 100.0, 0.06));
                     pl.party_rating = Rating::new(r + g.random_range(-50.0..50.0), 100.0, 0.06);
-                    pl.languages = g.random_range(1..16);
-                    pl.games = g.random_range(0..3000);
+                    pl.languages = if one_language {
+                        1 << g.random_range(0..4)
+                    } else {
+                        g.random_range(1..16)
+                    };
+                    pl.games = if alike {
+                        g.random_range(400..420)
+                    } else {
+                        g.random_range(0..3000)
+                    };
                     // Roles are drawn only for a role queue, so the other
                     // formats' pools stay what they were.
                     if let Some(comp) = format.roles {
@@ -1554,6 +1776,34 @@ mod tests {
     /// The same agreement in role queues: fills that keep the composition
     /// reachable and role-feasible splits, searched incrementally and from
     /// scratch.
+    /// A pool that hovers at the neighbourhood's size: a join can push out
+    /// a farthest neighbour that a fill read even when the neighbourhood
+    /// was not full at the search, so such a search is not kept.
+    #[test]
+    fn kept_searches_stay_current_when_the_pool_hovers_at_the_neighbourhood_size() {
+        for seed in 0..80 {
+            let mut g = Pcg64::seed_from_u64(7000 + seed);
+            let format = [
+                MatchFormat { teams: 2, team_size: 5, roles: None },
+                MatchFormat { teams: 2, team_size: 2, roles: None },
+                MatchFormat { teams: 2, team_size: 1, roles: None },
+            ][seed as usize % 3];
+            let params = QualityParams {
+                neighbours: g.random_range(4..40),
+                threshold: g.random_range(0.6..0.95),
+                threshold_floor: 0.5,
+                threshold_fall_per_s: g.random_range(0.0005..0.005),
+                ..QualityParams::default()
+            };
+            let churn = Churn {
+                max_arrivals: [6, 12][seed as usize / 3 % 2],
+                one_language: seed % 8 == 0,
+                alike: true,
+            };
+            agree_with_churn(seed, format, &params, 200, churn);
+        }
+    }
+
     #[test]
     fn with_roles_the_incremental_search_proposes_what_the_oracle_proposes() {
         for seed in 0..12 {
@@ -1687,6 +1937,129 @@ mod tests {
         parties.extend((0..5).map(|_| party(&[2000.0], 100.0, 1, 0.0)));
         let c = criteria(&p, &parties, &[vec![0], vec![1, 2, 3, 4, 5]], 5);
         assert_eq!(c.parties, 0.0);
+    }
+
+    /// A kept search goes stale on a change that sorts into a prefix, and
+    /// once the joins near the seed, over however many passes, outnumber
+    /// the room the neighbourhood had there.
+    #[test]
+    fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out() {
+        let params = QualityParams::default();
+        let cache = |room| SeedCache {
+            lo: 1400.0,
+            hi: 1600.0,
+            prefixes: Some(Prefixes {
+                rating: 1500.0,
+                experience: 6.0,
+                languages: 0b01,
+                by_rating: 30.0,
+                by_language: 60.0,
+                by_both: 0.05,
+                within: 75.0,
+                room,
+                margin: 1e-3,
+            }),
+            fills: Vec::new(),
+        };
+        let change = |rating: f64, experience: f64, languages: u32| Change {
+            rating,
+            experience,
+            languages,
+        };
+        let far_exp = 9.0;
+        // Nearer by rating than the last scanned ticket.
+        assert!(stale(&mut cache(5), &[change(1529.0, far_exp, 0b10)], &[], &params));
+        // A sharer within the language prefix; a non-sharer there is not.
+        assert!(stale(&mut cache(5), &[change(1455.0, far_exp, 0b11)], &[], &params));
+        assert!(!stale(&mut cache(5), &[change(1455.0, far_exp, 0b10)], &[], &params));
+        // Close in rating and experience together: key 45/1500 + 0.02/2.
+        assert!(stale(&mut cache(5), &[change(1545.0, 6.02, 0b10)], &[], &params));
+        // Taken this pass counts as a change.
+        assert!(stale(&mut cache(5), &[], &[change(1510.0, far_exp, 0b10)], &params));
+        // Outside the span: never.
+        assert!(!stale(&mut cache(0), &[change(1700.0, 6.0, 0b01)], &[], &params));
+
+        // Joins that miss every prefix use up the room near the seed.
+        let miss = change(1570.0, far_exp, 0b10);
+        let mut kept = cache(2);
+        assert!(!stale(&mut kept, &[miss], &[], &params));
+        assert!(!stale(&mut kept, &[miss], &[], &params));
+        assert!(stale(&mut kept, &[miss], &[], &params), "the third join overflows");
+        assert!(stale(&mut cache(1), &[miss, miss], &[], &params));
+        // Beyond `within` they use none.
+        let beyond = change(1590.0, far_exp, 0b10);
+        assert!(!stale(&mut cache(0), &[beyond, beyond], &[], &params));
+    }
+
+    /// Every split of random candidates scores the top-player and party
+    /// criteria at most their split-free bounds, and the bounds are what
+    /// the best split reaches in most candidates (a bound left at 1 would
+    /// split every candidate for nothing).
+    #[test]
+    fn split_free_bounds_hold_for_every_split_and_are_mostly_tight() {
+        let p = QualityParams::default();
+        let mut g = Pcg64::seed_from_u64(11);
+        let (mut cases, mut top_tight, mut parties_tight) = (0, 0, 0);
+        for _ in 0..400 {
+            let teams = g.random_range(2..=3usize);
+            let team_size = g.random_range(2..=(10 / teams));
+            let mut sizes = Vec::new();
+            let mut left = teams * team_size;
+            while left > 0 {
+                let s = g.random_range(1..=left.min(team_size));
+                sizes.push(s);
+                left -= s;
+            }
+            let facts: Vec<PartyFacts> = sizes
+                .iter()
+                .map(|&s| {
+                    let mmrs: Vec<f64> = (0..s).map(|_| g.random_range(1000.0..5000.0)).collect();
+                    party(&mmrs, 100.0, 1, 0.0)
+                })
+                .collect();
+            let tops: Vec<f64> = facts.iter().map(|f| f.top_adjusted).collect();
+            let largest = sizes.iter().copied().max().unwrap();
+            let top_bound = top_player_bound(&p, &tops, teams);
+            let parties_bound = parties_bound(sizes.len(), largest, teams, team_size);
+            let (mut best_top, mut best_parties) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
+            for code in 0..teams.pow(sizes.len() as u32) {
+                let mut split = vec![Vec::new(); teams];
+                let mut c = code;
+                for i in 0..sizes.len() {
+                    split[c % teams].push(i);
+                    c /= teams;
+                }
+                let full = split
+                    .iter()
+                    .all(|t| t.iter().map(|&i| sizes[i]).sum::<usize>() == team_size);
+                if !full {
+                    continue;
+                }
+                let c = criteria(&p, &facts, &split, team_size);
+                assert!(c.top_player <= top_bound, "{sizes:?} {tops:?}: {} > {top_bound}", c.top_player);
+                assert!(c.parties <= parties_bound, "{sizes:?}: {} > {parties_bound}", c.parties);
+                best_top = best_top.max(c.top_player);
+                best_parties = best_parties.max(c.parties);
+            }
+            if best_top == f64::NEG_INFINITY {
+                continue;
+            }
+            cases += 1;
+            top_tight += usize::from(best_top == top_bound);
+            parties_tight += usize::from(best_parties == parties_bound);
+        }
+        assert!(cases > 300, "{cases}");
+        assert!(top_tight * 10 > cases * 7, "top tight in {top_tight} of {cases}");
+        assert!(parties_tight * 10 > cases * 8, "parties tight in {parties_tight} of {cases}");
+    }
+
+    /// A 5-stack against five solos can only split one way: a gap of four
+    /// parties, the worst parity.
+    #[test]
+    fn a_full_stack_forces_the_worst_party_parity() {
+        assert_eq!(parties_bound(6, 5, 2, 5), 0.0);
+        assert_eq!(parties_bound(10, 1, 2, 5), 1.0);
+        assert_eq!(parties_bound(9, 2, 2, 5), 0.75);
     }
 
     #[test]
