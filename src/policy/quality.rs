@@ -29,13 +29,15 @@
 //! proposes exactly the same matches with exactly the same draws from the
 //! policy's rng (the balanced split draws a team priority), but keeps what
 //! does not change between passes: each ticket's party facts; each seed's
-//! fills, re-searched only when a ticket joined, left or was taken within
-//! the rating reach of the fills' scanned prefixes (beyond it a change sorts
-//! after every prefix in every fill order); and each fill's splits per drawn
-//! priority. A fill whose split-free criteria, with the split ones at their
-//! best, cannot reach the threshold or beat the best so far is not split at
-//! all. The test `incremental_search_proposes_what_the_oracle_proposes`
-//! compares both over random pools and passes.
+//! fills, re-searched only when a ticket that joined, left or was taken
+//! sorts into one of the prefixes the fills scanned, or when joins near the
+//! seed could have pushed a scanned neighbour out (`stale`); and each fill's
+//! splits per drawn priority. A fill whose split-free criteria, with the
+//! split ones at their best bound, cannot reach the threshold or beat the
+//! best so far is not split at all. The test
+//! `incremental_search_proposes_what_the_oracle_proposes` compares both over
+//! random pools and passes, and the tests search every kept seed again to
+//! check that its fills are current.
 
 use super::{Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::model::{check, HumanDuration, ParamError, SimTime, TicketId};
