@@ -1775,12 +1775,10 @@ mod tests {
         }
     }
 
-    /// The same agreement in role queues: fills that keep the composition
-    /// reachable and role-feasible splits, searched incrementally and from
-    /// scratch.
-    /// A pool that hovers at the neighbourhood's size: a join can push out
-    /// a farthest neighbour that a fill read even when the neighbourhood
-    /// was not full at the search, so such a search is not kept.
+    /// Pools that hover at the neighbourhood's size, with alike experience
+    /// so searches are kept through changes that miss their prefixes: joins
+    /// near a seed, over several passes, push scanned neighbours out, and
+    /// every kept search is searched again and must find the same fills.
     #[test]
     fn kept_searches_stay_current_when_the_pool_hovers_at_the_neighbourhood_size() {
         for seed in 0..80 {
@@ -1806,6 +1804,9 @@ mod tests {
         }
     }
 
+    /// The same agreement in role queues: fills that keep the composition
+    /// reachable and role-feasible splits, searched incrementally and from
+    /// scratch.
     #[test]
     fn with_roles_the_incremental_search_proposes_what_the_oracle_proposes() {
         for seed in 0..12 {
