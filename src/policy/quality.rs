@@ -564,8 +564,6 @@ struct Entry {
     facts: PartyFacts,
     /// The members' role masks (empty without a role queue).
     roles: crate::teams::PartyRoles,
-    /// Index in `Quality::hot`.
-    pos: usize,
     taken: bool,
     cache: Option<SeedCache>,
 }
@@ -649,6 +647,16 @@ fn stale(cache: &mut SeedCache, changes: &[Change], taken_now: &[Change], params
     }
     p.room -= used;
     false
+}
+
+/// Where a waiting ticket sits in `hot`, found by its (rating, id) key: a
+/// pass takes a few tickets, while keeping each ticket's index current
+/// would write to every entry after every merge.
+fn hot_index(hot: &[Hot], e: &Entry) -> usize {
+    let key = (RatingKey(e.rating), e.id);
+    let i = hot.partition_point(|h| (RatingKey(h.rating), h.id) < key);
+    debug_assert_eq!(hot[i].id, e.id);
+    i
 }
 
 /// A ticket that joined, left or was taken, as the prefixes test it.
@@ -916,7 +924,6 @@ impl Quality {
                     ..party_facts(&self.params, view, t)
                 },
                 roles: t.roles.clone(),
-                pos: 0,
                 taken: false,
                 cache: None,
             };
@@ -975,9 +982,6 @@ impl Quality {
             std::mem::swap(&mut self.hot, &mut merged);
             self.scratch.merged = merged;
             self.scratch.fresh = fresh;
-            for (pos, h) in self.hot.iter().enumerate() {
-                self.entries[h.slot as usize].as_mut().expect("live slot").pos = pos;
-            }
         }
         // Freed only now, so no slot is reused while `hot` still holds it.
         self.free.extend_from_slice(&removed);
@@ -1572,7 +1576,8 @@ impl Policy for Quality {
             for s in slots {
                 let e = self.entries[s as usize].as_mut().expect("live slot");
                 e.taken = true;
-                self.hot[e.pos].taken = true;
+                let at = hot_index(&self.hot, e);
+                self.hot[at].taken = true;
                 let c = Change::of(e);
                 let at = self.taken_now.partition_point(|x| x.rating < c.rating);
                 self.taken_now.insert(at, c);
@@ -1592,7 +1597,8 @@ impl Policy for Quality {
         for &s in &self.taken_slots {
             if let Some(e) = self.entries[s as usize].as_mut() {
                 e.taken = false;
-                self.hot[e.pos].taken = false;
+                let at = hot_index(&self.hot, e);
+                self.hot[at].taken = false;
             }
         }
     }
