@@ -602,9 +602,6 @@ struct SeedCache {
 /// pool most changes in a seed's span miss all three.
 #[derive(Clone, Copy, Debug)]
 struct Prefixes {
-    rating: f64,
-    experience: f64,
-    languages: u32,
     by_rating: f64,
     by_language: f64,
     by_both: f64,
@@ -619,11 +616,17 @@ struct Prefixes {
     margin: f64,
 }
 
-/// Whether a change since the seed's search may have altered its fills:
+/// Whether a change since the search of `seed` may have altered its fills:
 /// one in its span, or (with `prefixes`) one that sorts into a prefix or
 /// uses up the neighbourhood's room near the seed. Room used is kept off,
 /// since joins over several passes add up.
-fn stale(cache: &mut SeedCache, changes: &[Change], taken_now: &[Change], params: &QualityParams) -> bool {
+fn stale(
+    seed: &Change,
+    cache: &mut SeedCache,
+    changes: &[Change],
+    taken_now: &[Change],
+    params: &QualityParams,
+) -> bool {
     let (lo, hi) = (cache.lo, cache.hi);
     fn span(sorted: &[Change], lo: f64, hi: f64) -> impl Iterator<Item = &Change> {
         let i = sorted.partition_point(|c| c.rating < lo);
@@ -633,12 +636,15 @@ fn stale(cache: &mut SeedCache, changes: &[Change], taken_now: &[Change], params
     let Some(p) = cache.prefixes.as_mut() else {
         return in_span(changes).next().is_some() || in_span(taken_now).next().is_some();
     };
-    if in_span(changes).chain(in_span(taken_now)).any(|c| p.touched_by(c, params)) {
+    if in_span(changes)
+        .chain(in_span(taken_now))
+        .any(|c| p.touched_by(seed, c, params))
+    {
         return true;
     }
     let near = |sorted: &[Change]| {
-        let lo = sorted.partition_point(|c| c.rating < p.rating - p.within - p.margin);
-        let hi = sorted.partition_point(|c| c.rating <= p.rating + p.within + p.margin);
+        let lo = sorted.partition_point(|c| c.rating < seed.rating - p.within - p.margin);
+        let hi = sorted.partition_point(|c| c.rating <= seed.rating + p.within + p.margin);
         hi - lo
     };
     let used = near(changes) + near(taken_now);
@@ -678,12 +684,12 @@ impl Change {
 }
 
 impl Prefixes {
-    /// Whether `c` may sort into one of the prefixes.
-    fn touched_by(&self, c: &Change, p: &QualityParams) -> bool {
-        let d = (c.rating - self.rating).abs();
+    /// Whether `c` may sort into one of the prefixes of `seed`'s fills.
+    fn touched_by(&self, seed: &Change, c: &Change, p: &QualityParams) -> bool {
+        let d = (c.rating - seed.rating).abs();
         d <= self.by_rating + self.margin
-            || (c.languages & self.languages != 0 && d <= self.by_language + self.margin)
-            || d / p.skill_range + (c.experience - self.experience).abs() / p.experience_range
+            || (c.languages & seed.languages != 0 && d <= self.by_language + self.margin)
+            || d / p.skill_range + (c.experience - seed.experience).abs() / p.experience_range
                 <= self.by_both + self.margin / p.skill_range
     }
 }
@@ -927,6 +933,7 @@ impl Quality {
                 taken: false,
                 cache: None,
             };
+            self.changes.push(Change::of(&entry));
             let slot = match self.free.pop() {
                 Some(s) => {
                     self.entries[s as usize] = Some(entry);
@@ -937,8 +944,6 @@ impl Quality {
                     (self.entries.len() - 1) as u32
                 }
             };
-            self.changes
-                .push(Change::of(self.entries[slot as usize].as_ref().expect("live slot")));
             order.push(slot);
             added.push(slot);
         }
@@ -1011,7 +1016,6 @@ impl Quality {
             ..fresh
         });
     }
-
 
     /// The seed's neighbours, as `Pool::nearest` walks them (ties to the
     /// lower rating, then the older ticket), skipping taken and oversized
@@ -1173,11 +1177,7 @@ impl Quality {
             };
             radius = radius.max(prefix);
             if let (Some(fine), Some(i), 0) = (&mut fine, last, room) {
-                fine[which] = match which {
-                    0 => nb[i].0,
-                    1 => nb[i].0,
-                    _ => keys[i],
-                };
+                fine[which] = if which == 2 { keys[i] } else { nb[i].0 };
             }
             if prefix >= reach {
                 fine = None;
@@ -1255,9 +1255,6 @@ impl Quality {
         let margin = 1e-6 * (1.0 + r.abs() + radius);
         let inside = s.nb.iter().filter(|n| n.0 <= within + margin).count();
         let prefixes = fine.map(|[by_rating, by_language, by_both]| Prefixes {
-            rating: r,
-            experience: seed_e.facts.aggregate.experience,
-            languages: seed_lang,
             by_rating,
             by_language,
             by_both,
@@ -1549,7 +1546,11 @@ impl Policy for Quality {
             }
             let (changes, taken_now) = (&self.changes, &self.taken_now);
             let e = self.entries[seed as usize].as_mut().expect("live slot");
-            if e.cache.as_mut().is_none_or(|c| stale(c, changes, taken_now, &self.params)) {
+            let facts = Change::of(e);
+            if e.cache
+                .as_mut()
+                .is_none_or(|c| stale(&facts, c, changes, taken_now, &self.params))
+            {
                 let cache = self.search(seed, format);
                 self.entries[seed as usize].as_mut().expect("live slot").cache = Some(cache);
             } else {
@@ -1958,9 +1959,6 @@ mod tests {
             lo: 1400.0,
             hi: 1600.0,
             prefixes: Some(Prefixes {
-                rating: 1500.0,
-                experience: 6.0,
-                languages: 0b01,
                 by_rating: 30.0,
                 by_language: 60.0,
                 by_both: 0.05,
@@ -1974,6 +1972,10 @@ mod tests {
             rating,
             experience,
             languages,
+        };
+        let seed = change(1500.0, 6.0, 0b01);
+        let stale = |cache: &mut SeedCache, changes: &[Change], taken: &[Change], p| {
+            stale(&seed, cache, changes, taken, p)
         };
         let far_exp = 9.0;
         // Nearer by rating than the last scanned ticket.
