@@ -5,6 +5,7 @@ mod config;
 pub mod modes;
 pub mod population;
 mod queue;
+mod radix;
 pub mod regions;
 mod roles;
 mod sim;

@@ -4,8 +4,8 @@
 //! Most events never need a heap: arrivals, ticks and samples have one
 //! pending event each, and a fixed lobby delay makes match starts come due
 //! in the order they were scheduled. Such events go into FIFO *lanes*; only
-//! events due in no particular order (abandons, returns, match ends) are
-//! sifted through the heap. `pop` takes the earliest (time, sequence) of the
+//! events due in no particular order (returns, match ends) go to the heap
+//! (a radix heap, `radix.rs`). `pop` takes the earliest (time, sequence) of the
 //! heap's top and the lanes' heads, so the order is exactly what one heap of
 //! everything would give (the test `lanes_pop_in_the_order_of_one_heap`).
 //!
@@ -14,10 +14,11 @@
 //! are pending and removed when cancelled, instead of sitting in the heap
 //! until they come due for nothing.
 
+use super::radix::RadixHeap;
 use crate::model::SimTime;
 use rustc_hash::FxHashMap;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 struct Scheduled<E> {
     time: SimTime,
@@ -29,6 +30,17 @@ impl<E> Scheduled<E> {
     fn key(&self) -> (SimTime, u64) {
         (self.time, self.seq)
     }
+}
+
+/// (time, sequence) as one number for the radix heap, ordered the same way.
+#[inline]
+fn packed((time, seq): (SimTime, u64)) -> u128 {
+    (u128::from(time.as_ms()) << 64) | u128::from(seq)
+}
+
+#[inline]
+fn unpacked(key: u128) -> (SimTime, u64) {
+    (SimTime::from_ms((key >> 64) as u64), key as u64)
 }
 
 impl<E> PartialEq for Scheduled<E> {
@@ -60,7 +72,7 @@ pub struct Lane(pub usize);
 pub struct Seq(u64);
 
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Scheduled<E>>,
+    heap: RadixHeap<E>,
     lanes: Vec<VecDeque<Scheduled<E>>>,
     /// Pending cancellable timers by (time, sequence), with their caller's key.
     timers: BTreeMap<(SimTime, u64), (u64, E)>,
@@ -81,7 +93,7 @@ impl<E> EventQueue<E> {
     /// A queue with `n` FIFO lanes, `Lane(0)` to `Lane(n - 1)`.
     pub fn with_lanes(n: usize) -> Self {
         EventQueue {
-            heap: BinaryHeap::new(),
+            heap: RadixHeap::default(),
             lanes: (0..n).map(|_| VecDeque::new()).collect(),
             timers: BTreeMap::new(),
             timer_keys: FxHashMap::default(),
@@ -105,11 +117,7 @@ impl<E> EventQueue<E> {
 
     /// Schedules `event` at `time` in the place `seq` reserved.
     pub fn schedule_reserved(&mut self, seq: Seq, time: SimTime, event: E) {
-        self.heap.push(Scheduled {
-            time,
-            seq: seq.0,
-            event,
-        });
+        self.heap.push(packed((time, seq.0)), event);
     }
 
     /// Schedules `event` at `time` in `lane`. The lane stays in order by
@@ -121,7 +129,7 @@ impl<E> EventQueue<E> {
         let item = Scheduled { time, seq, event };
         let lane = &mut self.lanes[lane.0];
         match lane.back() {
-            Some(last) if last.time > time => self.heap.push(item),
+            Some(last) if last.time > time => self.heap.push(packed(item.key()), item.event),
             _ => lane.push_back(item),
         }
     }
@@ -161,7 +169,7 @@ impl<E> EventQueue<E> {
             Timer,
         }
         let mut best: Option<((SimTime, u64), Source)> =
-            self.heap.peek().map(|s| (s.key(), Source::Heap));
+            self.heap.peek_key().map(|k| (unpacked(k), Source::Heap));
         for (i, lane) in self.lanes.iter().enumerate() {
             if let Some(head) = lane.front() {
                 if best.as_ref().is_none_or(|(k, _)| head.key() < *k) {
@@ -175,7 +183,10 @@ impl<E> EventQueue<E> {
             }
         }
         let s = match best?.1 {
-            Source::Heap => self.heap.pop(),
+            Source::Heap => self.heap.pop().map(|(key, event)| {
+                let (time, seq) = unpacked(key);
+                Scheduled { time, seq, event }
+            }),
             Source::Lane(i) => self.lanes[i].pop_front(),
             Source::Timer => {
                 let ((time, seq), (key, event)) = self.timers.pop_first()?;
@@ -199,6 +210,7 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BinaryHeap;
 
     #[test]
     fn earliest_first_and_fifo_among_equal_times() {

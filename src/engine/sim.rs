@@ -87,10 +87,12 @@ struct Active {
     /// The match's row, completed as it starts and ends, handed to the
     /// collector when it ends (or when the run does).
     record: Option<MatchRecord>,
-    /// Every member, team by team and party by party.
-    members: Vec<PlayerId>,
+    /// Every member, team by team and party by party. Inline up to 5v5, so
+    /// reading a match's players at its end does not first chase a pointer
+    /// to a buffer as cold as the slot.
+    members: smallvec::SmallVec<[PlayerId; 10]>,
     /// Per party: where it ends in `members`, and its team.
-    parties: Vec<(u32, u32)>,
+    parties: smallvec::SmallVec<[(u32, u32); 4]>,
     /// With a role queue, the role each member plays, in `members` order
     /// (a leaver's slot opens in this role); empty otherwise.
     roles: Vec<u8>,

@@ -17,6 +17,9 @@ use crate::model::Player;
 pub struct RankCorr {
     /// Player indices by ascending true skill.
     by_skill: Vec<u32>,
+    /// Their true skills, in that order (read once at the first sample, so
+    /// a sample walks them in order instead of jumping about the players).
+    skills: Vec<f64>,
     /// Per player: its place among the players who have played, in id
     /// order, or `NONE`.
     slot: Vec<u32>,
@@ -40,6 +43,7 @@ impl RankCorr {
             slot: vec![NONE; by_skill.len()],
             last: vec![f64::NAN; by_skill.len()],
             by_skill,
+            skills: Vec::new(),
             rated: Vec::new(),
             fresh: Vec::new(),
             rating_ranks: Vec::new(),
@@ -104,10 +108,19 @@ impl RankCorr {
             (v, slot[i as usize])
         });
         // True skill: the population's order, less those who have not played.
-        let played = self.by_skill.iter().filter(|&&i| slot[i as usize] != NONE);
+        if self.skills.len() != self.by_skill.len() {
+            self.skills = (self.by_skill.iter())
+                .map(|&i| players[i as usize].true_skill)
+                .collect();
+        }
         let in_order = &mut self.fresh;
         in_order.clear();
-        in_order.extend(played.map(|&i| (players[i as usize].true_skill, slot[i as usize])));
+        for (&i, &skill) in self.by_skill.iter().zip(&self.skills) {
+            let s = slot[i as usize];
+            if s != NONE {
+                in_order.push((skill, s));
+            }
+        }
         assign_ranks(in_order, &mut self.skill_ranks, |&x| x);
         stats::pearson(&self.rating_ranks, &self.skill_ranks)
     }
