@@ -17,7 +17,6 @@
 use super::radix::RadixHeap;
 use crate::model::SimTime;
 use rustc_hash::FxHashMap;
-use std::cmp::Ordering;
 use std::collections::{BTreeMap, VecDeque};
 
 struct Scheduled<E> {
@@ -41,24 +40,6 @@ fn packed((time, seq): (SimTime, u64)) -> u128 {
 #[inline]
 fn unpacked(key: u128) -> (SimTime, u64) {
     (SimTime::from_ms((key >> 64) as u64), key as u64)
-}
-
-impl<E> PartialEq for Scheduled<E> {
-    fn eq(&self, other: &Self) -> bool {
-        self.key() == other.key()
-    }
-}
-impl<E> Eq for Scheduled<E> {}
-impl<E> PartialOrd for Scheduled<E> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl<E> Ord for Scheduled<E> {
-    // Reversed: BinaryHeap is a max-heap and we want the earliest first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.key().cmp(&self.key())
-    }
 }
 
 /// A FIFO lane of the queue, by index (see `EventQueue::with_lanes`).
@@ -210,7 +191,27 @@ impl<E> EventQueue<E> {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::cmp::Ordering;
     use std::collections::BinaryHeap;
+
+    // The oracle's order: one binary heap of everything.
+    impl<E> PartialEq for Scheduled<E> {
+        fn eq(&self, other: &Self) -> bool {
+            self.key() == other.key()
+        }
+    }
+    impl<E> Eq for Scheduled<E> {}
+    impl<E> PartialOrd for Scheduled<E> {
+        fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+    impl<E> Ord for Scheduled<E> {
+        // Reversed: BinaryHeap is a max-heap and we want the earliest first.
+        fn cmp(&self, other: &Self) -> Ordering {
+            other.key().cmp(&self.key())
+        }
+    }
 
     #[test]
     fn earliest_first_and_fifo_among_equal_times() {

@@ -6,8 +6,8 @@
 //! differs from the last key popped; a push is an append to one of 129
 //! vectors, and a pop rescans only the smallest non-empty one. On
 //! `bench-1v1` (a few thousand running matches and returning parties) the
-//! binary heap's sift-down was a tenth of the run, mostly comparisons and
-//! cache misses in a heap that the rest of the loop evicts between pops.
+//! binary heap's sift-down took a tenth of a sampling profile's samples;
+//! this heap runs more instructions but takes less time (docs/performance.md).
 //!
 //! A key below the last one popped (possible when the caller pops from a
 //! lane of `EventQueue` whose head was earlier, then schedules between that
