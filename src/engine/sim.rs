@@ -348,7 +348,7 @@ impl<'r> Simulation<'r> {
                 stream(seed, Stream::Modes),
             ))
         });
-        let rank_corr = RankCorr::new(by_skill);
+        let rank_corr = RankCorr::new(by_skill, &players);
         let explain = config.explain.then(Box::<explain::Explain>::default);
         Simulation {
             now: SimTime::ZERO,

@@ -17,8 +17,8 @@ use crate::model::Player;
 pub struct RankCorr {
     /// Player indices by ascending true skill.
     by_skill: Vec<u32>,
-    /// Their true skills, in that order (read once at the first sample, so
-    /// a sample walks them in order instead of jumping about the players).
+    /// Their true skills, in that order, so a sample walks them in order
+    /// instead of jumping about the players (true skill never changes).
     skills: Vec<f64>,
     /// Per player: its place among the players who have played, in id
     /// order, or `NONE`.
@@ -38,12 +38,14 @@ const NONE: u32 = u32::MAX;
 
 impl RankCorr {
     /// `by_skill`: the players' indices by ascending true skill (`super::skill_order`).
-    pub fn new(by_skill: Vec<u32>) -> Self {
+    pub fn new(by_skill: Vec<u32>, players: &[Player]) -> Self {
         RankCorr {
             slot: vec![NONE; by_skill.len()],
             last: vec![f64::NAN; by_skill.len()],
+            skills: (by_skill.iter())
+                .map(|&i| players[i as usize].true_skill)
+                .collect(),
             by_skill,
-            skills: Vec::new(),
             rated: Vec::new(),
             fresh: Vec::new(),
             rating_ranks: Vec::new(),
@@ -108,11 +110,6 @@ impl RankCorr {
             (v, slot[i as usize])
         });
         // True skill: the population's order, less those who have not played.
-        if self.skills.len() != self.by_skill.len() {
-            self.skills = (self.by_skill.iter())
-                .map(|&i| players[i as usize].true_skill)
-                .collect();
-        }
         let in_order = &mut self.fresh;
         in_order.clear();
         for (&i, &skill) in self.by_skill.iter().zip(&self.skills) {
@@ -176,7 +173,7 @@ mod tests {
                 .collect();
             let mut ratings: Vec<f64> =
                 people.iter().map(|&(_, _, r)| f64::from(r) * 10.0).collect();
-            let mut corr = RankCorr::new(crate::metrics::skill_order(&players));
+            let mut corr = RankCorr::new(crate::metrics::skill_order(&players), &players);
             for round in std::iter::once(&Vec::new()).chain(&rounds) {
                 for (i, &(what, r)) in round.iter().enumerate().take(players.len()) {
                     match what {
