@@ -25,16 +25,24 @@
 //!    whether the whole match does ("avoided, but less strongly");
 //! 7. wait: the candidate's mean ticket wait over `wait_scale`, capped at 1.
 //!
+//! A split's only arbitrary choice, the order in which teams of equal
+//! strength take the next party, is hashed from the candidate's tickets and
+//! one number drawn on the first pass (`team_priority`), not drawn per
+//! split: so a candidate scores the same on every pass, and a seed whose
+//! candidates did not change has a known first moment at which one of them
+//! can pass its threshold.
+//!
 //! `QualityOracle` is that search done from scratch on every pass. `Quality`
-//! proposes exactly the same matches with exactly the same draws from the
-//! policy's rng (the balanced split draws a team priority), but keeps what
-//! does not change between passes: each ticket's party facts; each seed's
-//! fills, re-searched only when a ticket that joined, left or was taken
-//! sorts into one of the prefixes the fills scanned, or when joins near the
-//! seed could have pushed a scanned neighbour out (`stale`); and each fill's
-//! splits per drawn priority. A fill whose split-free criteria, with the
-//! split ones at their best bound, cannot reach the threshold or beat the
-//! best so far is not split at all. The test
+//! proposes exactly the same matches, but keeps what does not change
+//! between passes: each ticket's party facts; each seed's fills,
+//! re-searched only when a ticket that joined, left or was taken sorts into
+//! one of the prefixes the fills scanned, or when joins near the seed could
+//! have pushed a scanned neighbour out (`stale`); each fill's two splits;
+//! and, for a seed whose fills are kept, the first pass at which one of
+//! them can pass (`next_look`), before which the seed is skipped. A fill
+//! whose split-free criteria, with the split ones at their best bound,
+//! cannot reach the threshold or beat the best so far is not split at all.
+//! The test
 //! `incremental_search_proposes_what_the_oracle_proposes` compares both over
 //! random pools and passes, and the tests search every kept seed again to
 //! check that its fills are current.
@@ -42,12 +50,12 @@
 use super::{Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::model::{check, HumanDuration, ParamError, SimTime, TicketId};
 use crate::pool::{RatingKey, WaitingTicket};
-use rand::seq::SliceRandom;
+use rand::RngCore;
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 use super::quality_roles;
-use crate::teams::balanced::{self, balanced_split};
+use crate::teams::balanced::{self, balanced_split_by_priority};
 use crate::teams::RoleFill;
 use crate::teams::dota::{self, PartyAdjust};
 use rand_pcg::Pcg64;
@@ -320,16 +328,19 @@ pub(super) fn party_facts(params: &QualityParams, view: &PoolView<'_>, t: &Waiti
 }
 
 /// The from-scratch search, kept as the reference `Quality` must match
-/// proposal for proposal (and draw for draw): every pass scores every seed
+/// proposal for proposal: every pass scores every seed
 /// again. Slow (it allocates per candidate and re-checks packings), but
 /// obviously the post's method.
 pub struct QualityOracle {
     params: QualityParams,
+    /// Drawn from the policy's rng on the first pass; the splits' team
+    /// priorities derive from it and the candidates' tickets.
+    salt: Option<u64>,
 }
 
 impl QualityOracle {
     pub fn new(params: QualityParams) -> Self {
-        QualityOracle { params }
+        QualityOracle { params, salt: None }
     }
 
     fn facts(&self, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
@@ -357,7 +368,7 @@ impl QualityOracle {
         seed: &WaitingTicket,
         taken: &BTreeSet<TicketId>,
         cache: &mut BTreeMap<TicketId, PartyFacts>,
-        rng: &mut Pcg64,
+        salt: u64,
     ) -> Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> {
         let p = &self.params;
         let format = view.format;
@@ -404,7 +415,7 @@ impl QualityOracle {
             ids.extend(chosen.iter().map(|&i| neighbours[i].1.id));
             let mut masks: Vec<&[u8]> = vec![&seed.roles[..]];
             masks.extend(chosen.iter().map(|&i| &neighbours[i].1.roles[..]));
-            for split in self.splits(&facts, &masks, format, rng) {
+            for split in self.splits(&facts, &masks, &ids, format, salt) {
                 let score = criteria(p, &facts, &split, format.team_size).score(&p.weights);
                 if best.as_ref().is_none_or(|b| score > b.0) {
                     let teams = split
@@ -424,8 +435,9 @@ impl QualityOracle {
         &self,
         facts: &[PartyFacts],
         masks: &[&[u8]],
+        ids: &[TicketId],
         format: super::MatchFormat,
-        rng: &mut Pcg64,
+        salt: u64,
     ) -> Vec<Vec<Vec<usize>>> {
         let (teams, team_size) = (format.teams, format.team_size);
         // In a role queue each split is made role-feasible, as `Quality` does.
@@ -448,7 +460,8 @@ impl QualityOracle {
             .map(|f| f.aggregate.adjusted_skill * f.aggregate.size as f64)
             .collect();
         let mut out = Vec::new();
-        if let Some(s) = balanced_split(&sizes, &strengths, teams, team_size, 32, rng)
+        let priority = |kind| team_priority(salt, kind, ids, teams);
+        if let Some(s) = balanced_split_by_priority(&sizes, &strengths, teams, team_size, 32, &priority(0))
             .and_then(|s| fix(s, &strengths))
         {
             out.push(s);
@@ -458,7 +471,7 @@ impl QualityOracle {
         // swaps then balance MMR among equal-sized parties.
         let big = 1e6;
         let by_count: Vec<f64> = strengths.iter().map(|s| s + big).collect();
-        if let Some(s) = balanced_split(&sizes, &by_count, teams, team_size, 32, rng)
+        if let Some(s) = balanced_split_by_priority(&sizes, &by_count, teams, team_size, 32, &priority(1))
             .and_then(|s| fix(s, &by_count))
         {
             if !out.contains(&s) {
@@ -467,6 +480,34 @@ impl QualityOracle {
         }
         out
     }
+}
+
+/// The team priority of a candidate's split of kind `kind` (0: balanced on
+/// MMR, 1: party counts first): the order in which the greedy fill breaks
+/// ties between teams of equal strength, `priority[t]` lower first. It is a
+/// permutation hashed from the run's `salt` and the candidate's tickets (in
+/// the order the candidate lists them), not a draw from the policy's rng,
+/// so a candidate's split is the same on every pass and a seed whose
+/// candidates did not change need not be looked at until its threshold
+/// can accept one. No team is favoured: over candidates the permutation is
+/// uniform.
+fn team_priority(salt: u64, kind: usize, ids: &[TicketId], teams: usize) -> SmallVec<[usize; 4]> {
+    fn mix(mut z: u64) -> u64 {
+        // SplitMix64's finaliser.
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    let mut h = mix(salt ^ kind as u64);
+    for id in ids {
+        h = mix(h.wrapping_add(0x9e37_79b9_7f4a_7c15) ^ u64::from(id.0));
+    }
+    let mut priority: SmallVec<[usize; 4]> = (0..teams).collect();
+    for i in (1..teams).rev() {
+        h = mix(h.wrapping_add(0x9e37_79b9_7f4a_7c15));
+        priority.swap(i, (h % (i as u64 + 1)) as usize);
+    }
+    priority
 }
 
 /// Fills the room left by `seed` from `neighbours` in `order`, keeping the
@@ -529,6 +570,7 @@ impl Policy for QualityOracle {
         rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     ) {
+        let salt = *self.salt.get_or_insert_with(|| rng.next_u64());
         if view.pool.players() < view.format.players() {
             return;
         }
@@ -538,7 +580,7 @@ impl Policy for QualityOracle {
             if taken.contains(&seed.id) {
                 continue;
             }
-            let Some((score, tickets, teams)) = self.best_for(view, seed, &taken, &mut cache, rng)
+            let Some((score, tickets, teams)) = self.best_for(view, seed, &taken, &mut cache, salt)
             else {
                 continue;
             };
@@ -566,6 +608,10 @@ struct Entry {
     roles: crate::teams::PartyRoles,
     taken: bool,
     cache: Option<SeedCache>,
+    /// While `cache` stays current, no pass before this can accept any of
+    /// its candidates (their scores rise and the threshold falls at known
+    /// rates), so passes before it skip the seed.
+    next_look: SimTime,
 }
 
 /// A ticket as a seed's search reads it.
@@ -707,8 +753,8 @@ struct FillMemo {
     slots: Inline<u32>,
     /// When each party joined, for the wait criterion.
     enqueued: Inline<SimTime>,
-    /// Whether the parties can fill the teams at all; when not, the
-    /// balanced split returns before drawing its team priority.
+    /// Whether the parties can fill the teams at all; when not, no split
+    /// is tried.
     feasible: bool,
     /// The criteria that do not depend on the split, with those that do at
     /// their best (1) and the wait at 0: scores are monotone in every
@@ -716,14 +762,12 @@ struct FillMemo {
     /// score, and a fill whose bound misses the threshold needs no split.
     bound: Criteria,
     /// Per split kind (0: balanced on MMR, 1: party counts first), the
-    /// result for each team priority drawn so far. The priority is the only
-    /// random input of the split, so a fill's splits are computed once per
-    /// priority and reused while the fill stays the same.
-    splits: [SmallVec<[SplitMemo; 2]>; 2],
+    /// split once computed: its team priority comes from the fill's tickets
+    /// (`team_priority`), so it holds as long as the fill does.
+    splits: [Option<SplitMemo>; 2],
 }
 
 struct SplitMemo {
-    priority: SmallVec<[usize; 4]>,
     /// Team of each party, or `None` when the greedy fill got stuck.
     team_of: Option<Inline<usize>>,
     /// The criteria but the wait (which moves with time; set per pass).
@@ -749,6 +793,9 @@ impl FillTable {
             let solos = counts.get(1).copied().unwrap_or(0);
             let largest = caps.iter().copied().max().unwrap_or(0);
             return solos == caps.iter().sum::<usize>() && (solos == 0 || largest >= 1);
+        }
+        if let Some(ok) = two_teams(counts, caps) {
+            return ok;
         }
         // Small formats (every count and room under 16, 15 numbers in all)
         // pack into one word; others use a byte key.
@@ -781,6 +828,48 @@ impl FillTable {
     }
 }
 
+/// `teams::can_fill` for two teams of at most 127 players together, by the
+/// subset sums of the parties as a bit set: a few shifts where a table
+/// lookup hashes the key (a fill asks this for every party it tries).
+/// `None` when the question is outside that range.
+fn two_teams(counts: &[usize], caps: &[usize]) -> Option<bool> {
+    let &[first, second] = caps else {
+        return None;
+    };
+    let room = first + second;
+    if room > 127 || counts.first().is_some_and(|&c| c > 0) {
+        return None;
+    }
+    let total: usize = counts.iter().enumerate().map(|(s, &c)| s * c).sum();
+    if total != room {
+        return Some(false);
+    }
+    let largest = first.max(second);
+    // Subset sums of the parties of two or more; solos fill the rest.
+    let mut sums: u128 = 1;
+    let mut parties = 0;
+    for (size, &c) in counts.iter().enumerate().skip(2) {
+        if c == 0 {
+            continue;
+        }
+        if size > largest {
+            return Some(false);
+        }
+        parties += size * c;
+        for _ in 0..c {
+            sums |= sums << size;
+        }
+    }
+    // Some sum S of parties in the first team with S <= first and the rest,
+    // parties - S, at most second.
+    let lo = parties.saturating_sub(second);
+    if lo > first {
+        return Some(false);
+    }
+    let window = (u128::MAX >> (127 - (first - lo))) << lo;
+    Some(sums & window != 0)
+}
+
 fn expand<'a>(counts: &[usize], sizes: &'a mut Vec<usize>) -> &'a [usize] {
     sizes.clear();
     for (s, &c) in counts.iter().enumerate() {
@@ -808,13 +897,15 @@ impl Hasher for FxHasher {
 }
 
 /// The quality policy. It proposes exactly what [`QualityOracle`] proposes,
-/// with the same draws from `rng`, but keeps what does not change between
-/// passes: each ticket's party facts (computed once when it joins), each
-/// seed's fills while its neighbourhood is unchanged, and each fill's
-/// splits per drawn team priority. A pass then costs, for most seeds, the
-/// priority draws and the wait arithmetic of a handful of candidates.
+/// but keeps what does not change between passes: each ticket's party facts
+/// (computed once when it joins), each seed's fills while its neighbourhood
+/// is unchanged, each fill's splits, and the first pass at which a seed with
+/// unchanged fills can match. A pass skips such a seed until then; the rest
+/// it searches again.
 pub struct Quality {
     params: QualityParams,
+    /// As `QualityOracle::salt`.
+    salt: Option<u64>,
     entries: Vec<Option<Entry>>,
     free: Vec<u32>,
     /// Slots in the pool's oldest-first (ticket id) order.
@@ -835,6 +926,9 @@ pub struct Quality {
     /// assert that the search finds the same fills.
     #[cfg(test)]
     check_kept: bool,
+    /// Tests count the seeds skipped until their next look.
+    #[cfg(test)]
+    skipped: usize,
 }
 
 #[derive(Default)]
@@ -850,10 +944,10 @@ struct Scratch {
     keys: Vec<f64>,
     chosen: Vec<usize>,
     counts: Vec<usize>,
-    priority: Vec<usize>,
-    priority_b: Vec<usize>,
     caps: Vec<usize>,
     heap: Vec<Reverse<ByKey>>,
+    /// Emptied fill buffers of replaced searches, for the next searches.
+    spare: Vec<Vec<FillMemo>>,
 }
 
 /// A combined key and its neighbour index, ordered as the oracle's stable
@@ -882,6 +976,7 @@ impl Quality {
     pub fn new(params: QualityParams) -> Self {
         Quality {
             params,
+            salt: None,
             entries: Vec::new(),
             free: Vec::new(),
             order: Vec::new(),
@@ -893,6 +988,8 @@ impl Quality {
             scratch: Scratch::default(),
             #[cfg(test)]
             check_kept: false,
+            #[cfg(test)]
+            skipped: 0,
         }
     }
 
@@ -932,6 +1029,7 @@ impl Quality {
                 roles: t.roles.clone(),
                 taken: false,
                 cache: None,
+                next_look: SimTime::ZERO,
             };
             self.changes.push(Change::of(&entry));
             let slot = match self.free.pop() {
@@ -1017,6 +1115,22 @@ impl Quality {
         });
     }
 
+    /// Tests: a seed skipped until its `next_look` must have no candidate
+    /// that passes its threshold now.
+    #[cfg(test)]
+    fn assert_skipped_seed_would_not_propose(&mut self, seed: u32, view: &PoolView<'_>) {
+        if !self.check_kept {
+            return;
+        }
+        let e = self.entry(seed);
+        let (next_look, waited_s) = (e.next_look, view.now.since(e.enqueued).as_secs_f64());
+        let threshold = self.params.threshold_at(waited_s);
+        if let Some(best) = self.best(seed, view, threshold) {
+            assert!(best.0 < threshold, "seed skipped until {next_look:?} passes at {:?}", view.now);
+        }
+        self.skipped += 1;
+    }
+
     /// The seed's neighbours, as `Pool::nearest` walks them (ties to the
     /// lower rating, then the older ticket), skipping taken and oversized
     /// tickets; returns the distance of the farthest, infinite when there
@@ -1100,7 +1214,9 @@ impl Quality {
         s.caps.clear();
         s.caps.resize(format.teams, format.team_size);
         // At most one fill per order.
-        let mut fills: Vec<FillMemo> = Vec::with_capacity(3);
+        // The fills' buffer comes from earlier searches, so a search in a
+        // busy pool allocates nothing.
+        let mut fills: Vec<FillMemo> = s.spare.pop().unwrap_or_default();
         let mut radius = 0.0f64;
         // Each order's prefix as `Prefixes` keeps it; `None` when a prefix
         // can only be bounded by the neighbourhood's reach.
@@ -1186,15 +1302,16 @@ impl Quality {
                 continue;
             }
             s.chosen.sort_unstable();
-            let ids = || std::iter::once(seed_e.id).chain(s.chosen.iter().map(|&i| nb[i].1.id));
-            if fills.iter().any(|f| f.ids.iter().copied().eq(ids())) {
+            let ids: Inline<TicketId> = std::iter::once(seed_e.id)
+                .chain(s.chosen.iter().map(|&i| nb[i].1.id))
+                .collect();
+            if fills.iter().any(|f| f.ids == ids) {
                 continue;
             }
-            if let Some(k) = old_fills.iter().position(|f| f.ids.iter().copied().eq(ids())) {
+            if let Some(k) = old_fills.iter().position(|f| f.ids == ids) {
                 fills.push(old_fills.swap_remove(k));
                 continue;
             }
-            let ids: Inline<TicketId> = ids().collect();
             let slots: Inline<u32> = std::iter::once(seed)
                 .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
                 .collect();
@@ -1241,7 +1358,7 @@ impl Quality {
                 enqueued,
                 feasible,
                 bound,
-                splits: [SmallVec::new(), SmallVec::new()],
+                splits: [None, None],
             });
         }
         // A change farther than every prefix's reach sorts after each
@@ -1262,6 +1379,8 @@ impl Quality {
             room: self.params.neighbours as usize - inside,
             margin,
         });
+        old_fills.clear();
+        s.spare.push(old_fills);
         SeedCache {
             lo: r - radius - margin,
             hi: r + radius + margin,
@@ -1270,16 +1389,10 @@ impl Quality {
         }
     }
 
-    /// The split of kind `kind` for team priority `priority`, computing it
-    /// on first sight; returns its index in the fill's memo.
-    fn split_for(
-        &mut self,
-        seed: u32,
-        fill: usize,
-        kind: usize,
-        format: super::MatchFormat,
-        priority: &[usize],
-    ) -> usize {
+    /// The split of kind `kind` of the seed's fill `fill`, computed on
+    /// first need and kept with the fill.
+    fn split_for(&mut self, seed: u32, fill: usize, kind: usize, format: super::MatchFormat) {
+        let salt = self.salt.expect("drawn on the first pass");
         let cache = self.entries[seed as usize]
             .as_ref()
             .expect("live slot")
@@ -1287,9 +1400,10 @@ impl Quality {
             .as_ref()
             .expect("searched seed");
         let memo = &cache.fills[fill];
-        if let Some(k) = memo.splits[kind].iter().position(|m| m.priority[..] == *priority) {
-            return k;
+        if memo.splits[kind].is_some() {
+            return;
         }
+        let priority = team_priority(salt, kind, &memo.ids, format.teams);
         let facts: Inline<PartyFacts> = memo
             .slots
             .iter()
@@ -1314,7 +1428,7 @@ impl Quality {
             format.teams,
             format.team_size,
             32,
-            priority,
+            &priority,
         );
         let team_of = if format.roles.is_some() {
             let masks: Vec<&[u8]> = memo.slots.iter().map(|&s| &self.entry(s).roles[..]).collect();
@@ -1343,12 +1457,7 @@ impl Quality {
             .as_mut()
             .expect("searched seed")
             .fills[fill];
-        memo.splits[kind].push(SplitMemo {
-            priority: SmallVec::from_slice(priority),
-            team_of,
-            criteria,
-        });
-        memo.splits[kind].len() - 1
+        memo.splits[kind] = Some(SplitMemo { team_of, criteria });
     }
 
     /// The wait criterion of a fill, with the oracle's arithmetic.
@@ -1362,59 +1471,131 @@ impl Quality {
         (mean_wait / self.params.wait_scale.secs()).clamp(0.0, 1.0)
     }
 
-    /// The seed's best candidate at `now` as (score, fill, kind, memo),
-    /// making the oracle's draws from `rng`. Candidates that cannot reach
-    /// `threshold`, or cannot beat the best so far, are not split: the
-    /// oracle keeps the first best, so neither can be what it proposes.
-    /// `None`, or a best under the threshold, means no proposal.
-    fn best(
-        &mut self,
-        seed: u32,
-        view: &PoolView<'_>,
-        threshold: f64,
-        rng: &mut Pcg64,
-    ) -> Option<(f64, usize, usize, usize)> {
+    /// The seed's best candidate at `now` as (score, fill, kind).
+    /// Candidates that cannot reach `threshold`, or cannot beat the best so
+    /// far, are not split: the oracle keeps the first best, so neither can
+    /// be what it proposes. `None`, or a best under the threshold, means no
+    /// proposal.
+    fn best(&mut self, seed: u32, view: &PoolView<'_>, threshold: f64) -> Option<(f64, usize, usize)> {
         let format = view.format;
         let n_fills = self.entry(seed).cache.as_ref().map_or(0, |c| c.fills.len());
-        let mut pa = std::mem::take(&mut self.scratch.priority);
-        let mut pb = std::mem::take(&mut self.scratch.priority_b);
-        let mut best: Option<(f64, usize, usize, usize)> = None;
+        let mut best: Option<(f64, usize, usize)> = None;
         for f in 0..n_fills {
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
             if !memo.feasible {
                 continue;
-            }
-            // The oracle's two balanced splits each draw a team priority.
-            for p in [&mut pa, &mut pb] {
-                p.clear();
-                p.extend(0..format.teams);
-                p.shuffle(rng);
             }
             let wait = self.wait(memo, view.now);
             let bound = Criteria { wait, ..memo.bound }.score(&self.params.weights);
             if bound < threshold || best.is_some_and(|b| bound <= b.0) {
                 continue;
             }
-            let a = self.split_for(seed, f, 0, format, &pa);
-            let b = self.split_for(seed, f, 1, format, &pb);
+            self.split_for(seed, f, 0, format);
+            self.split_for(seed, f, 1, format);
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
-            let (ma, mb) = (&memo.splits[0][a], &memo.splits[1][b]);
-            let mut consider = |m: &SplitMemo, kind: usize, k: usize| {
+            let [Some(ma), Some(mb)] = &memo.splits else {
+                unreachable!("both splits computed above");
+            };
+            let mut consider = |m: &SplitMemo, kind: usize| {
                 let score = Criteria { wait, ..m.criteria }.score(&self.params.weights);
                 if best.is_none_or(|b| score > b.0) {
-                    best = Some((score, f, kind, k));
+                    best = Some((score, f, kind));
                 }
             };
             if ma.team_of.is_some() {
-                consider(ma, 0, a);
+                consider(ma, 0);
             }
             if mb.team_of.is_some() && (ma.team_of.is_none() || mb.team_of != ma.team_of) {
-                consider(mb, 1, b);
+                consider(mb, 1);
             }
         }
-        self.scratch.priority = pa;
-        self.scratch.priority_b = pb;
         best
+    }
+
+    /// The earliest time after `now` at which one of the seed's kept
+    /// candidates could pass its threshold: every candidate's score rises
+    /// with its mean wait (until the wait criterion reaches 1) and the
+    /// threshold falls with the seed's wait (to its floor), so the gap of
+    /// each is a non-decreasing piecewise-linear function of time, solved
+    /// here on its pieces. A candidate not yet split counts at its bound.
+    /// Slightly early rather than late (a slack of 1e-9 on the score and a
+    /// millisecond on the time): a look that finds nothing sets the next.
+    fn next_look(&self, seed: u32, now: SimTime) -> SimTime {
+        let p = &self.params;
+        let e = self.entry(seed);
+        let Some(cache) = e.cache.as_ref() else {
+            return now;
+        };
+        let weights = &p.weights;
+        let total = weights.as_array().iter().map(|w| w.1).sum::<f64>();
+        // Score per unit of the wait criterion.
+        let per_wait = weights.wait / total;
+        let scale = p.wait_scale.secs();
+        let age = now.since(e.enqueued).as_secs_f64();
+        // Seconds from now until the threshold reaches its floor.
+        let to_floor = if p.threshold_fall_per_s > 0.0 {
+            ((p.threshold - p.threshold_floor) / p.threshold_fall_per_s - age).max(0.0)
+        } else {
+            f64::INFINITY
+        };
+        let mut soonest = f64::INFINITY;
+        for memo in cache.fills.iter().filter(|m| m.feasible) {
+            // The best this candidate can score with a wait criterion of 0.
+            let at_zero = match &memo.splits {
+                [None, None] => Criteria { wait: 0.0, ..memo.bound }.score(weights),
+                splits => splits
+                    .iter()
+                    .flatten()
+                    .filter(|m| m.team_of.is_some())
+                    .map(|m| Criteria { wait: 0.0, ..m.criteria }.score(weights))
+                    .fold(f64::NEG_INFINITY, f64::max),
+            };
+            if at_zero == f64::NEG_INFINITY {
+                continue;
+            }
+            let mean_wait = memo
+                .enqueued
+                .iter()
+                .map(|&at| now.since(at).as_secs_f64())
+                .sum::<f64>()
+                / memo.enqueued.len().max(1) as f64;
+            // Seconds from now until the wait criterion reaches 1.
+            let to_cap = (scale - mean_wait).max(0.0);
+            let gap = |dt: f64| {
+                let wait = ((mean_wait + dt) / scale).clamp(0.0, 1.0);
+                let threshold = p.threshold_at(age + dt);
+                at_zero + per_wait * wait - threshold + 1e-9
+            };
+            if gap(0.0) >= 0.0 {
+                return now;
+            }
+            let mut breaks = [to_cap, to_floor];
+            breaks.sort_by(f64::total_cmp);
+            let mut from = 0.0;
+            for to in breaks.into_iter().chain([f64::INFINITY]) {
+                if to <= from {
+                    continue;
+                }
+                // The gap is linear on [from, to]: its slope from the rates.
+                let slope = if from < to_cap { per_wait / scale } else { 0.0 }
+                    + if from < to_floor { p.threshold_fall_per_s } else { 0.0 };
+                let (g0, g1) = (gap(from), if to.is_finite() { gap(to) } else { f64::INFINITY });
+                if slope > 0.0 && (g1 >= 0.0 || !to.is_finite()) {
+                    soonest = soonest.min(from + (-g0 / slope).max(0.0));
+                    break;
+                }
+                if slope == 0.0 && !to.is_finite() {
+                    break;
+                }
+                from = to;
+            }
+        }
+        if !soonest.is_finite() || soonest > 1e12 {
+            return SimTime::MAX;
+        }
+        // A millisecond early, so rounding never puts the look after the
+        // first pass that would accept.
+        SimTime::from_ms((now.as_ms() + (soonest * 1000.0) as u64).saturating_sub(1))
     }
 }
 
@@ -1451,9 +1632,7 @@ fn parties_bound(parties: usize, largest: usize, teams: usize, team_size: usize)
     (1.0 - gap as f64 / (team_size - 1) as f64).clamp(0.0, 1.0)
 }
 
-/// `teams::balanced_split` with its team priority given instead of drawn
-/// (the caller draws it from the same rng in the same way), and its
-/// feasibility checks answered from `table`. The caller has checked that the
+/// `teams::balanced_split_by_priority`, with its feasibility checks answered from `table`. The caller has checked that the
 /// parties fill the teams. Returns each party's team.
 fn split_with_priority(
     table: &mut FillTable,
@@ -1530,6 +1709,7 @@ impl Policy for Quality {
         rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     ) {
+        self.salt.get_or_insert_with(|| rng.next_u64());
         if view.pool.players() < view.format.players() {
             return;
         }
@@ -1556,18 +1736,24 @@ impl Policy for Quality {
             } else {
                 #[cfg(test)]
                 self.assert_kept_cache_is_current(seed, format);
+                if view.now < self.entry(seed).next_look {
+                    #[cfg(test)]
+                    self.assert_skipped_seed_would_not_propose(seed, view);
+                    continue;
+                }
             }
             let e = self.entry(seed);
             let threshold = self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64());
-            let Some((score, f, kind, k)) = self.best(seed, view, threshold, rng) else {
+            let best = self.best(seed, view, threshold);
+            let Some((_, f, kind)) = best.filter(|b| b.0 >= threshold) else {
+                let next_look = self.next_look(seed, view.now);
+                self.entries[seed as usize].as_mut().expect("live slot").next_look = next_look;
                 continue;
             };
-            if score < threshold {
-                continue;
-            }
             let e = self.entry(seed);
             let memo = &e.cache.as_ref().expect("searched seed").fills[f];
-            let team_of = memo.splits[kind][k].team_of.as_ref().expect("a split");
+            let split = memo.splits[kind].as_ref().expect("a split");
+            let team_of = split.team_of.as_ref().expect("a split");
             let mut teams = vec![Vec::new(); format.teams];
             for (p, &t) in team_of.iter().enumerate() {
                 teams[t].push(memo.ids[p]);
@@ -1623,9 +1809,16 @@ mod tests {
 
     /// Random pools over many passes, with joins, abandons, formed matches
     /// and refused proposals between passes: `Quality` must propose what
-    /// `QualityOracle` proposes and leave the rng where it leaves it.
-    fn agree_over_passes(seed: u64, format: MatchFormat, params: &QualityParams, passes: usize) {
-        agree_with_churn(seed, format, params, passes, Churn::default());
+    /// `QualityOracle` proposes and leave the rng where it leaves it (one
+    /// draw, on the first pass).
+    /// Returns how many seeds `Quality` skipped until their next look.
+    fn agree_over_passes(
+        seed: u64,
+        format: MatchFormat,
+        params: &QualityParams,
+        passes: usize,
+    ) -> usize {
+        agree_with_churn(seed, format, params, passes, Churn::default())
     }
 
     /// How `agree_with_churn` varies the pools.
@@ -1655,7 +1848,7 @@ mod tests {
         params: &QualityParams,
         passes: usize,
         churn: Churn,
-    ) {
+    ) -> usize {
         let Churn { max_arrivals, one_language, alike } = churn;
         let mut g = Pcg64::seed_from_u64(seed);
         let mut players: Vec<Player> = Vec::new();
@@ -1760,10 +1953,12 @@ mod tests {
             }
         }
         assert!(proposals > 0 || passes < 10, "seed {seed}: nothing proposed, nothing compared");
+        fast.skipped
     }
 
     #[test]
     fn incremental_search_proposes_what_the_oracle_proposes() {
+        let mut skipped = 0;
         for seed in 0..60 {
             let mut g = Pcg64::seed_from_u64(1000 + seed);
             let format = [
@@ -1778,8 +1973,11 @@ mod tests {
                 threshold_fall_per_s: g.random_range(0.0005..0.005),
                 ..QualityParams::default()
             };
-            agree_over_passes(seed, format, &params, 80);
+            skipped += agree_over_passes(seed, format, &params, 80);
         }
+        // Seeds waiting for their threshold were skipped, and each skip was
+        // checked: its best candidate could not pass.
+        assert!(skipped > 1000, "only {skipped} seeds skipped");
     }
 
     /// Pools that hover at the neighbourhood's size, with alike experience
@@ -1842,6 +2040,38 @@ mod tests {
     }
 
     #[test]
+    fn two_teams_by_subset_sums_answers_as_can_fill_does() {
+        let mut g = Pcg64::seed_from_u64(11);
+        let (mut yes, mut no) = (0, 0);
+        for _ in 0..20_000 {
+            let team_size = g.random_range(1..16);
+            let caps = [g.random_range(0..=team_size), g.random_range(0..=team_size)];
+            // Counts near the rooms' total, so both answers come up.
+            let mut counts = vec![0; team_size + 2];
+            let mut players = 0;
+            let target = caps[0] + caps[1];
+            let exact = g.random_bool(0.8);
+            while players < target {
+                let most = if exact { target - players } else { team_size + 1 };
+                let s = g.random_range(1..=most.min(team_size + 1));
+                counts[s] += 1;
+                players += s;
+            }
+            let mut sizes = Vec::new();
+            let expected = crate::teams::can_fill(expand(&counts, &mut sizes), &caps);
+            assert_eq!(two_teams(&counts, &caps), Some(expected), "{counts:?} into {caps:?}");
+            if expected {
+                yes += 1;
+            } else {
+                no += 1;
+            }
+        }
+        assert!(yes > 2000 && no > 2000, "{yes} fillable, {no} not");
+        assert_eq!(two_teams(&[0, 3], &[1, 1, 1]), None);
+        assert_eq!(two_teams(&[0, 0, 100], &[100, 100]), None);
+    }
+
+    #[test]
     fn split_with_a_given_priority_is_the_balanced_split() {
         let mut g = Pcg64::seed_from_u64(3);
         let mut table = FillTable::default();
@@ -1860,10 +2090,9 @@ mod tests {
                 .iter()
                 .map(|&s| s as f64 * (g.random_range(0..40) as f64 * 50.0))
                 .collect();
-            let mut rng = Pcg64::seed_from_u64(g.next_u64());
+            let priority = team_priority(g.next_u64(), 0, &[], teams);
             let expected =
-                balanced_split(&sizes, &strengths, teams, team_size, 32, &mut rng.clone());
-            let mut priority: Vec<usize> = (0..teams).collect();
+                balanced_split_by_priority(&sizes, &strengths, teams, team_size, 32, &priority);
             let counts = {
                 let mut c = vec![0; team_size + 1];
                 sizes.iter().for_each(|&s| c[s] += 1);
@@ -1873,7 +2102,6 @@ mod tests {
                 assert_eq!(expected, None);
                 continue;
             }
-            priority.shuffle(&mut rng);
             let got = split_with_priority(
                 &mut table, &sizes, &strengths, teams, team_size, 32, &priority,
             );

@@ -136,7 +136,28 @@ pub fn balanced_split(
     }
     let mut priority: Vec<usize> = (0..teams).collect();
     priority.shuffle(rng);
+    balanced_split_by_priority(sizes, strengths, teams, team_size, max_swaps, &priority)
+}
 
+/// `balanced_split` with the teams' tie-break order given (`priority[t]`,
+/// lower first) instead of drawn: for a caller whose draws must not depend
+/// on how many splits it makes (the `quality` policy derives it from the
+/// candidate's tickets). `None` when no exact fill exists.
+pub fn balanced_split_by_priority(
+    sizes: &[usize],
+    strengths: &[f64],
+    teams: usize,
+    team_size: usize,
+    max_swaps: u32,
+    priority: &[usize],
+) -> Option<Vec<Vec<usize>>> {
+    if teams == 0
+        || sizes.len() != strengths.len()
+        || priority.len() != teams
+        || !can_fill(sizes, &vec![team_size; teams])
+    {
+        return None;
+    }
     let mut order: Vec<usize> = (0..sizes.len()).collect();
     order.sort_by(|&a, &b| {
         sizes[b]
