@@ -639,28 +639,49 @@ struct SeedCache {
     fills: Vec<FillMemo>,
 }
 
-/// How far each fill order's scanned prefix reaches, when none of them
-/// reaches the edge of the neighbourhood (so a ticket entering or leaving
-/// the neighbourhood past the edge cannot enter a prefix). A change alters
-/// a fill only if it sorts into a prefix of its order: nearer than the
-/// last scanned ticket by rating; a language sharer nearer than the last
-/// scanned sharer; or a combined key below the last scanned key. In a busy
-/// pool most changes in a seed's span miss all three.
+/// How far each fill order's scanned prefix reaches. A change alters a
+/// fill only if it sorts into a prefix of its order: nearer than the last
+/// scanned ticket by rating; a language sharer nearer than the last scanned
+/// sharer (any sharer, and non-sharers nearer than the last, when the fill
+/// ran out of sharers); or a combined key below the last scanned key. In a
+/// busy pool most changes in a seed's span miss all three. When a prefix
+/// reaches past the neighbourhood's edge, a ticket that a departure pulls
+/// in from beyond could sort into it: `beyond` says how many such pulls
+/// are known to be harmless.
 #[derive(Clone, Copy, Debug)]
 struct Prefixes {
     by_rating: f64,
+    /// Sharers of a language with the seed nearer than this are in the
+    /// language fill's prefix; infinite when it ran out of sharers.
     by_language: f64,
     by_both: f64,
-    /// Distance of the farthest neighbour a fill scanned.
+    /// Non-sharers nearer than this are in the language fill's prefix
+    /// (when it ran out of sharers; otherwise none are).
+    other_languages: f64,
+    /// Distance of the farthest neighbour a fill chose.
     within: f64,
     /// How many more tickets the neighbourhood takes within `within`
-    /// before joins there push a scanned neighbour out: more changes there
+    /// before joins there push a chosen neighbour out: more changes there
     /// than this and the search is redone, whether or not one of them
     /// sorts into a prefix.
     room: usize,
+    /// When the rating-and-experience fill's prefix reaches past the
+    /// neighbourhood (in a dense pool experience, not rating, decides that
+    /// order): the distance of the farthest of the tickets just beyond the
+    /// neighbourhood, nearest first, that sort after every prefix, and how
+    /// many they are. A ticket leaving the neighbourhood pulls the next one
+    /// beyond it in; these can be pulled in without altering a fill, so up
+    /// to `beyond_room` changes within `beyond` keep the search. Without
+    /// such a prefix, `beyond_room` is unbounded.
+    beyond: f64,
+    beyond_room: usize,
     /// Rounding slack, in rating points.
     margin: f64,
 }
+
+/// How many tickets past the neighbourhood's edge a search checks for
+/// `Prefixes::beyond`: each is one change the search can absorb.
+const BEYOND: usize = 16;
 
 /// Whether a change since the search of `seed` may have altered its fills:
 /// one in its span, or (with `prefixes`) one that sorts into a prefix or
@@ -688,16 +709,28 @@ fn stale(
     {
         return true;
     }
-    let near = |sorted: &[Change]| {
-        let lo = sorted.partition_point(|c| c.rating < seed.rating - p.within - p.margin);
-        let hi = sorted.partition_point(|c| c.rating <= seed.rating + p.within + p.margin);
-        hi - lo
+    let margin = p.margin;
+    // Changes within `reach` of the seed.
+    let near = |reach: f64| {
+        let count = |sorted: &[Change]| {
+            let lo = sorted.partition_point(|c| c.rating < seed.rating - reach - margin);
+            let hi = sorted.partition_point(|c| c.rating <= seed.rating + reach + margin);
+            hi - lo
+        };
+        count(changes) + count(taken_now)
     };
-    let used = near(changes) + near(taken_now);
+    let used = near(p.within);
     if used > p.room {
         return true;
     }
     p.room -= used;
+    if p.beyond_room != usize::MAX {
+        let used = near(p.beyond);
+        if used > p.beyond_room {
+            return true;
+        }
+        p.beyond_room -= used;
+    }
     false
 }
 
@@ -734,7 +767,11 @@ impl Prefixes {
     fn touched_by(&self, seed: &Change, c: &Change, p: &QualityParams) -> bool {
         let d = (c.rating - seed.rating).abs();
         d <= self.by_rating + self.margin
-            || (c.languages & seed.languages != 0 && d <= self.by_language + self.margin)
+            || d <= if c.languages & seed.languages != 0 {
+                self.by_language
+            } else {
+                self.other_languages
+            } + self.margin
             || d / p.skill_range + (c.experience - seed.experience).abs() / p.experience_range
                 <= self.by_both + self.margin / p.skill_range
     }
@@ -948,6 +985,8 @@ struct Scratch {
     heap: Vec<Reverse<ByKey>>,
     /// Emptied fill buffers of replaced searches, for the next searches.
     spare: Vec<Vec<FillMemo>>,
+    /// Where the last walk stopped in `hot`: the next index below and above.
+    frontier: (usize, usize),
 }
 
 /// A combined key and its neighbour index, ordered as the oracle's stable
@@ -1166,6 +1205,7 @@ impl Quality {
             }
             nb.push(((t.rating - r).abs(), t));
         }
+        self.scratch.frontier = (below, above);
         if nb.len() < k {
             return f64::INFINITY;
         }
@@ -1221,8 +1261,15 @@ impl Quality {
         // Each order's prefix as `Prefixes` keeps it; `None` when a prefix
         // can only be bounded by the neighbourhood's reach.
         let mut fine = Some([0.0f64; 3]);
-        // The farthest neighbour any fill scanned.
+        // The farthest neighbour any fill chose. A greedy fill leaves its
+        // state as it was when it passes over a neighbour, so losing a
+        // neighbour it passed over leaves it as it is: only the chosen count.
         let mut within = 0.0f64;
+        // Whether a prefix reaches past the neighbourhood's edge in a way
+        // `Prefixes` can still state exactly, given the tickets beyond it.
+        let mut past_edge = false;
+        // Non-sharers nearer than this are in the language fill's prefix.
+        let mut other_languages = f64::NEG_INFINITY;
         for which in 0..3 {
             // Fill: greedy along the order, keeping the set splittable.
             let counts = &mut s.counts;
@@ -1249,7 +1296,6 @@ impl Quality {
                 };
                 at += 1;
                 last = Some(i);
-                within = within.max(nb[i].0);
                 let size = nb[i].1.size;
                 if size > room {
                     continue;
@@ -1270,6 +1316,7 @@ impl Quality {
                         role_fill.take(&get(nb[i].1.slot).roles);
                     }
                     s.chosen.push(i);
+                    within = within.max(nb[i].0);
                     room -= size;
                 } else {
                     counts[size] -= 1;
@@ -1295,8 +1342,27 @@ impl Quality {
             if let (Some(fine), Some(i), 0) = (&mut fine, last, room) {
                 fine[which] = if which == 2 { keys[i] } else { nb[i].0 };
             }
+            // Two prefixes stay exact past the edge: the rating-and-
+            // experience one is a key, not a distance; and a language fill
+            // that ran out of sharers took every sharer (any sharer is in
+            // its prefix) and the non-sharers up to its last.
+            let exact = match (which, last) {
+                (2, Some(_)) if room == 0 => true,
+                (1, Some(i)) if room == 0 && nb[i].1.languages & seed_lang == 0 => {
+                    if let Some(fine) = &mut fine {
+                        fine[1] = f64::INFINITY;
+                    }
+                    other_languages = nb[i].0;
+                    true
+                }
+                _ => false,
+            };
             if prefix >= reach {
-                fine = None;
+                if exact {
+                    past_edge = true;
+                } else {
+                    fine = None;
+                }
             }
             if room != 0 {
                 continue;
@@ -1371,19 +1437,67 @@ impl Quality {
         let r = seed_e.rating;
         let margin = 1e-6 * (1.0 + r.abs() + radius);
         let inside = s.nb.iter().filter(|n| n.0 <= within + margin).count();
-        let prefixes = fine.map(|[by_rating, by_language, by_both]| Prefixes {
+        let mut prefixes = fine.map(|[by_rating, by_language, by_both]| Prefixes {
             by_rating,
             by_language,
             by_both,
+            other_languages,
             within,
             room: self.params.neighbours as usize - inside,
+            beyond: 0.0,
+            beyond_room: usize::MAX,
             margin,
         });
+        let mut span = radius;
+        if let (Some(pre), true) = (prefixes.as_mut(), past_edge) {
+            // The tickets a departure would pull into the neighbourhood,
+            // nearest first, as `walk` would reach them, while each sorts
+            // after every prefix.
+            let seed_change = Change::of(seed_e);
+            let (hot, id) = (&self.hot, seed_e.id);
+            let (mut below, mut above) = s.frontier;
+            let (mut count, mut far) = (0, reach);
+            while count < BEYOND {
+                let take_below = match (below > 0, above < hot.len()) {
+                    (false, false) => break,
+                    (true, false) => true,
+                    (false, true) => false,
+                    (true, true) => (r - hot[below - 1].rating) <= (hot[above].rating - r),
+                };
+                let t = if take_below {
+                    below -= 1;
+                    hot[below]
+                } else {
+                    above += 1;
+                    hot[above - 1]
+                };
+                if t.id == id || t.taken || t.size > format.team_size {
+                    continue;
+                }
+                let c = Change {
+                    rating: t.rating,
+                    experience: t.experience,
+                    languages: t.languages,
+                };
+                if pre.touched_by(&seed_change, &c, p) {
+                    break;
+                }
+                count += 1;
+                far = (t.rating - r).abs();
+            }
+            if count == 0 {
+                prefixes = None;
+            } else {
+                pre.beyond = far;
+                pre.beyond_room = count;
+                span = far;
+            }
+        }
         old_fills.clear();
         s.spare.push(old_fills);
         SeedCache {
-            lo: r - radius - margin,
-            hi: r + radius + margin,
+            lo: r - span - margin,
+            hi: r + span + margin,
             prefixes,
             fills,
         }
@@ -1984,9 +2098,11 @@ mod tests {
     /// so searches are kept through changes that miss their prefixes: joins
     /// near a seed, over several passes, push scanned neighbours out, and
     /// every kept search is searched again and must find the same fills.
+    /// A thousand pools: a room rule that counts the scanned neighbours'
+    /// reach 10% short first fails after some 500.
     #[test]
     fn kept_searches_stay_current_when_the_pool_hovers_at_the_neighbourhood_size() {
-        for seed in 0..80 {
+        for seed in 0..1000 {
             let mut g = Pcg64::seed_from_u64(7000 + seed);
             let format = [
                 MatchFormat { teams: 2, team_size: 5, roles: None },
@@ -2190,8 +2306,11 @@ mod tests {
                 by_rating: 30.0,
                 by_language: 60.0,
                 by_both: 0.05,
+                other_languages: f64::NEG_INFINITY,
                 within: 75.0,
                 room,
+                beyond: 0.0,
+                beyond_room: usize::MAX,
                 margin: 1e-3,
             }),
             fills: Vec::new(),
@@ -2228,6 +2347,89 @@ mod tests {
         // Beyond `within` they use none.
         let beyond = change(1590.0, far_exp, 0b10);
         assert!(!stale(&mut cache(0), &[beyond, beyond], &[], &params));
+
+        // A rating-and-experience prefix past the neighbourhood's edge (at
+        // 80 points; its key 0.07 is 105 points at equal experience): up to
+        // `beyond_room` changes within `beyond` keep the search, whatever
+        // their kind; one more and a departure may pull in a ticket that
+        // sorts into a prefix.
+        let past_edge = |beyond_room| {
+            let mut c = cache(10);
+            let p = c.prefixes.as_mut().expect("prefixes");
+            (p.by_both, p.beyond, p.beyond_room) = (0.07, 90.0, beyond_room);
+            (c.lo, c.hi) = (1410.0, 1590.0);
+            c
+        };
+        let out = change(1585.0, far_exp, 0b10);
+        let mut kept = past_edge(2);
+        assert!(!stale(&mut kept, &[out], &[], &params));
+        assert!(!stale(&mut kept, &[], &[out], &params));
+        assert!(stale(&mut kept, &[out], &[], &params), "the third change overflows");
+        // Past `beyond`, none count; within it a key below the prefix's
+        // is a change into the prefix.
+        assert!(!stale(&mut past_edge(0), &[change(1595.0, 6.0, 0b01)], &[], &params));
+        assert!(stale(&mut past_edge(5), &[change(1585.0, 6.0, 0b10)], &[], &params));
+    }
+
+    /// A departure from a dense neighbourhood pulls in the next ticket past
+    /// its edge. A search is kept through as many departures as there are
+    /// tickets past the edge, nearest first, that sort after every prefix;
+    /// the next one's experience matches the seed's, so it would sort into
+    /// the rating-and-experience fill's prefix, and the departure that pulls
+    /// it in makes the search stale. The kept-search check searches every
+    /// kept seed again and would find the new fill.
+    #[test]
+    fn a_departure_that_pulls_in_a_ticket_near_in_experience_makes_the_search_stale() {
+        let format = MatchFormat { teams: 2, team_size: 2, roles: None };
+        let params = QualityParams {
+            neighbours: 6,
+            // Nothing passes, so the pool stays as built.
+            threshold: 1.0,
+            threshold_floor: 1.0,
+            ..QualityParams::default()
+        };
+        let mut players = Vec::new();
+        let mut pool = Pool::default();
+        // The seed at 2500; six neighbours at 2501-2506, all about 0.1 of
+        // experience away (so the fill by rating and experience takes the
+        // three nearest, and its prefix reaches some 80 points); past the
+        // edge, at 2507 a ticket as far in experience, at 2508 one with the
+        // seed's experience.
+        let tickets = [(2500.0, 400), (2501.0, 446), (2502.0, 446), (2503.0, 446), (2504.0, 446),
+            (2505.0, 446), (2506.0, 446), (2507.0, 446), (2508.0, 400), (2510.0, 446)];
+        for (k, &(rating, games)) in tickets.iter().enumerate() {
+            let id = PlayerId(k as u32);
+            let mut pl = Player::new(id, rating, Rating::new(rating, 100.0, 0.06));
+            pl.party_rating = Rating::new(rating, 100.0, 0.06);
+            pl.languages = 1;
+            pl.games = games;
+            players.push(pl);
+            let mut party = crate::model::Party::new();
+            party.push(id);
+            pool.insert(WaitingTicket {
+                id: TicketId(k as u32),
+                players: party,
+                rating,
+                enqueued: SimTime::from_ms(1000 * k as u64),
+                requeue: false,
+                roles: crate::teams::PartyRoles::new(),
+            });
+        }
+        let mut fast = Quality::new(params);
+        fast.check_kept = true;
+        let mut rng = Pcg64::seed_from_u64(1);
+        let mut pass = |pool: &Pool, now_s: u64| {
+            let view = PoolView { now: SimTime::from_ms(now_s * 1000), pool, players: &players, format };
+            let mut out = Vec::new();
+            fast.propose(&view, Trigger::Tick, &mut rng, &mut out);
+            assert!(out.is_empty());
+        };
+        pass(&pool, 20);
+        // The farthest neighbours leave; neither sorts into a prefix.
+        pool.remove(TicketId(6));
+        pass(&pool, 22);
+        pool.remove(TicketId(5));
+        pass(&pool, 24);
     }
 
     /// Every split of random candidates scores the top-player and party
