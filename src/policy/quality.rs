@@ -734,6 +734,26 @@ fn stale(
     false
 }
 
+/// The next ticket of `hot` nearest to rating `r`, walking outward from
+/// `below` (the next index down is `below - 1`) and `above` (the next up),
+/// as `Pool::nearest` walks (ties to the lower rating); `None` when both
+/// ends are reached.
+fn nearest_next(hot: &[Hot], r: f64, below: &mut usize, above: &mut usize) -> Option<usize> {
+    let take_below = match (*below > 0, *above < hot.len()) {
+        (false, false) => return None,
+        (true, false) => true,
+        (false, true) => false,
+        (true, true) => (r - hot[*below - 1].rating) <= (hot[*above].rating - r),
+    };
+    if take_below {
+        *below -= 1;
+        Some(*below)
+    } else {
+        *above += 1;
+        Some(*above - 1)
+    }
+}
+
 /// Where a waiting ticket sits in `hot`, found by its (rating, id) key: a
 /// pass takes a few tickets, while keeping each ticket's index current
 /// would write to every entry after every merge.
@@ -802,6 +822,17 @@ struct FillMemo {
     /// split once computed: its team priority comes from the fill's tickets
     /// (`team_priority`), so it holds as long as the fill does.
     splits: [Option<SplitMemo>; 2],
+}
+
+impl FillMemo {
+    /// The parties' mean wait at `now`, with the oracle's arithmetic.
+    fn mean_wait_s(&self, now: SimTime) -> f64 {
+        self.enqueued
+            .iter()
+            .map(|&at| now.since(at).as_secs_f64())
+            .sum::<f64>()
+            / self.enqueued.len().max(1) as f64
+    }
 }
 
 struct SplitMemo {
@@ -1186,18 +1217,8 @@ impl Quality {
         nb.clear();
         let (mut below, mut above) = (q, q);
         while nb.len() < k {
-            let take_below = match (below > 0, above < hot.len()) {
-                (false, false) => break,
-                (true, false) => true,
-                (false, true) => false,
-                (true, true) => (r - hot[below - 1].rating) <= (hot[above].rating - r),
-            };
-            let i = if take_below {
-                below -= 1;
-                below
-            } else {
-                above += 1;
-                above - 1
+            let Some(i) = nearest_next(hot, r, &mut below, &mut above) else {
+                break;
             };
             let t = hot[i];
             if t.id == id || t.taken || t.size > format.team_size {
@@ -1458,19 +1479,10 @@ impl Quality {
             let (mut below, mut above) = s.frontier;
             let (mut count, mut far) = (0, reach);
             while count < BEYOND {
-                let take_below = match (below > 0, above < hot.len()) {
-                    (false, false) => break,
-                    (true, false) => true,
-                    (false, true) => false,
-                    (true, true) => (r - hot[below - 1].rating) <= (hot[above].rating - r),
+                let Some(i) = nearest_next(hot, r, &mut below, &mut above) else {
+                    break;
                 };
-                let t = if take_below {
-                    below -= 1;
-                    hot[below]
-                } else {
-                    above += 1;
-                    hot[above - 1]
-                };
+                let t = hot[i];
                 if t.id == id || t.taken || t.size > format.team_size {
                     continue;
                 }
@@ -1576,13 +1588,7 @@ impl Quality {
 
     /// The wait criterion of a fill, with the oracle's arithmetic.
     fn wait(&self, memo: &FillMemo, now: SimTime) -> f64 {
-        let mean_wait = memo
-            .enqueued
-            .iter()
-            .map(|&at| now.since(at).as_secs_f64())
-            .sum::<f64>()
-            / memo.enqueued.len().max(1) as f64;
-        (mean_wait / self.params.wait_scale.secs()).clamp(0.0, 1.0)
+        (memo.mean_wait_s(now) / self.params.wait_scale.secs()).clamp(0.0, 1.0)
     }
 
     /// The seed's best candidate at `now` as (score, fill, kind).
@@ -1667,12 +1673,7 @@ impl Quality {
             if at_zero == f64::NEG_INFINITY {
                 continue;
             }
-            let mean_wait = memo
-                .enqueued
-                .iter()
-                .map(|&at| now.since(at).as_secs_f64())
-                .sum::<f64>()
-                / memo.enqueued.len().max(1) as f64;
+            let mean_wait = memo.mean_wait_s(now);
             // Seconds from now until the wait criterion reaches 1.
             let to_cap = (scale - mean_wait).max(0.0);
             let gap = |dt: f64| {
@@ -1746,8 +1747,9 @@ fn parties_bound(parties: usize, largest: usize, teams: usize, team_size: usize)
     (1.0 - gap as f64 / (team_size - 1) as f64).clamp(0.0, 1.0)
 }
 
-/// `teams::balanced_split_by_priority`, with its feasibility checks answered from `table`. The caller has checked that the
-/// parties fill the teams. Returns each party's team.
+/// `teams::balanced_split_by_priority`, with its feasibility checks
+/// answered from `table`. The caller has checked that the parties fill the
+/// teams. Returns each party's team.
 fn split_with_priority(
     table: &mut FillTable,
     sizes: &[usize],
