@@ -1694,12 +1694,10 @@ impl Quality {
                 // The gap is linear on [from, to]: its slope from the rates.
                 let slope = if from < to_cap { per_wait / scale } else { 0.0 }
                     + if from < to_floor { p.threshold_fall_per_s } else { 0.0 };
-                let (g0, g1) = (gap(from), if to.is_finite() { gap(to) } else { f64::INFINITY });
-                if slope > 0.0 && (g1 >= 0.0 || !to.is_finite()) {
-                    soonest = soonest.min(from + (-g0 / slope).max(0.0));
-                    break;
-                }
-                if slope == 0.0 && !to.is_finite() {
+                // The last piece never ends: a rising gap crosses on it.
+                let at_end = if to.is_finite() { gap(to) } else { f64::INFINITY };
+                if slope > 0.0 && at_end >= 0.0 {
+                    soonest = soonest.min(from + (-gap(from) / slope).max(0.0));
                     break;
                 }
                 from = to;
