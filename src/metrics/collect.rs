@@ -671,6 +671,16 @@ fn games_to_within_deviation(players: &[Player]) -> GamesToWithin {
 /// Rows handed across in batches of this many, so the channel costs little per row.
 const HANDOFF_ROWS: usize = 4096;
 
+/// Batches the channel holds before the engine waits for the writer. The
+/// writer works in bursts: it encodes and compresses a row group of 64k
+/// rows (`report::tables::BATCH_ROWS`) at once, while the engine fills a
+/// batch every few milliseconds. With room for 4 batches the engine stood
+/// waiting through each burst; with 32 (128k rows, at most a few tens of MB
+/// of records) it runs on, and `bench-1v1` with its tables takes 0.88 of
+/// the time for 8 MB more peak memory (docs/performance.md, session 12).
+/// More room did not help: 128 batches measured the same as 32.
+const HANDOFF_BATCHES: usize = 32;
+
 enum Handoff {
     Tickets(Vec<TicketRecord>),
     Matches(Vec<MatchRecord>),
@@ -680,7 +690,8 @@ enum Handoff {
 /// batch and hands it over, while encoding and writing (the Parquet tables)
 /// go on beside the simulation. Rows reach the inner sink in the order they
 /// came, so its output is the same as when it runs inline; the channel holds
-/// a few batches at most, so memory stays bounded if the writer falls behind.
+/// `HANDOFF_BATCHES` batches at most, so memory stays bounded if the writer
+/// falls behind.
 pub struct BackgroundRows<'scope> {
     tickets: Vec<TicketRecord>,
     matches: Vec<MatchRecord>,
@@ -693,7 +704,7 @@ impl<'scope> BackgroundRows<'scope> {
         scope: &'scope std::thread::Scope<'scope, 'env>,
         inner: &'scope mut (dyn RowSink + Send),
     ) -> Self {
-        let (send, recv) = std::sync::mpsc::sync_channel::<Handoff>(4);
+        let (send, recv) = std::sync::mpsc::sync_channel::<Handoff>(HANDOFF_BATCHES);
         let worker = scope.spawn(move || {
             for batch in recv {
                 match batch {
