@@ -1758,12 +1758,7 @@ fn split_with_priority(
     priority: &[usize],
 ) -> Option<Inline<usize>> {
     let mut order: Inline<usize> = (0..sizes.len()).collect();
-    order.sort_by(|&a, &b| {
-        sizes[b]
-            .cmp(&sizes[a])
-            .then(strengths[b].total_cmp(&strengths[a]))
-            .then(a.cmp(&b))
-    });
+    order.sort_by(balanced::placement_order(sizes, strengths));
     let mut team_of: Inline<usize> = smallvec::smallvec![usize::MAX; sizes.len()];
     let mut sums: SmallVec<[f64; 4]> = smallvec::smallvec![0.0f64; teams];
     let mut remaining: SmallVec<[usize; 16]> = smallvec::smallvec![0usize; team_size + 1];

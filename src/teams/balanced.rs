@@ -131,12 +131,34 @@ pub fn balanced_split(
     max_swaps: u32,
     rng: &mut Pcg64,
 ) -> Option<Vec<Vec<usize>>> {
-    if teams == 0 || sizes.len() != strengths.len() || !can_fill(sizes, &vec![team_size; teams]) {
+    // Checked before the draw, so a party set no teams can take draws nothing.
+    if !splittable(sizes, strengths, teams, team_size) {
         return None;
     }
     let mut priority: Vec<usize> = (0..teams).collect();
     priority.shuffle(rng);
-    balanced_split_by_priority(sizes, strengths, teams, team_size, max_swaps, &priority)
+    split_by_priority(sizes, strengths, teams, team_size, max_swaps, &priority)
+}
+
+/// Whether the parties can be split at all: as many strengths as sizes, and
+/// an exact fill of `teams` teams of `team_size`.
+fn splittable(sizes: &[usize], strengths: &[f64], teams: usize, team_size: usize) -> bool {
+    teams > 0 && sizes.len() == strengths.len() && can_fill(sizes, &vec![team_size; teams])
+}
+
+/// The order in which a split places parties: largest first, strongest
+/// first among equal sizes, then by index. Shared with the `quality`
+/// policy's split, which must agree with this one bit for bit.
+pub(crate) fn placement_order<'a>(
+    sizes: &'a [usize],
+    strengths: &'a [f64],
+) -> impl Fn(&usize, &usize) -> std::cmp::Ordering + 'a {
+    move |&a, &b| {
+        sizes[b]
+            .cmp(&sizes[a])
+            .then(strengths[b].total_cmp(&strengths[a]))
+            .then(a.cmp(&b))
+    }
 }
 
 /// `balanced_split` with the teams' tie-break order given (`priority[t]`,
@@ -151,20 +173,23 @@ pub fn balanced_split_by_priority(
     max_swaps: u32,
     priority: &[usize],
 ) -> Option<Vec<Vec<usize>>> {
-    if teams == 0
-        || sizes.len() != strengths.len()
-        || priority.len() != teams
-        || !can_fill(sizes, &vec![team_size; teams])
-    {
+    if priority.len() != teams || !splittable(sizes, strengths, teams, team_size) {
         return None;
     }
+    split_by_priority(sizes, strengths, teams, team_size, max_swaps, priority)
+}
+
+/// The split itself, once `splittable` holds.
+fn split_by_priority(
+    sizes: &[usize],
+    strengths: &[f64],
+    teams: usize,
+    team_size: usize,
+    max_swaps: u32,
+    priority: &[usize],
+) -> Option<Vec<Vec<usize>>> {
     let mut order: Vec<usize> = (0..sizes.len()).collect();
-    order.sort_by(|&a, &b| {
-        sizes[b]
-            .cmp(&sizes[a])
-            .then(strengths[b].total_cmp(&strengths[a]))
-            .then(a.cmp(&b))
-    });
+    order.sort_by(placement_order(sizes, strengths));
 
     let mut team_of = vec![usize::MAX; sizes.len()];
     let mut sums = vec![0.0f64; teams];
