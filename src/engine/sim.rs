@@ -103,13 +103,21 @@ struct Active {
 impl Active {
     /// The parties as (team, members), in team order.
     fn parties(&self) -> impl Iterator<Item = (usize, &[PlayerId])> + '_ {
-        let mut start = 0;
-        self.parties.iter().map(move |&(end, team)| {
-            let party = &self.members[start as usize..end as usize];
-            start = end;
-            (team as usize, party)
-        })
+        parties_of(&self.members, &self.parties)
     }
+}
+
+/// `Active::parties` of a slot's `members` and `parties` lent out of it.
+fn parties_of<'a>(
+    members: &'a [PlayerId],
+    parties: &'a [(u32, u32)],
+) -> impl Iterator<Item = (usize, &'a [PlayerId])> + 'a {
+    let mut start = 0;
+    parties.iter().map(move |&(end, team)| {
+        let party = &members[start as usize..end as usize];
+        start = end;
+        (team as usize, party)
+    })
 }
 
 /// Buffers the engine refills on every match instead of allocating anew.
@@ -878,10 +886,18 @@ impl<'r> Simulation<'r> {
                 self.active.len() as u32 - 1
             }
         };
-        let mut active = std::mem::take(&mut self.active[slot as usize]);
-        active.members.clear();
-        active.parties.clear();
-        active.roles.clear();
+        // The slot stays in place; only its member lists are lent out while
+        // the engine's own methods run. Moving a whole slot (400 bytes) out
+        // and back at every start and end was most of a 1v1 run's copying.
+        let a = &mut self.active[slot as usize];
+        let (mut members, mut parties, mut roles) = (
+            std::mem::take(&mut a.members),
+            std::mem::take(&mut a.parties),
+            std::mem::take(&mut a.roles),
+        );
+        members.clear();
+        parties.clear();
+        roles.clear();
         let mut removed = std::mem::take(&mut self.scratch.removed);
         removed.clear();
         let mut member_ratings = std::mem::take(&mut self.scratch.ratings);
@@ -917,7 +933,7 @@ impl<'r> Simulation<'r> {
                     .get(assigned_from..assigned_from + t.size())
                     .unwrap_or(&[]);
                 assigned_from += t.size();
-                active.roles.extend_from_slice(mine);
+                roles.extend_from_slice(mine);
                 self.leave(&t, self.now, TicketEnd::Matched(id), mine);
                 if self.engagement.is_some() {
                     self.engagement_formed(&t);
@@ -940,10 +956,8 @@ impl<'r> Simulation<'r> {
                     wr += pl.win_rate * 100.0;
                     n += 1.0;
                 }
-                active.members.extend_from_slice(&t.players);
-                active
-                    .parties
-                    .push((active.members.len() as u32, ti as u32));
+                members.extend_from_slice(&t.players);
+                parties.push((members.len() as u32, ti as u32));
                 removed.push(t);
             }
             team_rating.push(rs / n);
@@ -960,7 +974,7 @@ impl<'r> Simulation<'r> {
         let seen = &mut self.scratch.seen;
         seen.clear();
         let mut rematch = false;
-        for (ti, party) in active.parties() {
+        for (ti, party) in parties_of(&members, &parties) {
             for p in party {
                 if let Some(m) = self.last_match[p.index()] {
                     if seen.iter().any(|&(m2, t2)| m2 == m && t2 != ti) {
@@ -970,7 +984,7 @@ impl<'r> Simulation<'r> {
                 }
             }
         }
-        active.record = Some(MatchRecord {
+        let record = MatchRecord {
             id,
             formed: self.now,
             ended: None,
@@ -993,7 +1007,7 @@ impl<'r> Simulation<'r> {
             in_warmup: self.now < self.warmup_end,
             host_dc: self.host,
             mode: self.modes.as_ref().and_then(|m| m.current),
-        });
+        };
         let formed = FormedMatch {
             id,
             now: self.now,
@@ -1007,11 +1021,13 @@ impl<'r> Simulation<'r> {
             None if self.modes.is_some() => self.modes_formed(&formed),
             None => self.parts.policy.on_formed(&formed),
         }
-        self.in_matches += active.members.len();
-        active.id = Some(id);
-        active.rating_weight = proposal.rating_weight;
-        active.winner = None;
-        self.active[slot as usize] = active;
+        self.in_matches += members.len();
+        let a = &mut self.active[slot as usize];
+        (a.members, a.parties, a.roles) = (members, parties, roles);
+        a.record = Some(record);
+        a.id = Some(id);
+        a.rating_weight = proposal.rating_weight;
+        a.winner = None;
         self.scratch.removed = removed;
         self.scratch.ratings = member_ratings;
         self.scratch.team_tickets = team_tickets;
@@ -1067,9 +1083,12 @@ impl<'r> Simulation<'r> {
         // Who left (empty without `[backfill]`); the winner may be redrawn.
         let left = self.settle_leaves(slot);
         let gone = |k: usize| left.get(k) == Some(&true);
-        let active = std::mem::take(&mut self.active[slot.0 as usize]);
+        // Read in place, as `form` leaves it.
+        let s = slot.0 as usize;
+        let active = &self.active[s];
         let id = active.id.expect("ended matches are active");
         let winner = active.winner.expect("a started match has a winner");
+        let rating_weight = active.rating_weight;
         let now = self.now;
         // Ratings: gather each member's current rating (solo or party), let the
         // system rewrite them, and store them back.
@@ -1097,7 +1116,7 @@ impl<'r> Simulation<'r> {
         }
         self.parts
             .rating
-            .update(&mut ratings, winner, active.rating_weight, now);
+            .update(&mut ratings, winner, rating_weight, now);
         // Leavers take the loss: those on the winning side are rated as if
         // their team had lost (to the next team).
         let mut as_lost = Vec::new();
@@ -1106,10 +1125,16 @@ impl<'r> Simulation<'r> {
             let loser_view = (winner + 1) % as_lost.len().max(1);
             self.parts
                 .rating
-                .update(&mut as_lost, loser_view, active.rating_weight, now);
+                .update(&mut as_lost, loser_view, rating_weight, now);
         }
         let mut index_in_team: PerTeam<usize> = smallvec::smallvec![0; ratings.len()];
         let mut k = 0;
+        let (active, players, collector, last_match) = (
+            &self.active[s],
+            &mut self.players,
+            &mut self.collector,
+            &mut self.last_match,
+        );
         for (ti, party) in active.parties() {
             let solo = party.len() == 1;
             for p in party {
@@ -1117,7 +1142,7 @@ impl<'r> Simulation<'r> {
                 index_in_team[ti] += 1;
                 let left_it = gone(k);
                 k += 1;
-                let pl = &mut self.players[p.index()];
+                let pl = &mut players[p.index()];
                 let new = if left_it && ti == winner {
                     as_lost[ti][i]
                 } else {
@@ -1125,8 +1150,7 @@ impl<'r> Simulation<'r> {
                 };
                 let game = new.games.saturating_sub(1) as usize;
                 if game < LEARNING_GAMES {
-                    self.collector
-                        .rating_move(game, (new.value - before[ti][i].value).abs());
+                    collector.rating_move(game, (new.value - before[ti][i].value).abs());
                 }
                 if solo {
                     pl.rating = new;
@@ -1145,32 +1169,43 @@ impl<'r> Simulation<'r> {
                 }
                 // Smoothed toward 50% by ten phantom games, as a shown win rate is.
                 pl.win_rate = (pl.wins as f64 + 5.0) / (pl.games as f64 + 10.0);
-                self.last_match[p.index()] = Some(id);
+                last_match[p.index()] = Some(id);
             }
         }
         self.scratch.ratings = ratings;
         self.scratch.before = before;
-        let mut active = active;
-        let mut rec = active.record.take().expect("active matches have a record");
+        let mut rec = self.active[s]
+            .record
+            .take()
+            .expect("active matches have a record");
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
         // Who stops playing after it (`[engagement]`); empty otherwise.
         let quit = if self.engagement.is_some() {
-            self.engagement_after_match(&active, winner, &left, rec.p_team0, rec.in_warmup)
+            let active = std::mem::take(&mut self.active[s]);
+            let quit =
+                self.engagement_after_match(&active, winner, &left, rec.p_team0, rec.in_warmup);
+            self.active[s] = active;
+            quit
         } else {
             Vec::new()
         };
         self.collector.match_row(rec);
+        let a = &mut self.active[s];
+        let (members, parties) = (
+            std::mem::take(&mut a.members),
+            std::mem::take(&mut a.parties),
+        );
         // Each party decides on its own whether to queue again.
         let requeue_prob = self.config.arrivals.requeue_prob;
         let think = self.config.arrivals.think_time.as_secs_f64();
         let mut k = 0;
-        for (_, party) in active.parties() {
+        for (_, party) in parties_of(&members, &parties) {
             let first = k;
             k += party.len();
             // Leavers are free already; the rest of their party carries on.
             let stayed = |j: &usize| !gone(first + j) && quit.get(first + j) != Some(&true);
-            let members: Party = if left.is_empty() && quit.is_empty() {
+            let queuing: Party = if left.is_empty() && quit.is_empty() {
                 Party::from_slice(party)
             } else {
                 let kept: Party = (0..party.len()).filter(stayed).map(|j| party[j]).collect();
@@ -1183,17 +1218,18 @@ impl<'r> Simulation<'r> {
             let pause: f64 = Exp1.sample(&mut self.rng_behaviour);
             let back = now + SimDuration::from_secs_f64(pause * think);
             if u < requeue_prob && back <= self.end {
-                self.schedule_requeue(members, back);
+                self.schedule_requeue(queuing, back);
             } else {
-                for p in &members {
+                for p in &queuing {
                     self.busy[p.index()] = false;
                 }
             }
         }
-        self.in_matches -= active.members.len() - left.iter().filter(|&&g| g).count();
+        self.in_matches -= members.len() - left.iter().filter(|&&g| g).count();
         self.return_leaves(slot, left);
-        active.id = None;
-        self.active[slot.0 as usize] = active;
+        let a = &mut self.active[s];
+        (a.members, a.parties) = (members, parties);
+        a.id = None;
         self.free.push(slot.0);
         if !self.held.is_empty() {
             self.release_held();
