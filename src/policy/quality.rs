@@ -1456,7 +1456,16 @@ impl Quality {
         s.heap = heap.into_vec();
         let radius = radius.min(reach);
         let r = seed_e.rating;
-        let margin = 1e-6 * (1.0 + r.abs() + radius);
+        // In a pool smaller than the neighbourhood, a prefix that took the
+        // whole pool reaches infinitely far; the rounding slack is then on
+        // the scale of the farthest neighbour, not infinite (an infinite
+        // one would put every change in every prefix).
+        let scale = if radius.is_finite() {
+            radius
+        } else {
+            s.nb.last().map_or(0.0, |n| n.0)
+        };
+        let margin = 1e-6 * (1.0 + r.abs() + scale);
         let inside = s.nb.iter().filter(|n| n.0 <= within + margin).count();
         let mut prefixes = fine.map(|[by_rating, by_language, by_both]| Prefixes {
             by_rating,
@@ -1478,8 +1487,10 @@ impl Quality {
             let (hot, id) = (&self.hot, seed_e.id);
             let (mut below, mut above) = s.frontier;
             let (mut count, mut far) = (0, reach);
+            let mut exhausted = false;
             while count < BEYOND {
                 let Some(i) = nearest_next(hot, r, &mut below, &mut above) else {
+                    exhausted = true;
                     break;
                 };
                 let t = hot[i];
@@ -1497,7 +1508,15 @@ impl Quality {
                 count += 1;
                 far = (t.rating - r).abs();
             }
-            if count == 0 {
+            if exhausted {
+                // Every ticket past the edge sorts after every prefix, so no
+                // departure can pull in one that alters a fill. A ticket
+                // that joins past the edge could be pulled in later: the
+                // span reaches every join, so each is tested as it comes.
+                pre.beyond = f64::INFINITY;
+                pre.beyond_room = usize::MAX;
+                span = f64::INFINITY;
+            } else if count == 0 {
                 prefixes = None;
             } else {
                 pre.beyond = far;
