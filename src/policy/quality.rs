@@ -703,29 +703,31 @@ fn stale(
     let Some(p) = cache.prefixes.as_mut() else {
         return in_span(changes).next().is_some() || in_span(taken_now).next().is_some();
     };
+    let fills = &cache.fills;
     if in_span(changes)
         .chain(in_span(taken_now))
-        .any(|c| p.touched_by(seed, c, params))
+        .any(|c| p.alters(seed, c, fills, params))
     {
         return true;
     }
     let margin = p.margin;
-    // Changes within `reach` of the seed.
-    let near = |reach: f64| {
+    // Joins (`joined`) or departures within `reach` of the seed. Only a
+    // join pushes a neighbour out, and only a departure pulls one in.
+    let near = |reach: f64, joined: bool| {
         let count = |sorted: &[Change]| {
             let lo = sorted.partition_point(|c| c.rating < seed.rating - reach - margin);
             let hi = sorted.partition_point(|c| c.rating <= seed.rating + reach + margin);
-            hi - lo
+            sorted[lo..hi].iter().filter(|c| c.joined == joined).count()
         };
         count(changes) + count(taken_now)
     };
-    let used = near(p.within);
+    let used = near(p.within, true);
     if used > p.room {
         return true;
     }
     p.room -= used;
     if p.beyond_room != usize::MAX {
-        let used = near(p.beyond);
+        let used = near(p.beyond, false);
         if used > p.beyond_room {
             return true;
         }
@@ -770,19 +772,36 @@ struct Change {
     rating: f64,
     experience: f64,
     languages: u32,
+    id: TicketId,
+    /// Whether the ticket is now in the pool (it joined, or a refused
+    /// match left it there) rather than gone (it left or was taken).
+    joined: bool,
 }
 
 impl Change {
-    fn of(e: &Entry) -> Self {
+    fn of(e: &Entry, joined: bool) -> Self {
         Change {
             rating: e.rating,
             experience: e.facts.aggregate.experience,
             languages: e.facts.languages,
+            id: e.id,
+            joined,
         }
     }
 }
 
 impl Prefixes {
+    /// Whether `c` may alter one of `seed`'s fills. A ticket that joined
+    /// may, if it sorts into a prefix. One that left may only if a fill
+    /// chose it: a greedy fill leaves its state as it was when it passes
+    /// over a ticket, so losing a ticket it passed over changes none of its
+    /// choices (a ticket the departure pulls in from past the edge is
+    /// `beyond_room`'s concern, not this one's).
+    fn alters(&self, seed: &Change, c: &Change, fills: &[FillMemo], p: &QualityParams) -> bool {
+        self.touched_by(seed, c, p)
+            && (c.joined || fills.iter().any(|f| f.ids[1..].contains(&c.id)))
+    }
+
     /// Whether `c` may sort into one of the prefixes of `seed`'s fills.
     fn touched_by(&self, seed: &Change, c: &Change, p: &QualityParams) -> bool {
         let d = (c.rating - seed.rating).abs();
@@ -1101,7 +1120,7 @@ impl Quality {
                 cache: None,
                 next_look: SimTime::ZERO,
             };
-            self.changes.push(Change::of(&entry));
+            self.changes.push(Change::of(&entry, true));
             let slot = match self.free.pop() {
                 Some(s) => {
                     self.entries[s as usize] = Some(entry);
@@ -1118,7 +1137,7 @@ impl Quality {
         removed.extend_from_slice(&self.order[i..]);
         for &slot in &removed {
             let e = self.entries[slot as usize].take().expect("live slot");
-            self.changes.push(Change::of(&e));
+            self.changes.push(Change::of(&e, false));
         }
         if !added.is_empty() || !removed.is_empty() {
             let entries = &self.entries;
@@ -1483,7 +1502,7 @@ impl Quality {
             // The tickets a departure would pull into the neighbourhood,
             // nearest first, as `walk` would reach them, while each sorts
             // after every prefix.
-            let seed_change = Change::of(seed_e);
+            let seed_change = Change::of(seed_e, true);
             let (hot, id) = (&self.hot, seed_e.id);
             let (mut below, mut above) = s.frontier;
             let (mut count, mut far) = (0, reach);
@@ -1501,6 +1520,8 @@ impl Quality {
                     rating: t.rating,
                     experience: t.experience,
                     languages: t.languages,
+                    id: t.id,
+                    joined: true,
                 };
                 if pre.touched_by(&seed_change, &c, p) {
                     break;
@@ -1516,9 +1537,10 @@ impl Quality {
                 pre.beyond = f64::INFINITY;
                 pre.beyond_room = usize::MAX;
                 span = f64::INFINITY;
-            } else if count == 0 {
-                prefixes = None;
             } else {
+                // With `count` 0 the next ticket past the edge sorts into a
+                // prefix, so any departure from the neighbourhood makes the
+                // search stale; joins are still tested one by one.
                 pre.beyond = far;
                 pre.beyond_room = count;
                 span = far;
@@ -1843,6 +1865,15 @@ impl Policy for Quality {
         }
         let format = view.format;
         self.sync(view);
+        // A ticket taken last pass normally left since (a departure, which
+        // `sync` logged); if the engine refused its match it is still here,
+        // and to the seeds that searched after it was taken it has joined.
+        // Its slot is free only from the end of `sync`, so not reused yet.
+        for &s in &self.taken_slots {
+            if let Some(e) = self.entries[s as usize].as_ref() {
+                self.changes.push(Change::of(e, true));
+            }
+        }
         self.changes.sort_by(|a, b| a.rating.total_cmp(&b.rating));
         self.taken_now.clear();
         self.taken_slots.clear();
@@ -1854,7 +1885,7 @@ impl Policy for Quality {
             }
             let (changes, taken_now) = (&self.changes, &self.taken_now);
             let e = self.entries[seed as usize].as_mut().expect("live slot");
-            let facts = Change::of(e);
+            let facts = Change::of(e, true);
             if e.cache
                 .as_mut()
                 .is_none_or(|c| stale(&facts, c, changes, taken_now, &self.params))
@@ -1893,7 +1924,7 @@ impl Policy for Quality {
                 e.taken = true;
                 let at = hot_index(&self.hot, e);
                 self.hot[at].taken = true;
-                let c = Change::of(e);
+                let c = Change::of(e, false);
                 let at = self.taken_now.partition_point(|x| x.rating < c.rating);
                 self.taken_now.insert(at, c);
                 self.taken_slots.push(s);
@@ -1905,10 +1936,7 @@ impl Policy for Quality {
             });
         }
         self.order = order;
-        // A taken ticket normally leaves before the next pass; if the engine
-        // refused the match it stays, and the seeds near it search again.
         self.changes.clear();
-        self.changes.extend_from_slice(&self.taken_now);
         for &s in &self.taken_slots {
             if let Some(e) = self.entries[s as usize].as_mut() {
                 e.taken = false;
@@ -2329,16 +2357,23 @@ mod tests {
             }),
             fills: Vec::new(),
         };
+        let far_exp = 9.0;
         let change = |rating: f64, experience: f64, languages: u32| Change {
             rating,
             experience,
             languages,
+            id: TicketId(99),
+            joined: true,
+        };
+        let gone = |id: u32, rating: f64| Change {
+            id: TicketId(id),
+            joined: false,
+            ..change(rating, far_exp, 0b10)
         };
         let seed = change(1500.0, 6.0, 0b01);
         let stale = |cache: &mut SeedCache, changes: &[Change], taken: &[Change], p| {
             stale(&seed, cache, changes, taken, p)
         };
-        let far_exp = 9.0;
         // Nearer by rating than the last scanned ticket.
         assert!(stale(&mut cache(5), &[change(1529.0, far_exp, 0b10)], &[], &params));
         // A sharer within the language prefix; a non-sharer there is not.
@@ -2346,8 +2381,34 @@ mod tests {
         assert!(!stale(&mut cache(5), &[change(1455.0, far_exp, 0b10)], &[], &params));
         // Close in rating and experience together: key 45/1500 + 0.02/2.
         assert!(stale(&mut cache(5), &[change(1545.0, 6.02, 0b10)], &[], &params));
-        // Taken this pass counts as a change.
-        assert!(stale(&mut cache(5), &[], &[change(1510.0, far_exp, 0b10)], &params));
+        // Taken this pass, or gone, counts as a change only when a fill
+        // chose it: passing over a ticket changed nothing in a greedy fill.
+        let chose = |mut c: SeedCache, ids: &[u32]| {
+            c.fills.push(FillMemo {
+                ids: std::iter::once(7).chain(ids.iter().copied()).map(TicketId).collect(),
+                slots: Inline::new(),
+                enqueued: Inline::new(),
+                feasible: true,
+                bound: Criteria {
+                    balance: 1.0,
+                    skill: 1.0,
+                    experience: 1.0,
+                    top_player: 1.0,
+                    parties: 1.0,
+                    team_language: 1.0,
+                    match_language: 1.0,
+                    wait: 0.0,
+                },
+                splits: [None, None],
+            });
+            c
+        };
+        assert!(stale(&mut chose(cache(5), &[3, 4]), &[], &[gone(4, 1510.0)], &params));
+        assert!(stale(&mut chose(cache(5), &[4]), &[gone(4, 1510.0)], &[], &params));
+        assert!(!stale(&mut chose(cache(5), &[3]), &[], &[gone(4, 1510.0)], &params));
+        assert!(!stale(&mut chose(cache(5), &[3]), &[gone(4, 1510.0)], &[], &params));
+        // The seed is no fill's choice, so its id is not one either.
+        assert!(!stale(&mut chose(cache(5), &[3]), &[gone(7, 1510.0)], &[], &params));
         // Outside the span: never.
         assert!(!stale(&mut cache(0), &[change(1700.0, 6.0, 0b01)], &[], &params));
 
@@ -2364,9 +2425,9 @@ mod tests {
 
         // A rating-and-experience prefix past the neighbourhood's edge (at
         // 80 points; its key 0.07 is 105 points at equal experience): up to
-        // `beyond_room` changes within `beyond` keep the search, whatever
-        // their kind; one more and a departure may pull in a ticket that
-        // sorts into a prefix.
+        // `beyond_room` departures within `beyond` keep the search; one more
+        // may pull in a ticket that sorts into a prefix. A join pulls none
+        // in (it pushes one out).
         let past_edge = |beyond_room| {
             let mut c = cache(10);
             let p = c.prefixes.as_mut().expect("prefixes");
@@ -2374,11 +2435,13 @@ mod tests {
             (c.lo, c.hi) = (1410.0, 1590.0);
             c
         };
-        let out = change(1585.0, far_exp, 0b10);
+        let out = gone(5, 1585.0);
         let mut kept = past_edge(2);
         assert!(!stale(&mut kept, &[out], &[], &params));
         assert!(!stale(&mut kept, &[], &[out], &params));
-        assert!(stale(&mut kept, &[out], &[], &params), "the third change overflows");
+        assert!(stale(&mut kept, &[out], &[], &params), "the third departure overflows");
+        let joined = change(1585.0, far_exp, 0b10);
+        assert!(!stale(&mut past_edge(0), &[joined, joined, joined], &[], &params));
         // Past `beyond`, none count; within it a key below the prefix's
         // is a change into the prefix.
         assert!(!stale(&mut past_edge(0), &[change(1595.0, 6.0, 0b01)], &[], &params));
