@@ -35,9 +35,11 @@
 //! `QualityOracle` is that search done from scratch on every pass. `Quality`
 //! proposes exactly the same matches, but keeps what does not change
 //! between passes: each ticket's party facts; each seed's fills,
-//! re-searched only when a ticket that joined, left or was taken sorts into
-//! one of the prefixes the fills scanned, or when joins near the seed could
-//! have pushed a scanned neighbour out (`stale`); each fill's two splits;
+//! re-searched only when a ticket that joined sorts into one of the
+//! prefixes the fills scanned, when one a fill chose left or was taken,
+//! when joins near the seed could have pushed a chosen neighbour out, or
+//! when departures could have pulled in one past the edge that sorts into
+//! a prefix (`stale`); each fill's two splits;
 //! and, for a seed whose fills are kept, the first pass at which one of
 //! them can pass (`next_look`), before which the seed is skipped. A fill
 //! whose split-free criteria, with the split ones at their best bound,
