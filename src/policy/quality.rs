@@ -663,7 +663,7 @@ struct Prefixes {
     /// Distance of the farthest neighbour a fill chose.
     within: f64,
     /// How many more tickets the neighbourhood takes within `within`
-    /// before joins there push a chosen neighbour out: more changes there
+    /// before joins there push a chosen neighbour out: more joins there
     /// than this and the search is redone, whether or not one of them
     /// sorts into a prefix.
     room: usize,
@@ -673,8 +673,9 @@ struct Prefixes {
     /// neighbourhood, nearest first, that sort after every prefix, and how
     /// many they are. A ticket leaving the neighbourhood pulls the next one
     /// beyond it in; these can be pulled in without altering a fill, so up
-    /// to `beyond_room` changes within `beyond` keep the search. Without
-    /// such a prefix, `beyond_room` is unbounded.
+    /// to `beyond_room` departures within `beyond` keep the search. Without
+    /// such a prefix, or when every ticket past the edge was checked,
+    /// `beyond_room` is unbounded and `beyond` unread.
     beyond: f64,
     beyond_room: usize,
     /// Rounding slack, in rating points.
@@ -686,8 +687,9 @@ struct Prefixes {
 const BEYOND: usize = 16;
 
 /// Whether a change since the search of `seed` may have altered its fills:
-/// one in its span, or (with `prefixes`) one that sorts into a prefix or
-/// uses up the neighbourhood's room near the seed. Room used is kept off,
+/// one in its span, or (with `prefixes`) a join that sorts into a prefix,
+/// the departure of a ticket a fill chose, or joins or departures that use
+/// up the neighbourhood's room near the seed. Room used is kept off,
 /// since joins over several passes add up.
 fn stale(
     seed: &Change,
@@ -1536,7 +1538,6 @@ impl Quality {
                 // departure can pull in one that alters a fill. A ticket
                 // that joins past the edge could be pulled in later: the
                 // span reaches every join, so each is tested as it comes.
-                pre.beyond = f64::INFINITY;
                 pre.beyond_room = usize::MAX;
                 span = f64::INFINITY;
             } else {
