@@ -79,15 +79,15 @@ def si(x):
 # whole process (writing included) from GNU time.
 listing = out / "presets.list"
 if listing.exists():
-    rows = ["| preset | tickets | events | sim wall s | events/s | tickets/s | process wall s | peak RSS MB |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| preset | tickets | events | sim wall s | events/s | tickets/s | process wall s | peak RSS MB | searches (found the same) |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for line in listing.read_text().split("\n"):
         if not line.strip():
             continue
         name, path = line.split()
         perf_file = out / name / "perf.json"
         if not perf_file.exists():
-            rows.append(f"| `{path}` | failed: see {out / name}.time.txt | | | | | | |")
+            rows.append(f"| `{path}` | failed: see {out / name}.time.txt | | | | | | | |")
             continue
         perf = json.loads(perf_file.read_text())
         timing = (out / f"{name}.time.txt").read_text()
@@ -96,9 +96,14 @@ if listing.exists():
         secs = 0.0
         for part in elapsed.split(":"):
             secs = secs * 60 + float(part)
+        # The quality policy's searches, and the share that found what the
+        # seed had (perf.json `search`); other policies keep none.
+        work = perf.get("search")
+        searches = (f"{work['searches']:,} ({work['searches_unchanged'] / max(work['searches'], 1):.0%})"
+                    if work else "")
         rows.append(
             f"| `{path}` | {perf['tickets']:,} | {perf['events']:,} | {perf['wall_s']:.2f} "
-            f"| {si(perf['events_per_s'])} | {si(perf['tickets_per_s'])} | {secs:.2f} | {rss_kb / 1024:.0f} |")
+            f"| {si(perf['events_per_s'])} | {si(perf['tickets_per_s'])} | {secs:.2f} | {rss_kb / 1024:.0f} | {searches} |")
     text = replace(text, "presets", "\n".join(rows))
 
 # Criterion: every benchmark's mean from target/criterion/**/new/.

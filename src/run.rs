@@ -33,6 +33,10 @@ pub struct Perf {
     /// or playing, and joined once all were free.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_tickets_delayed: Option<u64>,
+    /// With the `quality` policy: seeds visited, searches, and searches
+    /// that found what the seed had (`policy::SearchWork`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub search: Option<crate::policy::SearchWork>,
 }
 
 /// Runs `scenario` with `seed`, handing every finished ticket and match to
@@ -90,6 +94,7 @@ pub fn run_logging(
             .trace
             .is_some()
             .then_some(out.stats.trace_tickets_delayed),
+        search: out.stats.search,
     };
     Ok(RunOutput {
         summary,

@@ -93,6 +93,8 @@ fn run_writes_every_output_and_reruns_byte_identically() {
     ] {
         assert!(perf.get(k).is_some(), "perf.json lacks {k}");
     }
+    // Only a policy that keeps searches reports them.
+    assert!(perf.get("search").is_none(), "{perf}");
     // Leftover temporaries would mean a file was not written whole.
     let partial = std::fs::read_dir(&a)
         .unwrap()
@@ -411,4 +413,42 @@ fn catalogue_lists_every_family_and_refuses_an_unknown_one() {
     assert!(String::from_utf8_lossy(&policies.stdout).starts_with("fixed-limit "));
     let bad = mmsim(&["catalogue", "nope"]);
     assert_eq!(bad.status.code(), Some(2), "{}", stderr(&bad));
+}
+
+/// The `quality` policy's work in `perf.json`: every search is a seed
+/// visit, some visits keep their search, and some searches find again
+/// what the seed had.
+#[test]
+fn perf_json_counts_the_quality_policy_s_searches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dota = scenario("dota2-5v5.toml");
+    let out = tmp.path().to_string_lossy().into_owned();
+    let o = mmsim(&[
+        "run",
+        dota.as_str(),
+        "--out",
+        out.as_str(),
+        "--quiet",
+        "--tables",
+        "none",
+        "--set",
+        "run.duration=\"40m\"",
+        "--set",
+        "run.warmup=\"5m\"",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let perf: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(tmp.path().join("perf.json")).unwrap()).unwrap();
+    let count = |k: &str| {
+        perf["search"][k]
+            .as_u64()
+            .unwrap_or_else(|| panic!("search.{k}: {perf}"))
+    };
+    let (visits, searches, unchanged) = (
+        count("seed_visits"),
+        count("searches"),
+        count("searches_unchanged"),
+    );
+    assert!(unchanged > 0 && unchanged < searches, "{perf}");
+    assert!(searches < visits, "{perf}");
 }

@@ -27,7 +27,9 @@ use crate::model::{
     MatchId, Party, PerTeam, Player, PlayerId, Rating, SimDuration, SimTime, TicketId,
 };
 use crate::outcome::{OutcomeModel, OutcomeRngs, TeamSkills};
-use crate::policy::{FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, Trigger};
+use crate::policy::{
+    FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger,
+};
 use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
 use crate::teams::TeamFormer;
@@ -151,6 +153,9 @@ pub struct EngineStats {
     pub proposals_rejected: u64,
     /// Traced tickets that waited for a member still queued or playing.
     pub trace_tickets_delayed: u64,
+    /// The policies' search work (`Policy::work`), summed over the regions'
+    /// or modes' instances; `None` when no policy reports any.
+    pub search: Option<SearchWork>,
 }
 
 /// Everything a run produced.
@@ -486,6 +491,7 @@ impl<'r> Simulation<'r> {
         for m in running {
             self.collector.match_row(m);
         }
+        self.stats.search = self.search_work();
         SimOutput {
             collector: self.collector,
             players: self.players,
@@ -493,6 +499,17 @@ impl<'r> Simulation<'r> {
             end: self.end,
             warmup_end: self.warmup_end,
         }
+    }
+
+    /// What every policy instance of the run reports of its search work.
+    fn search_work(&self) -> Option<SearchWork> {
+        let regional = self.regions.iter().flat_map(|r| r.policies.iter());
+        let modal = self.modes.iter().flat_map(|m| m.policies.iter());
+        std::iter::once(&self.parts.policy)
+            .chain(regional)
+            .chain(modal)
+            .filter_map(|p| p.work())
+            .reduce(|a, b| a + b)
     }
 
     fn schedule_next_arrival(&mut self) {

@@ -105,6 +105,34 @@ impl Proposal {
     }
 }
 
+/// What a policy that searches each seed's neighbourhood, and keeps the
+/// search while it stays current, did over a run (`perf.json` `search`):
+/// the measure of its cost that does not depend on the machine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SearchWork {
+    /// Seeds a pass came to (waiting, and not taken earlier in the pass).
+    pub seed_visits: u64,
+    /// Visits that searched the neighbourhood: a new seed, or one whose
+    /// kept search a change may have altered.
+    pub searches: u64,
+    /// Searches of a seed searched before that found the same candidates
+    /// it had: the most a finer rule for keeping searches could spare.
+    pub searches_unchanged: u64,
+}
+
+/// Two policies' work together (regions and modes run one each).
+impl std::ops::Add for SearchWork {
+    type Output = SearchWork;
+
+    fn add(self, o: SearchWork) -> SearchWork {
+        SearchWork {
+            seed_visits: self.seed_visits + o.seed_visits,
+            searches: self.searches + o.searches,
+            searches_unchanged: self.searches_unchanged + o.searches_unchanged,
+        }
+    }
+}
+
 /// A formed match as policies hear of it.
 #[derive(Clone, Debug)]
 pub struct FormedMatch<'a> {
@@ -143,6 +171,13 @@ pub trait Policy: Send {
     /// For `--explain`: the score a match seeded by a ticket that waited
     /// `waited_s` needs, for a policy with a falling quality threshold.
     fn score_threshold(&self, _waited_s: f64) -> Option<f64> {
+        None
+    }
+
+    /// For `perf.json`: how much searching a policy that keeps each seed's
+    /// search between passes did over the run; `None` (the default) for the
+    /// others. The engine reads it once, after the run.
+    fn work(&self) -> Option<SearchWork> {
         None
     }
 

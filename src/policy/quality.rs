@@ -49,7 +49,7 @@
 //! random pools and passes, and the tests search every kept seed again to
 //! check that its fills are current.
 
-use super::{Policy, PoolView, Proposal, Schedule, Trigger};
+use super::{Policy, PoolView, Proposal, Schedule, SearchWork, Trigger};
 use crate::model::{check, HumanDuration, ParamError, SimTime, TicketId};
 use crate::pool::{RatingKey, WaitingTicket};
 use rand::RngCore;
@@ -1013,6 +1013,7 @@ pub struct Quality {
     taken_slots: Vec<u32>,
     table: FillTable,
     scratch: Scratch,
+    work: SearchWork,
     /// Tests set this to search every seed whose cache was kept again and
     /// assert that the search finds the same fills.
     #[cfg(test)]
@@ -1041,6 +1042,8 @@ struct Scratch {
     spare: Vec<Vec<FillMemo>>,
     /// Where the last walk stopped in `hot`: the next index below and above.
     frontier: (usize, usize),
+    /// Whether the last search found the candidates the seed had before.
+    unchanged: bool,
 }
 
 /// A combined key and its neighbour index, ordered as the oracle's stable
@@ -1079,6 +1082,7 @@ impl Quality {
             taken_slots: Vec::new(),
             table: FillTable::default(),
             scratch: Scratch::default(),
+            work: SearchWork::default(),
             #[cfg(test)]
             check_kept: false,
             #[cfg(test)]
@@ -1266,6 +1270,7 @@ impl Quality {
             .cache
             .take();
         let mut old_fills = old.map(|c| c.fills).unwrap_or_default();
+        let (had, mut reused) = (old_fills.len(), 0);
         let p = &self.params;
         let s = &mut self.scratch;
         let entries = &self.entries;
@@ -1420,6 +1425,7 @@ impl Quality {
             }
             if let Some(k) = old_fills.iter().position(|f| f.ids == ids) {
                 fills.push(old_fills.swap_remove(k));
+                reused += 1;
                 continue;
             }
             let slots: Inline<u32> = std::iter::once(seed)
@@ -1549,6 +1555,9 @@ impl Quality {
                 span = far;
             }
         }
+        // Fills are distinct, so finding every old one again and no other
+        // means the same candidates.
+        s.unchanged = had > 0 && reused == had && fills.len() == had;
         old_fills.clear();
         s.spare.push(old_fills);
         SeedCache {
@@ -1886,6 +1895,7 @@ impl Policy for Quality {
             if e.taken || e.size > format.team_size {
                 continue;
             }
+            self.work.seed_visits += 1;
             let (changes, taken_now) = (&self.changes, &self.taken_now);
             let e = self.entries[seed as usize].as_mut().expect("live slot");
             let facts = Change::of(e, true);
@@ -1894,6 +1904,8 @@ impl Policy for Quality {
                 .is_none_or(|c| stale(&facts, c, changes, taken_now, &self.params))
             {
                 let cache = self.search(seed, format);
+                self.work.searches += 1;
+                self.work.searches_unchanged += u64::from(self.scratch.unchanged);
                 self.entries[seed as usize].as_mut().expect("live slot").cache = Some(cache);
             } else {
                 #[cfg(test)]
@@ -1951,6 +1963,10 @@ impl Policy for Quality {
 
     fn score_threshold(&self, waited_s: f64) -> Option<f64> {
         Some(self.params.threshold_at(waited_s))
+    }
+
+    fn work(&self) -> Option<SearchWork> {
+        Some(self.work)
     }
 
     fn match_score(&self, view: &PoolView<'_>, teams: &[Vec<TicketId>]) -> Option<f64> {
@@ -2581,6 +2597,72 @@ mod tests {
         assert_eq!(parties_bound(6, 5, 2, 5), 0.0);
         assert_eq!(parties_bound(10, 1, 2, 5), 1.0);
         assert_eq!(parties_bound(9, 2, 2, 5), 0.75);
+    }
+
+    /// `perf.json`'s `search`: a new seed is searched, a kept one is not,
+    /// a join searches again only the seeds it is nearest to, and a search
+    /// of an unchanged pool counts as finding the same candidates.
+    #[test]
+    fn search_work_counts_visits_searches_and_searches_that_found_the_same() {
+        // 1v1 on one language and alike experience: each seed's one
+        // candidate is its nearest rating. Nothing reaches a flat 1.0.
+        let format = MatchFormat { teams: 2, team_size: 1, roles: None };
+        let params = QualityParams {
+            threshold: 1.0,
+            threshold_floor: 1.0,
+            threshold_fall_per_s: 0.0,
+            neighbours: 4,
+            ..QualityParams::default()
+        };
+        let mut players: Vec<Player> = Vec::new();
+        let mut pool = Pool::default();
+        let join = |pool: &mut Pool, players: &mut Vec<Player>, r: f64| {
+            let id = PlayerId(players.len() as u32);
+            let mut pl = Player::new(id, r, Rating::new(r, 100.0, 0.06));
+            pl.languages = 1;
+            pl.games = 100;
+            players.push(pl);
+            let mut party = crate::model::Party::new();
+            party.push(id);
+            pool.insert(WaitingTicket {
+                id: TicketId(id.0),
+                players: party,
+                rating: r,
+                enqueued: SimTime::ZERO,
+                requeue: false,
+                roles: crate::teams::PartyRoles::new(),
+            });
+        };
+        // 1000, 1010, ..., 1110.
+        for i in 0..12 {
+            join(&mut pool, &mut players, 1000.0 + 10.0 * i as f64);
+        }
+        let mut q = Quality::new(params);
+        let mut rng = Pcg64::seed_from_u64(1);
+        let mut pass = |q: &mut Quality, pool: &Pool, players: &[Player], s: u64| {
+            let view = PoolView { now: SimTime::from_ms(s * 1000), pool, players, format };
+            let mut out = Vec::new();
+            q.propose(&view, Trigger::Tick, &mut rng, &mut out);
+            assert!(out.is_empty(), "nothing reaches the threshold");
+            q.work().expect("quality reports its work")
+        };
+        let work = |seed_visits, searches, searches_unchanged| SearchWork {
+            seed_visits,
+            searches,
+            searches_unchanged,
+        };
+        assert_eq!(pass(&mut q, &pool, &players, 1), work(12, 12, 0));
+        // Nothing changed: every seed is visited, none searched.
+        assert_eq!(pass(&mut q, &pool, &players, 2), work(24, 12, 0));
+        // Searching a seed again on the same pool finds what it had.
+        let seed = q.order[3];
+        let again = q.search(seed, format);
+        q.entries[seed as usize].as_mut().expect("live slot").cache = Some(again);
+        assert!(q.scratch.unchanged);
+        // 1055 joins: it is searched, and so are 1050 and 1060, the only
+        // seeds whose nearest it now is (each took the neighbour 10 below).
+        join(&mut pool, &mut players, 1055.0);
+        assert_eq!(pass(&mut q, &pool, &players, 3), work(37, 15, 0));
     }
 
     #[test]
