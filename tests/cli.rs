@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod common;
-use common::{mmsim, scenario, stderr};
+use common::{mmsim, scenario, short_run, stderr};
 
 fn run_to(dir: &Path, extra: &[&str]) -> Output {
     let smoke = scenario("smoke.toml");
@@ -421,22 +421,7 @@ fn catalogue_lists_every_family_and_refuses_an_unknown_one() {
 #[test]
 fn perf_json_counts_the_quality_policy_s_searches() {
     let tmp = tempfile::tempdir().unwrap();
-    let dota = scenario("dota2-5v5.toml");
-    let out = tmp.path().to_string_lossy().into_owned();
-    let o = mmsim(&[
-        "run",
-        dota.as_str(),
-        "--out",
-        out.as_str(),
-        "--quiet",
-        "--tables",
-        "none",
-        "--set",
-        "run.duration=\"40m\"",
-        "--set",
-        "run.warmup=\"5m\"",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    short_run("dota2-5v5.toml", tmp.path(), &[]);
     let perf: serde_json::Value =
         serde_json::from_slice(&std::fs::read(tmp.path().join("perf.json")).unwrap()).unwrap();
     let count = |k: &str| {

@@ -4,33 +4,12 @@
 
 mod common;
 
-use common::{mmsim, scenario, stderr};
+use common::{mmsim, short_run as run, stderr};
 use serde_json::Value;
 use std::path::Path;
 
 fn p(path: &Path) -> &str {
     path.to_str().unwrap()
-}
-
-/// A short run of `name` into `dir`, with extra arguments.
-fn run(name: &str, dir: &Path, extra: &[&str]) {
-    let file = scenario(name);
-    let mut args = vec![
-        "run",
-        file.as_str(),
-        "--out",
-        p(dir),
-        "--quiet",
-        "--tables",
-        "none",
-        "--set",
-        "run.duration=\"40m\"",
-        "--set",
-        "run.warmup=\"5m\"",
-    ];
-    args.extend_from_slice(extra);
-    let o = mmsim(&args);
-    assert!(o.status.success(), "{name}: {}", stderr(&o));
 }
 
 fn compare_json(args: &[&str]) -> Value {

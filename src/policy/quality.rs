@@ -2604,6 +2604,7 @@ mod tests {
     /// of an unchanged pool counts as finding the same candidates.
     #[test]
     fn search_work_counts_visits_searches_and_searches_that_found_the_same() {
+        use crate::policy::testkit::Harness;
         // 1v1 on one language and alike experience: each seed's one
         // candidate is its nearest rating. Nothing reaches a flat 1.0.
         let format = MatchFormat { teams: 2, team_size: 1, roles: None };
@@ -2614,55 +2615,37 @@ mod tests {
             neighbours: 4,
             ..QualityParams::default()
         };
-        let mut players: Vec<Player> = Vec::new();
-        let mut pool = Pool::default();
-        let join = |pool: &mut Pool, players: &mut Vec<Player>, r: f64| {
-            let id = PlayerId(players.len() as u32);
-            let mut pl = Player::new(id, r, Rating::new(r, 100.0, 0.06));
-            pl.languages = 1;
-            pl.games = 100;
-            players.push(pl);
-            let mut party = crate::model::Party::new();
-            party.push(id);
-            pool.insert(WaitingTicket {
-                id: TicketId(id.0),
-                players: party,
-                rating: r,
-                enqueued: SimTime::ZERO,
-                requeue: false,
-                roles: crate::teams::PartyRoles::new(),
-            });
-        };
-        // 1000, 1010, ..., 1110.
-        for i in 0..12 {
-            join(&mut pool, &mut players, 1000.0 + 10.0 * i as f64);
+        // 1000, 1010, ..., 1110, and 1055 to join later.
+        let mut ratings: Vec<f64> = (0..12).map(|i| 1000.0 + 10.0 * i as f64).collect();
+        ratings.push(1055.0);
+        let mut h = Harness::typed(Quality::new(params));
+        h.format = format;
+        h.population(&ratings);
+        for (i, &r) in ratings[..12].iter().enumerate() {
+            h.join(i as u32, r, 0.0);
         }
-        let mut q = Quality::new(params);
-        let mut rng = Pcg64::seed_from_u64(1);
-        let mut pass = |q: &mut Quality, pool: &Pool, players: &[Player], s: u64| {
-            let view = PoolView { now: SimTime::from_ms(s * 1000), pool, players, format };
-            let mut out = Vec::new();
-            q.propose(&view, Trigger::Tick, &mut rng, &mut out);
-            assert!(out.is_empty(), "nothing reaches the threshold");
-            q.work().expect("quality reports its work")
+        let pass = |h: &mut Harness<Quality>, s: f64| {
+            assert!(h.tick(s).is_empty(), "nothing reaches the threshold");
+            h.policy.work().expect("quality reports its work")
         };
         let work = |seed_visits, searches, searches_unchanged| SearchWork {
             seed_visits,
             searches,
             searches_unchanged,
         };
-        assert_eq!(pass(&mut q, &pool, &players, 1), work(12, 12, 0));
+        assert_eq!(pass(&mut h, 1.0), work(12, 12, 0));
         // Nothing changed: every seed is visited, none searched.
-        assert_eq!(pass(&mut q, &pool, &players, 2), work(24, 12, 0));
+        assert_eq!(pass(&mut h, 2.0), work(24, 12, 0));
         // Searching a seed again on the same pool finds what it had.
+        let q = &mut h.policy;
         let seed = q.order[3];
         let again = q.search(seed, format);
         q.entries[seed as usize].as_mut().expect("live slot").cache = Some(again);
         assert!(q.scratch.unchanged);
         // 1055 joins: it is searched, and so are 1050 and 1060, the only
         // seeds whose nearest it now is (each took the neighbour 10 below).
-        join(&mut pool, &mut players, 1055.0);
-        assert_eq!(pass(&mut q, &pool, &players, 3), work(37, 15, 0));
+        h.join(12, 1055.0, 2.5);
+        assert_eq!(pass(&mut h, 3.0), work(37, 15, 0));
     }
 
     #[test]

@@ -16,10 +16,12 @@ pub struct Formed {
     pub rating_weight: f64,
 }
 
-pub struct Harness {
+/// `P` is the policy's own type when a test reads its state between calls;
+/// otherwise any policy, boxed.
+pub struct Harness<P: Policy + ?Sized = dyn Policy> {
     pub pool: Pool,
     pub players: Vec<Player>,
-    pub policy: Box<dyn Policy>,
+    pub policy: Box<P>,
     pub rng: Pcg64,
     pub formed: Vec<Formed>,
     pub format: MatchFormat,
@@ -27,6 +29,20 @@ pub struct Harness {
 
 impl Harness {
     pub fn new(policy: Box<dyn Policy>) -> Self {
+        Harness::with(policy)
+    }
+}
+
+impl<P: Policy> Harness<P> {
+    /// A harness whose `policy` keeps its own type, for tests that read
+    /// its state between calls.
+    pub fn typed(policy: P) -> Self {
+        Harness::with(Box::new(policy))
+    }
+}
+
+impl<P: Policy + ?Sized> Harness<P> {
+    fn with(policy: Box<P>) -> Self {
         Harness {
             pool: Pool::default(),
             players: Vec::new(),
