@@ -104,9 +104,9 @@ pub enum GamesDist {
 
 pub fn generate(size: u32, dist: &SkillDist, initial: Rating, rng: &mut Pcg64) -> Vec<Player> {
     let mut draw = skill_sampler(dist);
-    (0..size)
-        .map(|i| Player::new(PlayerId(i), draw(rng), initial))
-        .collect()
+    super::memory::collect_on_huge_pages(
+        (0..size).map(|i| Player::new(PlayerId(i), draw(rng), initial)),
+    )
 }
 
 /// Draws the attributes `pop` configures, after every skill has been drawn

@@ -178,6 +178,14 @@ impl<E> EventQueue<E> {
         Some((s.time, s.event))
     }
 
+    /// The heap's next event, if one is there: not always the queue's next
+    /// (a lane or a timer may come first), which is fine for what it is
+    /// for, loading into the cache what that event will read.
+    #[inline]
+    pub fn peek_heap(&mut self) -> Option<&E> {
+        self.heap.peek_bucketed()
+    }
+
     pub fn len(&self) -> usize {
         self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>() + self.timers.len()
     }

@@ -134,6 +134,17 @@ impl<E> RadixHeap<E> {
         }
     }
 
+    /// The event of the smallest bucketed key, if any (keys pushed early
+    /// are left out: they are rare, and this only serves look-ahead hints).
+    #[inline]
+    pub fn peek_bucketed(&mut self) -> Option<&E> {
+        if self.normalise() {
+            self.buckets[0].last().map(|e| &e.1)
+        } else {
+            None
+        }
+    }
+
     /// Removes the entry with the smallest key.
     #[inline]
     pub fn pop(&mut self) -> Option<(u128, E)> {
@@ -182,6 +193,11 @@ mod tests {
                     oracle.push(Reverse((key, i)));
                 }
                 prop_assert_eq!(radix.len(), oracle.len());
+                // The look-ahead names the next event whenever no key was
+                // pushed early, and looking never changes what pops next.
+                if radix.early.is_empty() {
+                    prop_assert_eq!(radix.peek_bucketed().copied(), oracle.peek().map(|Reverse(e)| e.1));
+                }
                 prop_assert_eq!(radix.peek_key(), oracle.peek().map(|Reverse(e)| e.0));
             }
             while let Some(Reverse(want)) = oracle.pop() {

@@ -11,18 +11,13 @@ use crate::model::{Player, PlayerId, Rating};
 /// at their first row's rating (the rating system's other fields as `initial`
 /// has them) with the trace's true skill.
 pub(super) fn players(trace: &Trace, initial: Rating) -> Vec<Player> {
-    trace
-        .players
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let rating = Rating {
-                value: p.rating,
-                ..initial
-            };
-            Player::new(PlayerId(i as u32), p.true_skill, rating)
-        })
-        .collect()
+    crate::engine::memory::collect_on_huge_pages(trace.players.iter().enumerate().map(|(i, p)| {
+        let rating = Rating {
+            value: p.rating,
+            ..initial
+        };
+        Player::new(PlayerId(i as u32), p.true_skill, rating)
+    }))
 }
 
 /// Gives the players the roles the trace names, after `roles::draw` drew
