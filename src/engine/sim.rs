@@ -576,11 +576,16 @@ impl<'r> Simulation<'r> {
     /// that the cache miss on a random player's record overlaps the events
     /// before that arrival instead of stalling its join.
     fn prefetch_next_arrival(&self) {
-        let next = self.next_arrival_players();
-        let solo = next.len() == 1;
-        for p in &next {
+        self.prefetch_join(&self.next_arrival_players());
+    }
+
+    /// Prefetches the one field of each member's record that the party's
+    /// join reads (`enqueue`): the solo rating alone, the party rating in a
+    /// party.
+    fn prefetch_join(&self, party: &[PlayerId]) {
+        let solo = party.len() == 1;
+        for p in party {
             let player = &self.players[p.index()];
-            // The one field the join reads (`enqueue`).
             prefetch(if solo {
                 &player.rating
             } else {
@@ -611,18 +616,7 @@ impl<'r> Simulation<'r> {
     /// read: a returning party's ratings, or a finished match's players.
     fn prefetch_next_heap_event(&mut self) {
         match self.queue.peek_heap() {
-            Some(&Event::Requeue(slot)) => {
-                let party = &self.returning[slot as usize];
-                let solo = party.len() == 1;
-                for p in party {
-                    let player = &self.players[p.index()];
-                    prefetch(if solo {
-                        &player.rating
-                    } else {
-                        &player.party_rating
-                    });
-                }
-            }
+            Some(&Event::Requeue(slot)) => self.prefetch_join(&self.returning[slot as usize]),
             Some(&Event::MatchEnd(Slot(s))) => {
                 for p in &self.active[s as usize].members {
                     prefetch(&self.players[p.index()]);
