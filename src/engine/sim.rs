@@ -533,8 +533,7 @@ impl<'r> Simulation<'r> {
         // stream stays aligned across policies (common random numbers).
         let u_keep: f64 = self.rng_arrivals.random();
         let u_size: f64 = self.rng_arrivals.random();
-        let cdf = &self.config.arrivals.party_size_cdf;
-        let mut size = cdf.partition_point(|&c| c <= u_size).min(cdf.len() - 1) + 1;
+        let mut size = party_size(&self.config.arrivals.party_size_cdf, u_size);
         let drawn = if self.modes.is_some() {
             let (m, s) = self.arrival_mode(u_size);
             size = s;
@@ -542,10 +541,7 @@ impl<'r> Simulation<'r> {
         } else {
             None
         };
-        let n = self.players.len() as u32;
-        let members: Party = (0..size)
-            .map(|_| PlayerId(self.rng_arrivals.random_range(0..n)))
-            .collect();
+        let members = draw_members(&mut self.rng_arrivals, size, self.players.len());
         let arrivals = &self.config.arrivals;
         let patience = draw_patience(&arrivals.patience, &mut self.rng_arrivals);
         self.prefetch_next_arrival();
@@ -603,13 +599,8 @@ impl<'r> Simulation<'r> {
         let mut peek = self.rng_arrivals.clone();
         let _gap: f64 = Exp1.sample(&mut peek);
         let _u_keep: f64 = peek.random();
-        let u_size: f64 = peek.random();
-        let cdf = &self.config.arrivals.party_size_cdf;
-        let size = cdf.partition_point(|&c| c <= u_size).min(cdf.len() - 1) + 1;
-        let n = self.players.len() as u32;
-        (0..size)
-            .map(|_| PlayerId(peek.random_range(0..n)))
-            .collect()
+        let size = party_size(&self.config.arrivals.party_size_cdf, peek.random());
+        draw_members(&mut peek, size, self.players.len())
     }
 
     /// Starts loading the player records that the heap's next event will
@@ -1407,6 +1398,22 @@ fn prefetch<T>(x: &T) {
     let _ = x;
 }
 
+/// The party size that the uniform draw `u` picks from a cumulative
+/// distribution of sizes 1, 2, ... (a `u` past the last step picks the
+/// largest size).
+pub(super) fn party_size(cdf: &[f64], u: f64) -> usize {
+    cdf.partition_point(|&c| c <= u).min(cdf.len() - 1) + 1
+}
+
+/// A fresh party's `size` members, drawn uniformly (with repeats, which the
+/// arrival then refuses) from `n` players.
+fn draw_members(rng: &mut Pcg64, size: usize, n: usize) -> Party {
+    let n = n as u32;
+    (0..size)
+        .map(|_| PlayerId(rng.random_range(0..n)))
+        .collect()
+}
+
 fn draw_patience(p: &Patience, rng: &mut Pcg64) -> Option<SimDuration> {
     match p {
         Patience::Exponential { mean } => {
@@ -1425,16 +1432,25 @@ mod tests {
     use crate::scenario::from_text;
     use std::path::Path;
 
+    /// A simulation of the scenario file `text`, nothing run yet.
+    fn simulation<'r>(text: &str, seed: u64, rows: &'r mut dyn RowSink) -> Simulation<'r> {
+        let s = from_text(text, Path::new("test.toml"), &[])
+            .expect("test scenario is valid")
+            .scenario;
+        Simulation::new(
+            Config::from_scenario(&s),
+            seed,
+            Parts::from_scenario(&s),
+            rows,
+        )
+    }
+
     /// The prefetch's look-ahead repeats `on_arrival`'s draws: the players
     /// it names are the players of the next arrival that joins. (Were they
     /// out of step, nothing would be wrong but the speed-up would be gone.)
     #[test]
     fn the_look_ahead_names_the_next_arrival_s_players() {
         // Parties of one to five, so a draw out of step would show.
-        let text = include_str!("../../scenarios/dota2-5v5.toml");
-        let s = from_text(text, Path::new("dota2-5v5.toml"), &[])
-            .unwrap()
-            .scenario;
         struct Joined(Vec<Vec<PlayerId>>);
         impl TicketLog for Joined {
             fn enqueued(
@@ -1450,13 +1466,8 @@ mod tests {
             }
         }
         let (mut rows, mut joined) = (NoRows, Joined(Vec::new()));
-        let mut sim = Simulation::new(
-            Config::from_scenario(&s),
-            7,
-            Parts::from_scenario(&s),
-            &mut rows,
-        )
-        .with_log(&mut joined);
+        let text = include_str!("../../scenarios/dota2-5v5.toml");
+        let mut sim = simulation(text, 7, &mut rows).with_log(&mut joined);
         let mut predicted = Vec::new();
         for _ in 0..300 {
             let next = sim.next_arrival_players();
@@ -1477,17 +1488,8 @@ mod tests {
     /// however many of them there are: no panic, nothing formed.
     #[test]
     fn a_proposal_of_tickets_gone_from_the_pool_is_refused() {
-        let text = include_str!("../../scenarios/smoke.toml");
-        let s = from_text(text, Path::new("smoke.toml"), &[])
-            .unwrap()
-            .scenario;
         let mut rows = NoRows;
-        let mut sim = Simulation::new(
-            Config::from_scenario(&s),
-            1,
-            Parts::from_scenario(&s),
-            &mut rows,
-        );
+        let mut sim = simulation(include_str!("../../scenarios/smoke.toml"), 1, &mut rows);
         sim.form(Proposal::new((100..110).map(TicketId).collect()));
         assert_eq!(sim.stats.proposals_rejected, 1);
         assert_eq!(sim.stats.matches, 0);

@@ -18,8 +18,7 @@ impl Simulation<'_> {
     pub(super) fn arrival_mode(&mut self, u_size: f64) -> (u8, usize) {
         let m = self.modes.as_mut().expect("modes are on");
         let drawn = m.draw_fresh();
-        let cdf = &m.config.modes[drawn].party_size_cdf;
-        let size = cdf.partition_point(|&c| c <= u_size).min(cdf.len() - 1) + 1;
+        let size = super::party_size(&m.config.modes[drawn].party_size_cdf, u_size);
         (drawn as u8, size)
     }
 
