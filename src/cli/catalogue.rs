@@ -1,7 +1,7 @@
 //! `mmsim catalogue` and `mmsim policies`: every plug-in family's catalogue
 //! as terminal text or as the Markdown tables the docs embed, so a plug-in
 //! declared in its family's `plugins!` line is listed without a hand edit
-//! (`tests/docs_catalogue.rs` fails when a doc's table falls behind).
+//! (`tests/it/docs_catalogue.rs` fails when a doc's table falls behind).
 
 use crate::model::registry::Entry;
 

@@ -3,7 +3,7 @@
 //! pairing: the seeds, and the population and match format of the scenario
 //! the folder saved.
 
-use super::{write_artifacts, CliError, OutDir};
+use super::{artifacts_sha256, write_artifacts, CliError, OutDir};
 use crate::report::compare::{self, Arm, ArmKind, SeedRun};
 use crate::scenario::{self, provenance};
 use serde_json::Value;
@@ -30,7 +30,7 @@ pub fn compare_command(
     let c = compare::compare(arms);
     let artifacts = compare::artifacts(&c)?;
     write_artifacts(held.path(), &artifacts)?;
-    held.commit()?;
+    held.commit(&artifacts_sha256(&artifacts))?;
     if json {
         let mut v = compare::to_json(&c);
         if versions.iter().any(|v| v != &versions[0]) {

@@ -1,5 +1,6 @@
 //! Ctrl-C and SIGTERM while an output is being written: stop at once with
-//! exit 130 or 143 and leave `--out` as it was.
+//! exit 130 or 143, leave `--out` whole (as it was, or the new output if
+//! the swap had happened), and say which.
 //!
 //! No flag reaches the engine, so the hot path pays nothing: every byte of
 //! a new output goes to a staging folder beside the target (`OutDir`), so
@@ -17,6 +18,11 @@ struct Registered {
     staging: PathBuf,
     lock: PathBuf,
     resumable: bool,
+    /// The folder the output goes to, named in the stop message.
+    target: PathBuf,
+    /// The new output is in place: the stop message must not say that
+    /// nothing changed.
+    swapped: bool,
 }
 
 static OUTPUTS: Mutex<Vec<Registered>> = Mutex::new(Vec::new());
@@ -41,11 +47,13 @@ pub fn registering() -> Registering {
 
 impl Registering {
     /// Records an output being written.
-    pub fn add(mut self, staging: &Path, lock: &Path, resumable: bool) {
+    pub fn add(mut self, staging: &Path, lock: &Path, target: &Path, resumable: bool) {
         self.0.push(Registered {
             staging: staging.to_owned(),
             lock: lock.to_owned(),
             resumable,
+            target: target.to_owned(),
+            swapped: false,
         });
     }
 }
@@ -56,6 +64,7 @@ impl Registering {
 pub fn committed(staging: &Path) {
     for r in outputs().iter_mut().filter(|r| r.staging == staging) {
         r.resumable = false;
+        r.swapped = true;
     }
 }
 
@@ -97,6 +106,16 @@ pub fn watch() {
 #[cfg(not(unix))]
 pub fn watch() {}
 
+/// What the stop says of one output: the truth about its folder at exit.
+fn stop_message(signal: &str, r: &Registered) -> String {
+    let target = r.target.display();
+    if r.swapped {
+        format!("mmsim: stopped by {signal}; {target} holds the new output, complete")
+    } else {
+        format!("mmsim: stopped by {signal}; nothing was changed in {target}")
+    }
+}
+
 #[cfg(unix)]
 fn stop(sig: i32) -> ! {
     let _swap = swapping();
@@ -109,6 +128,7 @@ fn stop(sig: i32) -> ! {
     let mut kept = Vec::new();
     let outputs = outputs();
     for r in outputs.iter() {
+        eprintln!("{}", stop_message(name, r));
         if r.resumable {
             kept.push(r.staging.display().to_string());
         } else {
@@ -124,11 +144,41 @@ fn stop(sig: i32) -> ! {
         }
         let _ = std::fs::remove_file(&r.lock);
     }
-    if !outputs.is_empty() {
-        eprintln!("mmsim: stopped by {name}; nothing was changed in --out");
-    }
     for k in kept {
         eprintln!("mmsim: finished runs are kept in {k}; the same command resumes them");
     }
     std::process::exit(128 + sig)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 31: a signal just after the swap said "nothing was changed"
+    /// of a folder that held the new output.
+    #[test]
+    fn the_stop_message_follows_the_swap() {
+        let staging = Path::new("/t/.run.mmsim-staging");
+        registering().add(
+            staging,
+            Path::new("/t/.run.mmsim-lock"),
+            Path::new("/t/run"),
+            false,
+        );
+        let said = |o: &Vec<Registered>| {
+            let r = o.iter().find(|r| r.staging == staging).unwrap();
+            stop_message("SIGINT", r)
+        };
+        assert_eq!(
+            said(&outputs()),
+            "mmsim: stopped by SIGINT; nothing was changed in /t/run"
+        );
+        committed(staging);
+        assert_eq!(
+            said(&outputs()),
+            "mmsim: stopped by SIGINT; /t/run holds the new output, complete"
+        );
+        unregister(staging);
+        assert!(outputs().iter().all(|r| r.staging != staging));
+    }
 }

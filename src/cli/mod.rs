@@ -33,8 +33,8 @@ mod tune;
 mod write;
 
 pub use write::{
-    check_writable, json_bytes, write_artifacts, write_whole, OutDir, PartialFile, RunFiles,
-    JOBS_DIR,
+    artifacts_sha256, check_writable, json_bytes, write_artifacts, write_whole, OutDir,
+    PartialFile, RunFiles, JOBS_DIR,
 };
 
 use crate::scenario::{self, LoadedScenario};
@@ -596,7 +596,7 @@ fn run_command(
         &json_bytes(&with_provenance(&out.perf, &provenance)),
     )?;
     let target = out_dir.target().to_owned();
-    out_dir.commit()?;
+    out_dir.commit(&provenance.scenario_sha256)?;
     say!(
         "{}",
         crate::report::text::run_line(&s.run.name, &out.summary, &target)

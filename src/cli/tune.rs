@@ -229,8 +229,10 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let n = shards.len();
             let (table, provenance) = sweep::merge(shards).map_err(CliError::BadInput)?;
             let dir = out.unwrap_or_else(|| dirs[0].clone());
-            let held = super::OutDir::lock(&dir, false).map_err(CliError::BadInput)?;
-            // Merging into the shards' folder keeps the shards.
+            // The shards just read and checked may stand beside a marked
+            // output; merging into their folder keeps them.
+            let held = super::OutDir::lock_keeping(&dir, false, &sweep::is_shard_name)
+                .map_err(CliError::BadInput)?;
             held.carry(sweep::is_shard_name)?;
             say!("merged {n} shards");
             finish_sweep(held, &table, &provenance)
@@ -323,7 +325,7 @@ fn finish_sweep(
         &json_bytes(&with_provenance(&json!({"seeds": table.seeds}), provenance)),
     )?;
     let target = held.target().to_owned();
-    held.commit()?;
+    held.commit(&provenance.scenario_sha256)?;
     say_raw!("{}", crate::report::sweep::render_text(table));
     let names: Vec<&str> = artifacts.iter().map(|a| a.name.as_str()).collect();
     say!("→ {} ({})", target.display(), names.join(", "));
@@ -426,7 +428,7 @@ pub fn run_replicated(
     )?;
     write_whole(&dir, "scenario.toml", loaded.text.as_bytes())?;
     let target = held.target().to_owned();
-    held.commit()?;
+    held.commit(&provenance.scenario_sha256)?;
     say!(
         "{}",
         text::replications_line(&s.run.name, &seeds, &agg, &target)

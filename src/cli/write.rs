@@ -130,6 +130,17 @@ impl OutDir {
     /// Takes `dir` for a new output. `resumable`: keep the staging folder
     /// of an interrupted attempt (its finished runs) instead of clearing it.
     pub fn lock(dir: &Path, resumable: bool) -> std::result::Result<OutDir, String> {
+        Self::lock_keeping(dir, resumable, &|_| false)
+    }
+
+    /// `lock`, where the entries `also_ours` names may stand in the target
+    /// beside a marked output (the shard files `merge` has just read and
+    /// checked, which it carries over).
+    pub fn lock_keeping(
+        dir: &Path,
+        resumable: bool,
+        also_ours: &dyn Fn(&str) -> bool,
+    ) -> std::result::Result<OutDir, String> {
         let shown = dir.display();
         let target = if dir.file_name().is_some() {
             dir.to_owned()
@@ -151,9 +162,9 @@ impl OutDir {
                     "--out {shown}: is a file; the output is a folder, choose another --out"
                 ));
             }
-            if let Some(foreign) = foreign_entry(&target) {
+            if let Some(foreign) = foreign_entry(&target, also_ours) {
                 return Err(format!(
-                    "--out {shown}: holds `{foreign}`, which mmsim did not write; a new output replaces the whole folder, so choose a new or empty folder or one mmsim wrote"
+                    "--out {shown}: holds `{foreign}`, which mmsim did not write (an output folder is mmsim's only when its {MARKER} lists every entry); a new output replaces the whole folder, so choose a new or empty folder, or move `{foreign}` out"
                 ));
             }
         }
@@ -197,7 +208,7 @@ impl OutDir {
         let probe = held.staging.join(".mmsim-probe");
         std::fs::File::create(&probe).map_err(cannot)?;
         std::fs::remove_file(&probe).map_err(cannot)?;
-        registering.add(&held.staging, &held.lock, resumable);
+        registering.add(&held.staging, &held.lock, &held.target, resumable);
         let mut held = held;
         held.registered = true;
         Ok(held)
@@ -256,12 +267,26 @@ impl OutDir {
     /// Killed after the exchange or the second step, the previous output
     /// is left under the staging or old name, and the next writer removes
     /// it. SIGINT and SIGTERM wait for the swap to finish (`interrupt`).
-    pub fn commit(mut self) -> Result<()> {
+    ///
+    /// Last before the swap, `MARKER` is written, listing what the folder
+    /// holds and `run_sha256`, the run's identity: the next writer replaces
+    /// the folder only while it holds nothing else.
+    pub fn commit(mut self, run_sha256: &str) -> Result<()> {
         let jobs = self.staging.join(JOBS_DIR);
         if jobs.exists() {
             std::fs::remove_dir_all(&jobs)
                 .with_context(|| format!("cannot remove {}", jobs.display()))?;
         }
+        let marker = Marker {
+            mmsim_version: crate::scenario::provenance::MMSIM_VERSION.to_owned(),
+            run_sha256: run_sha256.to_owned(),
+            entries: entry_names(&self.staging)
+                .with_context(|| format!("cannot list {}", self.staging.display()))?
+                .into_iter()
+                .filter(|n| n != MARKER)
+                .collect(),
+        };
+        write_whole(&self.staging, MARKER, &json_bytes(&marker))?;
         let _swapping = super::interrupt::swapping();
         swap(&self.target, &self.staging, &self.old, true).with_context(|| {
             format!(
@@ -319,42 +344,65 @@ fn rename_exchange(_a: &Path, _b: &Path) -> std::io::Result<()> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
-/// The first entry of `dir` that no mmsim output holds, if any: the swap
-/// replaces the whole folder, so it must not be someone's other files.
-fn foreign_entry(dir: &Path) -> Option<String> {
-    const OURS: [&str; 15] = [
-        "summary.json",
-        "compare.html",
-        "compare.json",
-        "wait_quantiles.json",
-        "perf.json",
-        "scenario.toml",
-        "report.html",
-        "tickets.parquet",
-        "matches.parquet",
-        "queue.parquet",
-        "by_hour.parquet",
-        "plots",
-        "replications",
-        "provenance.json",
-        "sweep.csv",
-    ];
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .ok()?
-        .filter_map(|e| e.ok())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
+/// The file, inside every output folder mmsim swaps in, that says the
+/// folder is mmsim's: the version, the run's hash and every entry the
+/// output holds. Only a folder carrying it may be replaced, and only while
+/// it holds nothing else: a file's name alone (`summary.json`) proves
+/// nothing, and a user's file added to an output folder later is theirs.
+pub const MARKER: &str = ".mmsim-output.json";
+
+/// What `MARKER` holds.
+#[derive(serde::Serialize, serde::Deserialize, Debug, PartialEq)]
+struct Marker {
+    mmsim_version: String,
+    /// The run's identity: the effective scenario's SHA-256 for a run,
+    /// sweep or replication; the comparison's own hash for `compare`.
+    run_sha256: String,
+    /// The folder's top-level entries as written, sorted.
+    entries: Vec<String>,
+}
+
+fn entry_names(dir: &Path) -> std::io::Result<Vec<String>> {
+    let mut names = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<std::io::Result<Vec<String>>>()?;
     names.sort();
-    let ours = |n: &str| {
-        OURS.contains(&n)
-            || n.starts_with("sweep")
-            || (n.starts_with("shard-") && n.ends_with(".json"))
-            || (n.starts_with('.') && (n.contains(".partial-") || n.contains("mmsim")))
+    Ok(names)
+}
+
+/// Why `dir` may not be replaced, if it may not: the first entry (sorted)
+/// that mmsim's marker does not list and `also_ours` does not claim. A
+/// folder without a marker, or with one that does not parse, is foreign
+/// through and through. An empty folder is free.
+fn foreign_entry(dir: &Path, also_ours: &dyn Fn(&str) -> bool) -> Option<String> {
+    let names = match entry_names(dir) {
+        Ok(n) => n,
+        // Unreadable: refuse, naming the folder itself.
+        Err(_) => return Some(".".into()),
     };
-    if names.iter().any(|n| ours(n)) {
-        return None;
+    let listed: Option<Vec<String>> = std::fs::read(dir.join(MARKER))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Marker>(&b).ok())
+        .map(|m| m.entries);
+    let ours = |n: &str| match &listed {
+        Some(l) => n == MARKER || l.iter().any(|e| e == n),
+        None => false,
+    };
+    names.into_iter().find(|n| !(also_ours(n) || ours(n)))
+}
+
+/// A hash of outputs that have no scenario of their own (`compare`): each
+/// artifact's name and bytes, in order.
+pub fn artifacts_sha256(artifacts: &[Artifact]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    for a in artifacts {
+        h.update((a.name.len() as u64).to_le_bytes());
+        h.update(a.name.as_bytes());
+        h.update((a.bytes.len() as u64).to_le_bytes());
+        h.update(&a.bytes);
     }
-    names.into_iter().next()
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Creates `lock` holding this process's pid; a lock whose process is gone
@@ -528,6 +576,17 @@ mod tests {
         v
     }
 
+    /// Marks `dir` as an mmsim output of what it holds now, as `commit` does.
+    fn mark(dir: &Path) {
+        let entries = entry_names(dir).unwrap();
+        let m = Marker {
+            mmsim_version: "test".into(),
+            run_sha256: "h".into(),
+            entries: entries.into_iter().filter(|n| n != MARKER).collect(),
+        };
+        write_whole(dir, MARKER, &json_bytes(&m)).unwrap();
+    }
+
     #[test]
     fn writes_whole_files_in_nested_folders_and_leaves_no_temporaries() {
         let dir = tempfile::tempdir().unwrap();
@@ -581,9 +640,9 @@ mod tests {
         std::fs::write(&lock, format!("{}\n", gone.id())).unwrap();
         let held = OutDir::lock(&out, false).unwrap();
         write_whole(held.path(), "summary.json", b"{}").unwrap();
-        held.commit().unwrap();
+        held.commit("h").unwrap();
         assert_eq!(names(tmp.path()), vec!["run"]);
-        assert_eq!(names(&out), vec!["summary.json"]);
+        assert_eq!(names(&out), vec![MARKER, "summary.json"]);
 
         std::fs::write(&lock, "?").unwrap();
         assert!(OutDir::lock(&out, false)
@@ -599,7 +658,7 @@ mod tests {
         let first = OutDir::lock(&out, false).unwrap();
         write_whole(first.path(), "summary.json", b"1").unwrap();
         write_whole(first.path(), "plots/a.svg", b"1").unwrap();
-        first.commit().unwrap();
+        first.commit("h").unwrap();
         // A second output, abandoned half-way: the first stays as it was.
         let second = OutDir::lock(&out, false).unwrap();
         write_whole(second.path(), "summary.json", b"2").unwrap();
@@ -609,8 +668,8 @@ mod tests {
         // A third, committed: nothing of the first is left (no stale plot).
         let third = OutDir::lock(&out, false).unwrap();
         write_whole(third.path(), "summary.json", b"3").unwrap();
-        third.commit().unwrap();
-        assert_eq!(names(&out), vec!["summary.json"]);
+        third.commit("h").unwrap();
+        assert_eq!(names(&out), vec![MARKER, "summary.json"]);
         assert_eq!(std::fs::read(out.join("summary.json")).unwrap(), b"3");
         assert_eq!(names(tmp.path()), vec!["run"]);
     }
@@ -624,7 +683,9 @@ mod tests {
             tmp.path().join(".run.mmsim-old"),
         );
         write_whole(&target, "summary.json", b"old").unwrap();
+        mark(&target);
         write_whole(&staging, "summary.json", b"new").unwrap();
+        mark(&staging);
         swap(&target, &staging, &old, false).unwrap();
         assert_eq!(std::fs::read(target.join("summary.json")).unwrap(), b"new");
         assert_eq!(names(tmp.path()), vec!["run"]);
@@ -659,8 +720,8 @@ mod tests {
         let held = OutDir::lock(&out, true).unwrap();
         assert_eq!(names(held.path()), vec![JOBS_DIR]);
         write_whole(held.path(), "sweep.csv", b"whole").unwrap();
-        held.commit().unwrap();
-        assert_eq!(names(&out), vec!["sweep.csv"]);
+        held.commit("h").unwrap();
+        assert_eq!(names(&out), vec![MARKER, "sweep.csv"]);
         assert_eq!(names(tmp.path()), vec!["sweep"]);
         // Not resumable, or nothing finished: the staging goes.
         let held = OutDir::lock(&out, true).unwrap();
@@ -689,5 +750,82 @@ mod tests {
             "{err}"
         );
         assert_eq!(names(&mine), vec!["thesis.tex"]);
+    }
+
+    /// The data-loss reproducer of issue 31 and its variants: a folder of
+    /// the user's that holds one file named like an mmsim output (whatever
+    /// its content), an empty `plots/`, or a forged or unreadable marker,
+    /// is refused and left exactly as it was.
+    #[test]
+    fn a_folder_is_replaced_only_when_mmsim_marked_it_and_it_holds_nothing_else() {
+        let tmp = tempfile::tempdir().unwrap();
+        let lookalikes: [(&str, &[u8]); 8] = [
+            ("summary.json", b"{}"),
+            ("report.html", b"<p>mine</p>"),
+            ("perf.json", b"{}"),
+            ("scenario.toml", b"x = 1"),
+            ("sweep.csv", b"a,b"),
+            ("shard-1-of-2.json", b"{}"),
+            (".mmsim-lock", b"1"),
+            (MARKER, b"not json"),
+        ];
+        for (i, (name, bytes)) in lookalikes.iter().enumerate() {
+            let out = tmp.path().join(format!("mine{i}"));
+            write_whole(&out, "thesis.txt", b"my thesis").unwrap();
+            write_whole(&out, name, bytes).unwrap();
+            let before = names(&out);
+            let err = OutDir::lock(&out, false).err().unwrap_or_else(|| {
+                panic!("a folder with thesis.txt and {name} was taken for mmsim's")
+            });
+            assert!(err.contains("did not write"), "{err}");
+            assert_eq!(names(&out), before, "{name}");
+            assert_eq!(std::fs::read(out.join("thesis.txt")).unwrap(), b"my thesis");
+        }
+        // An empty plots/ folder and nothing else.
+        let out = tmp.path().join("plots-only");
+        std::fs::create_dir_all(out.join("plots")).unwrap();
+        let err = OutDir::lock(&out, false).err().unwrap();
+        assert!(err.contains("`plots`"), "{err}");
+        assert!(out.join("plots").is_dir());
+
+        // A marked output to which the user added a file: that file is
+        // named, and kept.
+        let out = tmp.path().join("run");
+        let held = OutDir::lock(&out, false).unwrap();
+        write_whole(held.path(), "summary.json", b"1").unwrap();
+        held.commit("h").unwrap();
+        std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+        let err = OutDir::lock(&out, false).err().unwrap();
+        assert!(err.contains("`notes.txt`"), "{err}");
+        assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+        // Moved out, the folder is mmsim's again and is replaced.
+        std::fs::remove_file(out.join("notes.txt")).unwrap();
+        OutDir::lock(&out, false).unwrap().commit("h2").unwrap();
+        let m: Marker = serde_json::from_slice(&std::fs::read(out.join(MARKER)).unwrap()).unwrap();
+        assert_eq!(m.run_sha256, "h2");
+        assert_eq!(m.entries, Vec::<String>::new());
+        // An empty folder is free.
+        let empty = tmp.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        OutDir::lock(&empty, false).unwrap();
+    }
+
+    #[test]
+    fn the_marker_lists_what_the_output_holds_and_the_run_s_hash() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("run");
+        let held = OutDir::lock(&out, true).unwrap();
+        write_whole(held.path(), "summary.json", b"1").unwrap();
+        write_whole(held.path(), "plots/a.svg", b"1").unwrap();
+        write_whole(&held.path().join(JOBS_DIR), "seed-1.json", b"{}").unwrap();
+        held.commit("abc").unwrap();
+        let m: Marker = serde_json::from_slice(&std::fs::read(out.join(MARKER)).unwrap()).unwrap();
+        assert_eq!(m.entries, vec!["plots", "summary.json"]);
+        assert_eq!(m.run_sha256, "abc");
+        assert_eq!(m.mmsim_version, crate::scenario::provenance::MMSIM_VERSION);
+        // `merge` names the shard files it has read as its own too.
+        std::fs::write(out.join("shard-1-of-2.json"), b"{}").unwrap();
+        assert!(OutDir::lock(&out, false).is_err());
+        OutDir::lock_keeping(&out, false, &|n: &str| n.starts_with("shard-")).unwrap();
     }
 }

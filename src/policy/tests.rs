@@ -179,7 +179,7 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
     let kinds = super::PolicyConfig::NAMES;
     assert_eq!(CATALOGUE.len(), kinds.len());
     // `ruleset` has no parameters of its own: it runs a [ruleset] file
-    // (policy::ruleset's tests and tests/rulesets.rs).
+    // (policy::ruleset's tests and tests/it/rulesets.rs).
     for &kind in kinds.iter().filter(|k| **k != "ruleset") {
         // `eomm` predicts with the engagement model: it needs the section.
         let extra = if kind == "eomm" { "\n[engagement]" } else { "" };

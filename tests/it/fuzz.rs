@@ -3,16 +3,15 @@
 //! hang, no output folder when refused, and memory bounded (each child runs
 //! under a 4 GB address-space limit). `FUZZ_CASES` sets the case count (CI
 //! runs the default, a few dozen; `FUZZ_CASES=2000 cargo test --release
-//! --test fuzz` for a long session). Inputs that once failed live in
+//! --test it fuzz` for a long session). Inputs that once failed live in
 //! tests/fuzz-corpus/ and are replayed by `the_corpus_replays_cleanly`.
 
-mod common;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-const SMOKE: &str = include_str!("../scenarios/smoke.toml");
+const SMOKE: &str = include_str!("../../scenarios/smoke.toml");
 const LIMIT_AS_BYTES: u64 = 4 << 30;
 const TIMEOUT: Duration = Duration::from_secs(60);
 

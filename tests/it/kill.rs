@@ -3,15 +3,13 @@
 //! always hold the previous complete output or the new complete one, never
 //! a mix; the next run leaves no hidden leftovers; an interrupted sweep,
 //! rerun, resumes and gives byte-identical tables.
-#![cfg(unix)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::scenario;
+use crate::common::scenario;
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("temporary paths are UTF-8")
@@ -49,14 +47,15 @@ fn contents(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 }
 
 /// Hidden names beside and inside the output folder: staging, lock,
-/// previous output mid-swap, half-written files.
+/// previous output mid-swap, half-written files (not the output's own
+/// marker, `.mmsim-output.json`, which every output holds).
 fn hidden(out: &Path) -> Vec<String> {
     let mut v = Vec::new();
     for dir in [out.parent().unwrap(), out] {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for e in entries {
                 let name = e.unwrap().file_name().to_string_lossy().into_owned();
-                if name.starts_with('.') {
+                if name.starts_with('.') && name != ".mmsim-output.json" {
                     v.push(name);
                 }
             }

@@ -4,8 +4,7 @@
 //! provenance metadata names the other scenario). The shipped trace is what
 //! `mmsim trace` writes for the run the preset names.
 
-mod common;
-use common::{mmsim, scenario, stderr};
+use crate::common::{mmsim, scenario, stderr};
 use polars::prelude::*;
 use std::path::Path;
 

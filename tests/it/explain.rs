@@ -4,8 +4,7 @@
 //! explain RUN --ticket N` prints one ticket's story; without the flag
 //! nothing of it is written.
 
-mod common;
-use common::{mmsim, scenario, stderr};
+use crate::common::{mmsim, scenario, stderr};
 use serde_json::Value;
 use std::path::Path;
 

@@ -2,8 +2,7 @@
 //! is explained and runs; a run keeps the rules it was given (checked on its
 //! own tickets table); what mmsim cannot simulate exits 2 naming it.
 
-mod common;
-use common::{mmsim, scenario, stderr};
+use crate::common::{mmsim, scenario, stderr};
 use polars::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,8 +1,6 @@
 //! Helpers the integration tests share: the real binary, run from the
 //! repository's root, and the scenario files beside it.
 
-#![allow(dead_code)] // each test file uses its own subset
-
 use std::path::Path;
 use std::process::{Command, Output};
 

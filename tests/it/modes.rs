@@ -4,8 +4,7 @@
 //! tickets, multi-queued tickets are matched in both modes of their set, and
 //! a run without the section has no `modes` figures or columns.
 
-mod common;
-use common::{mmsim, scenario, stderr};
+use crate::common::{mmsim, scenario, stderr};
 use polars::prelude::*;
 use serde_json::Value;
 use std::path::Path;

@@ -4,8 +4,7 @@
 //! `engagement` figures; the engagement-optimising policy runs beside a
 //! rating-window policy on the same seed.
 
-mod common;
-use common::{mmsim, scenario, stderr};
+use crate::common::{mmsim, scenario, stderr};
 use serde_json::Value;
 
 fn run(name: &str, out: &std::path::Path, sets: &[&str]) -> Value {

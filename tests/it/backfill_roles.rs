@@ -7,8 +7,7 @@
 //! join, that each team's players still playing plus its open slots hold
 //! the composition exactly.)
 
-mod common;
-use common::scenario;
+use crate::common::scenario;
 use mmsim::metrics::TicketEnd;
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,8 +3,7 @@
 //! first line `# expect: KEY line N`; `mmsim validate` must exit 2 naming
 //! `KEY` and `FILE:N`, never panic, and print nothing to stdout.
 
-mod common;
-use common::{mmsim, stderr};
+use crate::common::{mmsim, stderr};
 use std::path::Path;
 
 #[test]
@@ -50,7 +49,7 @@ fn every_refusal_in_the_corpus_names_its_key_and_line() {
 
 #[test]
 fn set_values_of_the_wrong_type_name_the_key_and_what_is_allowed() {
-    let smoke = common::scenario("smoke.toml");
+    let smoke = crate::common::scenario("smoke.toml");
     for (set, want) in [
         ("population.skill.max=lots", "expected a number"),
         ("run.duration=forever", "not a duration"),
@@ -108,7 +107,7 @@ fn a_full_disk_on_stdout_is_an_error_not_a_panic() {
     if !Path::new("/dev/full").exists() {
         return;
     }
-    let smoke = common::scenario("smoke.toml");
+    let smoke = crate::common::scenario("smoke.toml");
     for args in [
         vec!["validate", smoke.as_str()],
         vec!["policies"],
@@ -133,7 +132,7 @@ fn jobs_above_the_cores_are_capped_with_a_note() {
     let tmp = std::env::temp_dir().join(format!("mmsim-jobs-{}", std::process::id()));
     let o = mmsim(&[
         "sweep",
-        &common::scenario("gamedev-1v1-sweep.toml"),
+        &crate::common::scenario("gamedev-1v1-sweep.toml"),
         "--jobs",
         "1000000000",
         "--set",

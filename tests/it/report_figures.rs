@@ -2,9 +2,7 @@
 //! the real binary, and every figure its report prints in a plot caption or
 //! the headline strip is checked against the `summary.json` beside it.
 
-mod common;
-
-use common::{mmsim, scenario, stderr};
+use crate::common::{mmsim, scenario, stderr};
 use serde_json::Value;
 
 /// A printed number (`12.5`, `1.2k`, `3.25M`, `27.74%`) and how far from the

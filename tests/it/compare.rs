@@ -2,9 +2,7 @@
 //! one world on common seeds, for different worlds on the same seed, for
 //! replicated runs, and the files it writes.
 
-mod common;
-
-use common::{mmsim, short_run as run, stderr};
+use crate::common::{mmsim, short_run as run, stderr};
 use serde_json::Value;
 use std::path::Path;
 

@@ -65,7 +65,7 @@ fn the_docs_plug_in_tables_are_the_catalogues() {
     assert!(
         stale.is_empty(),
         "{stale:?}: a plug-in table differs from the catalogue; regenerate with \
-         `UPDATE_DOCS=1 cargo test --test docs_catalogue` (or paste `mmsim catalogue FAMILY --markdown`)"
+         `UPDATE_DOCS=1 cargo test --test it docs_catalogue` (or paste `mmsim catalogue FAMILY --markdown`)"
     );
     for f in FAMILIES {
         assert!(

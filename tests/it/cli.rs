@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-mod common;
-use common::{mmsim, scenario, short_run, stderr};
+use crate::common::{mmsim, scenario, short_run, stderr};
 
 fn run_to(dir: &Path, extra: &[&str]) -> Output {
     let smoke = scenario("smoke.toml");

@@ -4,8 +4,7 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-mod common;
-use common::{mmsim, scenario, stderr};
+use crate::common::{mmsim, scenario, stderr};
 
 fn p(path: &Path) -> &str {
     path.to_str().expect("temporary paths are UTF-8")
@@ -396,4 +395,93 @@ fn a_second_writer_to_a_folder_is_refused_and_a_killed_writers_lock_taken_over()
     let o = mmsim(&["run", &smoke, "--quiet", "--out", p(&out)]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(out.join("summary.json").exists() && !lock.exists());
+}
+
+/// Issue 31's data-loss reproducer: a folder holding the user's file and
+/// one file named like an mmsim output was replaced whole, exit 0. Now
+/// `run`, `compare` and `sweep` refuse it with exit 2, naming the file,
+/// and leave it as it was; a folder mmsim wrote (marked) is still reused.
+#[test]
+fn a_user_s_folder_with_an_output_s_file_name_is_refused_not_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let smoke = scenario("smoke.toml");
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    for dir in [&a, &b] {
+        let o = mmsim(&[
+            "run",
+            &smoke,
+            "--tables",
+            "none",
+            "--out",
+            p(dir),
+            "--quiet",
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let sweep = "scenarios/gamedev-1v1-sweep.toml";
+    let cases: [(&str, &[u8], Vec<&str>); 4] = [
+        (
+            "summary.json",
+            b"{}",
+            vec!["run", &smoke, "--tables", "none", "--quiet"],
+        ),
+        (
+            "report.html",
+            b"<p>",
+            vec!["run", &smoke, "--replications", "2", "--quiet"],
+        ),
+        ("plots", b"", vec!["compare", p(&a), p(&b)]),
+        ("sweep.csv", b"x", vec!["sweep", sweep, "--quiet"]),
+    ];
+    for (i, (name, bytes, args)) in cases.into_iter().enumerate() {
+        let out = tmp.path().join(format!("out{i}"));
+        std::fs::create_dir(&out).unwrap();
+        std::fs::write(out.join("thesis.txt"), b"thesis").unwrap();
+        if bytes.is_empty() {
+            std::fs::create_dir(out.join(name)).unwrap();
+        } else {
+            std::fs::write(out.join(name), bytes).unwrap();
+        }
+        let mut args = args.clone();
+        args.extend_from_slice(&["--out", p(&out)]);
+        let o = mmsim(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        // The first foreign entry, sorted: the look-alike.
+        assert!(
+            err.contains(&format!("`{name}`, which mmsim did not write")),
+            "{err}"
+        );
+        assert_eq!(std::fs::read(out.join("thesis.txt")).unwrap(), b"thesis");
+        assert!(out.join(name).exists(), "{name} removed");
+        let mut left: Vec<_> = std::fs::read_dir(tmp.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.contains(&format!("out{i}")))
+            .collect();
+        left.sort();
+        assert_eq!(left, vec![format!("out{i}")], "nothing left beside it");
+    }
+    // A run's own folder, marked, is replaced by the next run; once the
+    // user adds a file to it, it is theirs.
+    let o = mmsim(&["run", &smoke, "--tables", "none", "--out", p(&a), "--quiet"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let marker: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(a.join(".mmsim-output.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(a.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        marker["run_sha256"],
+        summary["provenance"]["scenario_sha256"]
+    );
+    assert!(marker["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e == "report.html"));
+    std::fs::write(a.join("notes.md"), b"mine").unwrap();
+    let o = mmsim(&["run", &smoke, "--tables", "none", "--out", p(&a), "--quiet"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("`notes.md`"), "{}", stderr(&o));
+    assert_eq!(std::fs::read(a.join("notes.md")).unwrap(), b"mine");
 }

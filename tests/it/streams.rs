@@ -5,8 +5,7 @@
 //! balanced split, so every match must be identical with them on; a lobby
 //! delays starts only, so the arrivals (their stream) must be identical.
 
-mod common;
-use common::scenario;
+use crate::common::scenario;
 use std::path::Path;
 
 fn kept(sets: &[&str], seed: u64) -> mmsim::run::KeptRun {
