@@ -1,23 +1,26 @@
 //! mmsim: a discrete-event simulator of online-game matchmaking.
 //!
-//! A scenario (`scenario`) fixes a population, traffic, a matchmaking policy
-//! (`policy`), team formation (`teams`), an outcome model (`outcome`) and a
-//! rating system (`rating`); the engine (`engine`) plays it event by event;
-//! `metrics` turns the records into figures and `report` into files people
-//! read. `cli` is the command line over all of it.
+//! This package is the `mmsim` command line: glue over the workspace's
+//! library crates, which it re-exports under their concepts' names so the
+//! whole library reads as one (`mmsim::scenario::load`, `mmsim::run`,
+//! `mmsim::engine`):
+//!
+//! - `mmsim-core`: `model`, `engine`, `pool`, `policy`, `teams`, `outcome`,
+//!   `rating`, `metrics`, `ruleset`: the simulation, with no file format,
+//!   command line, table, plot or thread pool;
+//! - `mmsim-scenario`: `scenario` (the file schema and its loading) and
+//!   `run` (one scenario and seed to a summary);
+//! - `mmsim-tune`: `tune` (replications, sweeps, shards, tune, check);
+//! - `mmsim-report`: `report` (Parquet, plots, HTML, text).
+//!
+//! Here live only `cli` (arguments, progress, exit codes, the one file
+//! writer) and `rebalance` (`mmsim rebalance`).
 
 pub mod cli;
-pub mod engine;
-pub mod metrics;
-pub mod model;
-pub mod outcome;
-pub mod policy;
-pub mod pool;
-pub mod rating;
 pub mod rebalance;
-pub mod report;
-pub mod ruleset;
-pub mod run;
-pub mod scenario;
-pub mod teams;
-pub mod tune;
+
+pub use mmsim_core::{engine, metrics, model, outcome, policy, pool, rating, ruleset, teams};
+pub use mmsim_report as report;
+pub use mmsim_scenario as scenario;
+pub use mmsim_scenario::run;
+pub use mmsim_tune as tune;

@@ -20,25 +20,25 @@ pub const FAMILIES: [Family; 4] = [
     Family {
         name: "policy",
         tag: crate::policy::PolicyConfig::TAG,
-        folder: "src/policy",
+        folder: "crates/mmsim-core/src/policy",
         entries: crate::policy::CATALOGUE,
     },
     Family {
         name: "teams",
         tag: crate::teams::TeamsConfig::TAG,
-        folder: "src/teams",
+        folder: "crates/mmsim-core/src/teams",
         entries: crate::teams::CATALOGUE,
     },
     Family {
         name: "rating",
         tag: crate::rating::RatingConfig::TAG,
-        folder: "src/rating",
+        folder: "crates/mmsim-core/src/rating",
         entries: crate::rating::CATALOGUE,
     },
     Family {
         name: "outcome",
         tag: crate::outcome::OutcomeConfig::TAG,
-        folder: "src/outcome",
+        folder: "crates/mmsim-core/src/outcome",
         entries: crate::outcome::CATALOGUE,
     },
 ];
@@ -151,13 +151,13 @@ mod tests {
         let f = Family {
             name: "policy",
             tag: "kind",
-            folder: "src/policy",
+            folder: "crates/mmsim-core/src/policy",
             entries: ENTRIES,
         };
         assert_eq!(
             markdown(&f),
             "| `kind` | where it comes from | parameters | file |\n|---|---|---|---|\n\
-             | `x` | a \\| b | k | `src/policy/x.rs` |\n"
+             | `x` | a \\| b | k | `crates/mmsim-core/src/policy/x.rs` |\n"
         );
         assert_eq!(
             text(&f),

@@ -5,6 +5,7 @@
 
 use mmsim::engine::{Config, Parts, Simulation};
 use mmsim::metrics::TicketEnd;
+use mmsim::scenario::FromScenario;
 use mmsim::scenario::{from_text, Scenario};
 use proptest::prelude::*;
 use std::path::Path;

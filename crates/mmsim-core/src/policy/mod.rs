@@ -1,0 +1,666 @@
+//! Matchmaking policies: which waiting tickets form a match. A policy reads
+//! the pool and proposes; the engine checks and forms. Adding a policy means
+//! one file here and one line in `plugins!` below.
+
+mod cadence;
+mod pair_rule;
+mod quality_explain;
+mod quality_roles;
+/// A miniature engine that drives one policy with hand-placed tickets: the
+/// unit tests' harness, and a plug-in author's.
+pub mod testkit;
+
+pub use batch::draw_linear_rank;
+pub use brackets::BracketController;
+pub use cadence::{Cadence, DefaultMode, EventFirst, TickFirst};
+pub use pair_rule::RuleCheck;
+pub use percentile::Percentiles;
+pub use quality::QualityWeights;
+
+use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
+use crate::pool::{Pool, WaitingTicket};
+use crate::teams::{Packing, RoleFill};
+use rand_pcg::Pcg64;
+use serde::{Deserialize, Serialize};
+
+/// What a policy sees: the pool, the players, the format. Read-only.
+pub struct PoolView<'a> {
+    pub now: SimTime,
+    pub pool: &'a Pool,
+    pub players: &'a [Player],
+    pub format: MatchFormat,
+}
+
+/// Teams per match and players per team.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MatchFormat {
+    pub teams: usize,
+    pub team_size: usize,
+    /// The role queue's slots per team, if the format has one.
+    pub roles: Option<crate::teams::Composition>,
+}
+
+impl MatchFormat {
+    pub fn players(&self) -> usize {
+        self.teams * self.team_size
+    }
+}
+
+/// Why the engine is calling the policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// This ticket just joined the pool.
+    Join(TicketId),
+    /// The periodic tick or re-check.
+    Tick,
+}
+
+/// When the engine should call a policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    /// Call with `Trigger::Join` whenever a ticket joins.
+    pub on_join: bool,
+    /// Call with `Trigger::Tick` at this interval (first call one interval in).
+    pub tick: Option<SimDuration>,
+}
+
+impl Schedule {
+    /// The usual schedule of a window policy: in `event` mode react to every
+    /// join and re-check every `recheck` (windows widen with time); in `tick`
+    /// mode only tick.
+    pub fn for_mode(mode: Mode, recheck: SimDuration, tick: SimDuration) -> Schedule {
+        match mode {
+            Mode::Event => Schedule {
+                on_join: true,
+                tick: Some(recheck),
+            },
+            Mode::Tick => Schedule {
+                on_join: false,
+                tick: Some(tick),
+            },
+        }
+    }
+}
+
+/// A match a policy wants formed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Proposal {
+    /// The tickets of the match; their players must fill the format exactly.
+    pub tickets: Vec<TicketId>,
+    /// Which tickets play together, if the policy decided it; otherwise the
+    /// scenario's team-formation method splits them.
+    pub teams: Option<Vec<Vec<TicketId>>>,
+    /// Scales the rating change of this match (1.0 = a normal match).
+    pub rating_weight: f64,
+}
+
+impl Proposal {
+    pub fn new(tickets: Vec<TicketId>) -> Self {
+        Proposal {
+            tickets,
+            teams: None,
+            rating_weight: 1.0,
+        }
+    }
+}
+
+/// What a policy that searches each seed's neighbourhood, and keeps the
+/// search while it stays current, did over a run (`perf.json` `search`):
+/// the measure of its cost that does not depend on the machine.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SearchWork {
+    /// Seeds a pass came to (waiting, and not taken earlier in the pass).
+    pub seed_visits: u64,
+    /// Visits that searched the neighbourhood: a new seed, or one whose
+    /// kept search a change may have altered.
+    pub searches: u64,
+    /// Searches of a seed searched before that found the same candidates
+    /// it had: the most a finer rule for keeping searches could spare.
+    pub searches_unchanged: u64,
+}
+
+/// Two policies' work together (regions and modes run one each).
+impl std::ops::Add for SearchWork {
+    type Output = SearchWork;
+
+    fn add(self, o: SearchWork) -> SearchWork {
+        SearchWork {
+            seed_visits: self.seed_visits + o.seed_visits,
+            searches: self.searches + o.searches,
+            searches_unchanged: self.searches_unchanged + o.searches_unchanged,
+        }
+    }
+}
+
+/// A formed match as policies hear of it.
+#[derive(Clone, Debug)]
+pub struct FormedMatch<'a> {
+    pub id: MatchId,
+    pub now: SimTime,
+    pub tickets: &'a [WaitingTicket],
+}
+
+/// A matchmaking policy. The engine calls `propose` when its `schedule` says
+/// (a ticket joined, or a tick); the policy pushes proposals whose tickets
+/// are waiting and disjoint, best first. Randomness comes only from `rng`,
+/// the run's policy stream. It never mutates the world: the engine forms
+/// what it accepts and tells the policy through `on_formed`.
+pub trait Policy: Send {
+    fn schedule(&self) -> Schedule;
+
+    fn propose(
+        &mut self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    );
+
+    /// Called after each match the engine formed, for policies that remember
+    /// (rematch avoidance, bracket controllers).
+    fn on_formed(&mut self, _formed: &FormedMatch<'_>) {}
+
+    /// For `--explain`: the rating window this policy gives ticket `t` at
+    /// `now` (rating points each side), if it is a window rule; `None` (the
+    /// default) when it cannot say. Never called unless explain is on.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: the score a match seeded by a ticket that waited
+    /// `waited_s` needs, for a policy with a falling quality threshold.
+    fn score_threshold(&self, _waited_s: f64) -> Option<f64> {
+        None
+    }
+
+    /// For `perf.json`: how much searching a policy that keeps each seed's
+    /// search between passes did over the run; `None` (the default) for the
+    /// others. The engine reads it once, after the run.
+    fn work(&self) -> Option<SearchWork> {
+        None
+    }
+
+    /// For `--explain`: this policy's score of a formed match (its tickets
+    /// by team, still in `view`'s pool).
+    fn match_score(&self, _view: &PoolView<'_>, _teams: &[Vec<TicketId>]) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: this policy's own rule between ticket `t` and
+    /// candidate `c` at `now`, for a policy whose rule `rating_window`
+    /// cannot express (percentiles, brackets, a weighted score, intervals,
+    /// a decayed rating, batches, predicted churn); `None` (the default)
+    /// when it has none. The engine calls it after each pass for a ticket's
+    /// nearest candidates, and when a match forms, at earlier instants of
+    /// the ticket's wait (`now` may then precede `c`'s joining), to find
+    /// when the rule first allowed it; never with explain off. It reads the
+    /// policy's state as it is now and may not change it or draw randomness.
+    fn pair_rule(
+        &self,
+        _t: &WaitingTicket,
+        _c: &WaitingTicket,
+        _now: SimTime,
+    ) -> Option<RuleCheck> {
+        None
+    }
+}
+
+/// A policy that needs nothing but its parameters: it remembers nothing
+/// between calls. Its parameter type implements `Rule` and the policy is
+/// `Stateless<Params>`, so its file declares no struct, constructor or
+/// `Policy` impl of its own.
+pub trait Rule: Send {
+    fn schedule(&self) -> Schedule;
+
+    fn propose(
+        &self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    );
+
+    /// For `--explain`: the rating window this policy gives ticket `t` at
+    /// `now` (rating points each side), if it is a window rule; `None` (the
+    /// default) when it cannot say. Never called unless explain is on.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
+
+    /// For `--explain`: as `Policy::pair_rule`.
+    fn pair_rule(
+        &self,
+        _t: &WaitingTicket,
+        _c: &WaitingTicket,
+        _now: SimTime,
+    ) -> Option<RuleCheck> {
+        None
+    }
+}
+
+/// The policy of a `Rule`: `pub type Widening = Stateless<WideningParams>`.
+pub struct Stateless<P>(P);
+
+impl<P> Stateless<P> {
+    pub fn new(params: P) -> Self {
+        Stateless(params)
+    }
+}
+
+impl<P: Rule> Policy for Stateless<P> {
+    fn schedule(&self) -> Schedule {
+        self.0.schedule()
+    }
+
+    fn propose(
+        &mut self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        self.0.propose(view, trigger, rng, out)
+    }
+
+    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        self.0.rating_window(t, now)
+    }
+
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        self.0.pair_rule(t, c, now)
+    }
+}
+
+/// Whether a policy reacts to each join or only works on a timer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Mode {
+    /// Re-check when the queue changes (and on `recheck` where windows widen).
+    #[default]
+    Event,
+    /// Only on a fixed tick.
+    Tick,
+}
+
+crate::model::registry::plugins! {
+    /// The `[policy]` section of a scenario, tagged by `kind`.
+    pub enum PolicyConfig tagged "kind" builds Policy, catalogue CATALOGUE {
+        "fixed-limit" => FixedLimit(fixed_limit::FixedLimitParams) builds FixedLimit,
+        "widening" => Widening(widening::WideningParams) builds Widening,
+        "percent-widening" => PercentWidening(percent_widening::PercentWideningParams) builds PercentWidening,
+        "percentile-window" => PercentileWindow(percentile::PercentileParams) builds PercentileWindow,
+        "adaptive-brackets" => AdaptiveBrackets(brackets::BracketParams) builds AdaptiveBrackets,
+        "batch-weighted" => BatchWeighted(batch::BatchParams) builds BatchWeighted,
+        "weighted-score" => WeightedScore(weighted_score::WeightedScoreParams) builds WeightedScore,
+        "sweep-prune" => SweepPrune(sweep_prune::SweepPruneParams) builds SweepPrune,
+        "virtual-decay" => VirtualDecay(decay::DecayParams) builds VirtualDecay,
+        "quality" => Quality(quality::QualityParams) builds Quality,
+        "eomm" => Eomm(eomm::EommParams) builds Eomm,
+        "ruleset" => Ruleset(ruleset::RulesetParams) builds RulesetPolicy,
+    }
+}
+
+impl PolicyConfig {
+    /// Checks every parameter; the error's key is relative to `[policy]`.
+    pub fn validate(&self) -> Result<(), ParamError> {
+        self.validate_params()
+    }
+}
+
+/// Checks a window that starts at `base`, grows `rate_per_s` a second and
+/// stops at `max` (widening, sweep-and-prune).
+pub(crate) fn check_growing_window(base: f64, rate_per_s: f64, max: f64) -> Result<(), ParamError> {
+    check::non_negative("base", base)?;
+    check::non_negative("rate_per_s", rate_per_s)?;
+    check::non_negative("max", max)?;
+    if max < base {
+        return Err(ParamError::new(
+            "max",
+            format!("must be at least `base` ({base}), got {max}"),
+        ));
+    }
+    Ok(())
+}
+
+/// `min(base + rate_per_s * waited_s, max)` for ticket `t` at `now`.
+pub(crate) fn growing_window(
+    base: f64,
+    rate_per_s: f64,
+    max: f64,
+    t: &WaitingTicket,
+    now: SimTime,
+) -> f64 {
+    (base + rate_per_s * t.age_s(now)).min(max)
+}
+
+/// Fills a match seeded by `seed`: takes the nearest-rated tickets within
+/// `max_distance` that `accept` allows until the format's player count is
+/// reached exactly, skipping parties too big for the room left and parties
+/// that would leave the chosen set impossible to split into teams (three
+/// trios cannot make two teams of five). Returns the tickets, seed first, or
+/// `None` if the pool cannot fill it. Cost: O(log n + k) for the k tickets
+/// inside the window, plus a small exact-fill check per party of two or more.
+pub fn fill_from_nearest(
+    view: &PoolView<'_>,
+    seed: &WaitingTicket,
+    max_distance: f64,
+    mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
+) -> Option<Vec<TicketId>> {
+    let need = view.format.players();
+    if seed.size() > need || seed.size() > view.format.team_size || view.pool.players() < need {
+        return None;
+    }
+    let mut room = need - seed.size();
+    // One allocation per join at most: the proposal's own list, sized for
+    // the most tickets a match can hold.
+    let mut chosen = Vec::with_capacity(room + 1);
+    chosen.push(seed.id);
+    let mut packing = Packing::new(view.format.teams, view.format.team_size);
+    packing.try_add(seed.size());
+    if room == 0 {
+        return Some(chosen);
+    }
+    let mut roles = RoleFill::new(view.format.roles, view.format.teams, &seed.roles);
+    for (distance, t) in view.pool.nearest(seed.rating, seed.id) {
+        if distance > max_distance {
+            break;
+        }
+        if t.size() <= room
+            && t.size() <= view.format.team_size
+            && accept(distance, t)
+            && roles.admits(&t.roles)
+            && packing.try_add(t.size())
+        {
+            roles.take(&t.roles);
+            chosen.push(t.id);
+            room -= t.size();
+            if room == 0 {
+                return Some(chosen);
+            }
+        }
+    }
+    None
+}
+
+/// One matchmaking pass over the whole pool: the tickets sorted by rating,
+/// with those taken earlier in the pass skipped in amortised near-constant
+/// time (union-find with path halving, one structure per direction). A pass
+/// that walks outward from every seed would otherwise re-walk the tickets
+/// already matched around it, which late in a pass over a dense pool costs
+/// far more than the matching itself. Building it is O(n log n).
+pub struct FreePass<'a> {
+    sorted: Vec<&'a WaitingTicket>,
+    /// Positions in `sorted`, longest-waiting first.
+    seeds: Vec<u32>,
+    /// `up[i]`: a position >= i that may be free (n: none).
+    up: Vec<u32>,
+    /// `down[k]`: shifted by one, a position + 1 <= k that may be free (0: none).
+    down: Vec<u32>,
+    taken: Vec<bool>,
+    /// Players in tickets not yet taken: once fewer than a match needs, the
+    /// rest of a pass cannot form anything.
+    free_players: usize,
+}
+
+impl<'a> FreePass<'a> {
+    pub fn new(pool: &'a Pool) -> Self {
+        let sorted: Vec<&WaitingTicket> = pool.by_rating().collect();
+        let n = sorted.len() as u32;
+        let mut by_id: Vec<(TicketId, u32)> = sorted
+            .iter()
+            .enumerate()
+            .map(|(i, t)| (t.id, i as u32))
+            .collect();
+        // Ticket ids grow with enqueue order: by id is longest-waiting first,
+        // the order of `Pool::oldest_first`.
+        by_id.sort_unstable();
+        FreePass {
+            seeds: by_id.into_iter().map(|(_, i)| i).collect(),
+            up: (0..=n).collect(),
+            down: (0..=n).collect(),
+            taken: vec![false; n as usize],
+            free_players: pool.players(),
+            sorted,
+        }
+    }
+
+    /// Players in the tickets still free in this pass.
+    pub fn free_players(&self) -> usize {
+        self.free_players
+    }
+
+    /// Number of tickets in the pass.
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// The `k`-th ticket by age (longest-waiting first) and its position, if
+    /// it is still free.
+    pub fn seed(&self, k: usize) -> Option<(usize, &'a WaitingTicket)> {
+        let pos = self.seeds[k] as usize;
+        (!self.taken[pos]).then(|| (pos, self.sorted[pos]))
+    }
+
+    pub fn ticket(&self, pos: usize) -> &'a WaitingTicket {
+        self.sorted[pos]
+    }
+
+    /// Marks the ticket at `pos` as matched in this pass.
+    pub fn take(&mut self, pos: usize) {
+        if !self.taken[pos] {
+            self.taken[pos] = true;
+            self.free_players -= self.sorted[pos].size();
+            self.up[pos] = pos as u32 + 1;
+            self.down[pos + 1] = pos as u32;
+        }
+    }
+
+    fn free_above(&mut self, pos: usize) -> Option<usize> {
+        let mut i = pos + 1;
+        while self.up[i] as usize != i {
+            let next = self.up[self.up[i] as usize];
+            self.up[i] = next;
+            i = next as usize;
+        }
+        (i < self.sorted.len()).then_some(i)
+    }
+
+    fn free_below(&mut self, pos: usize) -> Option<usize> {
+        let mut k = pos;
+        while self.down[k] as usize != k {
+            let next = self.down[self.down[k] as usize];
+            self.down[k] = next;
+            k = next as usize;
+        }
+        (k > 0).then(|| k - 1)
+    }
+
+    /// Visits the free tickets other than the one at `pos`, nearest rating
+    /// first (ties to the lower rating), up to `max_distance`, until `visit`
+    /// returns false.
+    pub fn walk(
+        &mut self,
+        pos: usize,
+        max_distance: f64,
+        mut visit: impl FnMut(f64, usize, &'a WaitingTicket) -> bool,
+    ) {
+        let r = self.sorted[pos].rating;
+        let (mut below, mut above) = (self.free_below(pos), self.free_above(pos));
+        loop {
+            let db = below.map(|b| r - self.sorted[b].rating);
+            let da = above.map(|a| self.sorted[a].rating - r);
+            let take_below = match (db, da) {
+                (None, None) => return,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some(x), Some(y)) => x <= y,
+            };
+            let (d, at) = if take_below {
+                (db.unwrap_or(f64::INFINITY), below.unwrap_or(0))
+            } else {
+                (da.unwrap_or(f64::INFINITY), above.unwrap_or(0))
+            };
+            if d > max_distance || !visit(d, at, self.sorted[at]) {
+                return;
+            }
+            if take_below {
+                below = self.free_below(at);
+            } else {
+                above = self.free_above(at);
+            }
+        }
+    }
+
+    /// `fill_from_nearest` over the free tickets of this pass: on success the
+    /// tickets are taken and returned, seed first.
+    pub fn fill(
+        &mut self,
+        format: MatchFormat,
+        pos: usize,
+        max_distance: f64,
+        mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
+    ) -> Option<Vec<TicketId>> {
+        let seed = self.sorted[pos];
+        let need = format.players();
+        if seed.size() > need || seed.size() > format.team_size {
+            return None;
+        }
+        let mut room = need - seed.size();
+        let mut chosen = vec![pos];
+        // A party joins only if the set can still be split into full teams
+        // (as in `fill_from_nearest`).
+        let mut packing = Packing::new(format.teams, format.team_size);
+        packing.try_add(seed.size());
+        // And only if the set can still be completed to a role-feasible
+        // match, when the format has a role queue.
+        let mut roles = RoleFill::new(format.roles, format.teams, &seed.roles);
+        if room > 0 {
+            self.walk(pos, max_distance, |d, at, t| {
+                if t.size() <= room
+                    && t.size() <= format.team_size
+                    && accept(d, t)
+                    && roles.admits(&t.roles)
+                    && packing.try_add(t.size())
+                {
+                    roles.take(&t.roles);
+                    chosen.push(at);
+                    room -= t.size();
+                }
+                room > 0
+            });
+        }
+        if room > 0 {
+            return None;
+        }
+        for &at in &chosen {
+            self.take(at);
+        }
+        Some(chosen.iter().map(|&at| self.sorted[at].id).collect())
+    }
+}
+
+/// The usual tick pass: every ticket, longest-waiting first, fills a match
+/// from the nearest free tickets within `window(seed)` that `accept(seed,
+/// distance, other)` allows; `emit` receives each match, seed first.
+/// O(n log n) plus the candidates `accept` turns down.
+pub fn greedy_pass(
+    view: &PoolView<'_>,
+    mut window: impl FnMut(&WaitingTicket) -> f64,
+    mut accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
+    mut emit: impl FnMut(Vec<TicketId>),
+) {
+    let mut pass = FreePass::new(view.pool);
+    for k in 0..pass.len() {
+        // A pool too small for one more match: every further seed's walk
+        // would fail, at a cost of the whole window each (teams of 200 in a
+        // pool of 190 players walked it for minutes).
+        if pass.free_players() < view.format.players() {
+            break;
+        }
+        let Some((pos, seed)) = pass.seed(k) else {
+            continue;
+        };
+        let w = window(seed);
+        if let Some(tickets) = pass.fill(view.format, pos, w, |d, t| accept(seed, d, t)) {
+            emit(tickets);
+        }
+    }
+}
+
+/// The whole `propose` of a window policy: on a join the newcomer seeds a
+/// match from the nearest tickets within `window(seed)` that `accept(seed,
+/// distance, other)` allows; on a tick `greedy_pass` seeds one from every
+/// ticket, longest-waiting first. `emit` receives each match, seed first.
+pub fn propose_windows(
+    view: &PoolView<'_>,
+    trigger: Trigger,
+    mut window: impl FnMut(&WaitingTicket) -> f64,
+    mut accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
+    mut emit: impl FnMut(Vec<TicketId>),
+) {
+    match trigger {
+        Trigger::Join(id) => {
+            let Some(seed) = view.pool.get(id) else {
+                return;
+            };
+            if let Some(tickets) =
+                fill_from_nearest(view, seed, window(seed), |d, t| accept(seed, d, t))
+            {
+                emit(tickets);
+            }
+        }
+        Trigger::Tick => greedy_pass(view, window, accept, emit),
+    }
+}
+
+/// A mutual-window policy: a cadence and a window per ticket, and two
+/// tickets meet only when each lies inside the other's window. Its
+/// parameter type implementing this is a `Rule`, so the policy is
+/// `Stateless<Params>` with nothing more to write.
+pub trait MutualWindow: Send {
+    fn cadence(&self) -> &Cadence;
+
+    /// The window of ticket `t` at `now`, in rating points on each side.
+    fn window(&self, t: &WaitingTicket, now: SimTime) -> f64;
+}
+
+impl<W: MutualWindow> Rule for W {
+    fn schedule(&self) -> Schedule {
+        self.cadence().schedule()
+    }
+
+    fn propose(
+        &self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        _rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        propose_mutual_windows(view, trigger, |t| self.window(t, view.now), out);
+    }
+
+    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        Some(self.window(t, now))
+    }
+}
+
+/// The whole `propose` of a mutual-window policy: two tickets may meet only
+/// when each lies inside the other's `window`.
+pub fn propose_mutual_windows(
+    view: &PoolView<'_>,
+    trigger: Trigger,
+    window: impl Fn(&WaitingTicket) -> f64,
+    out: &mut Vec<Proposal>,
+) {
+    propose_windows(
+        view,
+        trigger,
+        &window,
+        |_, d, t| d <= window(t),
+        |tickets| out.push(Proposal::new(tickets)),
+    )
+}

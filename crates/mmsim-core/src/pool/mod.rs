@@ -1,0 +1,353 @@
+//! The waiting pool: tickets indexed both by age (oldest first) and by
+//! rating (sorted), so a policy finds neighbours in O(log n) instead of
+//! comparing every pair. Its own module because the engine (which inserts
+//! and removes) and the policies (which read) both depend on it.
+
+use crate::model::{Party, SimTime, TicketId};
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
+
+/// A rating usable as a sort key: total order on f64 (ratings are never NaN).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingKey(pub f64);
+impl Eq for RatingKey {}
+impl PartialOrd for RatingKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for RatingKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.0.total_cmp(&other.0)
+    }
+}
+
+/// A party waiting in the queue.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WaitingTicket {
+    pub id: TicketId,
+    pub players: Party,
+    /// Matchmaking rating of the party (mean of its members' current ratings).
+    pub rating: f64,
+    pub enqueued: SimTime,
+    /// Whether this stay follows a match (a return to the queue), not a fresh arrival.
+    pub requeue: bool,
+    /// The members' preferred-role masks, in member order, when the match
+    /// format has a role queue (empty otherwise).
+    pub roles: smallvec::SmallVec<[u8; 5]>,
+}
+
+impl WaitingTicket {
+    pub fn size(&self) -> usize {
+        self.players.len()
+    }
+    /// Seconds this ticket has waited at `now`.
+    pub fn age_s(&self, now: SimTime) -> f64 {
+        now.since(self.enqueued).as_secs_f64()
+    }
+}
+
+/// The tickets themselves sit in a slab; both indexes hold only keys and a
+/// slot, so their nodes stay small (a node of whole tickets is a dozen
+/// cache lines, moved on every insert and remove) and a walk by rating
+/// reads each ticket directly instead of looking its id up again.
+#[derive(Default)]
+pub struct Pool {
+    /// Ticket id (enqueue order) → slot in `slab`.
+    by_id: BTreeMap<TicketId, u32>,
+    /// (rating, id) is unique, so the slot never decides the order.
+    by_rating: BTreeSet<(RatingKey, TicketId, u32)>,
+    slab: Vec<Option<WaitingTicket>>,
+    /// Empty slots, reused last-freed first.
+    free: Vec<u32>,
+    players: usize,
+}
+
+impl Pool {
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+    /// Players waiting, counting every member of every party.
+    pub fn players(&self) -> usize {
+        self.players
+    }
+    pub fn get(&self, id: TicketId) -> Option<&WaitingTicket> {
+        self.by_id.get(&id).map(|&slot| self.at(slot))
+    }
+    pub fn contains(&self, id: TicketId) -> bool {
+        self.by_id.contains_key(&id)
+    }
+
+    fn at(&self, slot: u32) -> &WaitingTicket {
+        self.slab[slot as usize]
+            .as_ref()
+            .expect("indexed slots hold a ticket")
+    }
+
+    /// Waiting tickets, longest-waiting first.
+    pub fn oldest_first(&self) -> impl Iterator<Item = &WaitingTicket> + '_ {
+        self.by_id.values().map(|&slot| self.at(slot))
+    }
+
+    /// Waiting tickets in ascending rating order.
+    pub fn by_rating(&self) -> impl DoubleEndedIterator<Item = &WaitingTicket> + '_ {
+        self.by_rating.iter().map(|&(_, _, slot)| self.at(slot))
+    }
+
+    /// Tickets with rating in [lo, hi], ascending.
+    pub fn rating_range(
+        &self,
+        lo: f64,
+        hi: f64,
+    ) -> impl DoubleEndedIterator<Item = &WaitingTicket> + '_ {
+        let range = if lo <= hi {
+            self.by_rating.range((
+                Bound::Included((RatingKey(lo), TicketId(0), 0)),
+                Bound::Included((RatingKey(hi), TicketId(u32::MAX), u32::MAX)),
+            ))
+        } else {
+            // An empty range that BTreeSet accepts ([x, x) is empty; (x, x) panics).
+            self.by_rating.range((
+                Bound::Included((RatingKey(lo), TicketId(0), 0)),
+                Bound::Excluded((RatingKey(lo), TicketId(0), 0)),
+            ))
+        };
+        range.map(|&(_, _, slot)| self.at(slot))
+    }
+
+    /// Other tickets in order of rating distance from `rating` (nearest
+    /// first; ties go to the lower rating), excluding `exclude`. Tickets of
+    /// one rating come outward from `rating`: at or above it the older
+    /// first, below it the newer first. Lazily walks outward, so stopping
+    /// early costs O(log n + k).
+    pub fn nearest(&self, rating: f64, exclude: TicketId) -> Nearest<'_> {
+        let key = RatingKey(rating);
+        Nearest {
+            pool: self,
+            below: self.by_rating.range(..(key, TicketId(0), 0)).rev(),
+            above: self.by_rating.range((key, TicketId(0), 0)..),
+            next_below: None,
+            next_above: None,
+            rating,
+            exclude,
+            started: false,
+        }
+    }
+
+    /// Builds a pool from tickets, for benchmarks and tools outside the
+    /// crate; the engine itself only inserts and removes one ticket at a time.
+    /// Ticket ids must be distinct.
+    pub fn from_tickets(tickets: impl IntoIterator<Item = WaitingTicket>) -> Pool {
+        let mut pool = Pool::default();
+        for t in tickets {
+            pool.insert(t);
+        }
+        pool
+    }
+
+    #[doc(hidden)]
+    pub fn insert(&mut self, t: WaitingTicket) {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => {
+                self.slab.push(None);
+                (self.slab.len() - 1) as u32
+            }
+        };
+        self.players += t.players.len();
+        self.by_rating.insert((RatingKey(t.rating), t.id, slot));
+        if let Some(old) = self.by_id.insert(t.id, slot) {
+            // A second ticket with a waiting ticket's id replaces it, as
+            // the map of tickets this replaced did.
+            let gone = self.slab[old as usize].take().expect("indexed slot");
+            self.by_rating
+                .remove(&(RatingKey(gone.rating), gone.id, old));
+            self.players -= gone.players.len();
+            self.free.push(old);
+        }
+        self.slab[slot as usize] = Some(t);
+    }
+
+    pub(crate) fn remove(&mut self, id: TicketId) -> Option<WaitingTicket> {
+        let slot = self.by_id.remove(&id)?;
+        let t = self.slab[slot as usize].take().expect("indexed slot");
+        self.by_rating.remove(&(RatingKey(t.rating), id, slot));
+        self.players -= t.players.len();
+        self.free.push(slot);
+        Some(t)
+    }
+}
+
+type Keys<'a> = std::collections::btree_set::Range<'a, (RatingKey, TicketId, u32)>;
+
+/// Iterator of `Pool::nearest`: yields (distance, ticket).
+pub struct Nearest<'a> {
+    pool: &'a Pool,
+    // Concrete iterator types: this runs on every join, so no boxing.
+    below: std::iter::Rev<Keys<'a>>,
+    above: Keys<'a>,
+    next_below: Option<(f64, TicketId, u32)>,
+    next_above: Option<(f64, TicketId, u32)>,
+    rating: f64,
+    exclude: TicketId,
+    started: bool,
+}
+
+impl<'a> Iterator for Nearest<'a> {
+    type Item = (f64, &'a WaitingTicket);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if !self.started {
+            self.started = true;
+            self.next_below = self.below.next().map(|&(k, id, slot)| (k.0, id, slot));
+            self.next_above = self.above.next().map(|&(k, id, slot)| (k.0, id, slot));
+        }
+        loop {
+            let take_below = match (self.next_below, self.next_above) {
+                (None, None) => return None,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (Some((b, _, _)), Some((a, _, _))) => (self.rating - b) <= (a - self.rating),
+            };
+            let (r, id, slot) = if take_below {
+                let item = self.next_below.take();
+                self.next_below = self.below.next().map(|&(k, id, slot)| (k.0, id, slot));
+                item
+            } else {
+                let item = self.next_above.take();
+                self.next_above = self.above.next().map(|&(k, id, slot)| (k.0, id, slot));
+                item
+            }?;
+            if id == self.exclude {
+                continue;
+            }
+            return Some(((r - self.rating).abs(), self.pool.at(slot)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::PlayerId;
+
+    fn ticket(id: u32, rating: f64) -> WaitingTicket {
+        WaitingTicket {
+            id: TicketId(id),
+            players: smallvec::smallvec![PlayerId(id)],
+            rating,
+            enqueued: SimTime::from_ms(id as u64),
+            requeue: false,
+            roles: Default::default(),
+        }
+    }
+
+    fn pool(ratings: &[f64]) -> Pool {
+        let mut p = Pool::default();
+        for (i, &r) in ratings.iter().enumerate() {
+            p.insert(ticket(i as u32, r));
+        }
+        p
+    }
+
+    #[test]
+    fn nearest_walks_outward_by_distance_and_skips_the_excluded() {
+        let p = pool(&[1000.0, 1490.0, 1500.0, 1520.0, 1400.0, 2000.0]);
+        let order: Vec<(f64, u32)> = p
+            .nearest(1500.0, TicketId(2))
+            .map(|(d, t)| (d, t.id.0))
+            .collect();
+        assert_eq!(
+            order,
+            vec![(10.0, 1), (20.0, 3), (100.0, 4), (500.0, 0), (500.0, 5)]
+        );
+    }
+
+    #[test]
+    fn ranges_and_removal_keep_both_indexes_in_step() {
+        let mut p = pool(&[1000.0, 1100.0, 1200.0, 1300.0]);
+        let ids: Vec<u32> = p.rating_range(1050.0, 1250.0).map(|t| t.id.0).collect();
+        assert_eq!(ids, vec![1, 2]);
+        assert!(p.rating_range(1250.0, 1050.0).next().is_none());
+        p.remove(TicketId(1)).unwrap();
+        let ids: Vec<u32> = p.rating_range(1050.0, 1250.0).map(|t| t.id.0).collect();
+        assert_eq!(ids, vec![2]);
+        assert_eq!(p.players(), 3);
+        let oldest: Vec<u32> = p.oldest_first().map(|t| t.id.0).collect();
+        assert_eq!(oldest, vec![0, 2, 3]);
+        assert!(p.remove(TicketId(1)).is_none());
+    }
+
+    proptest::proptest! {
+        /// Against the obvious pool (every ticket in a list, sorted on
+        /// demand), over inserts and removes that reuse freed slots: the
+        /// same tickets by age, by rating, in a rating range and nearest
+        /// first, and the same player count.
+        #[test]
+        fn the_slab_pool_reads_like_a_plain_list(
+            ops in proptest::collection::vec((0u8..3, 0u32..40, 0u8..12), 1..200),
+        ) {
+            let mut p = Pool::default();
+            let mut list: Vec<WaitingTicket> = Vec::new();
+            let mut next = 0u32;
+            for (op, pick, r) in ops {
+                let rating = 1400.0 + f64::from(r) * 25.0;
+                if op < 2 || list.is_empty() {
+                    let t = ticket(next, rating);
+                    next += 1;
+                    p.insert(t.clone());
+                    list.push(t);
+                } else {
+                    let gone = list.remove(pick as usize % list.len());
+                    proptest::prop_assert_eq!(p.remove(gone.id), Some(gone.clone()));
+                    proptest::prop_assert!(p.get(gone.id).is_none());
+                }
+                let ids = |it: &mut dyn Iterator<Item = &WaitingTicket>| {
+                    it.map(|t| t.id.0).collect::<Vec<_>>()
+                };
+                let mut by_age = list.clone();
+                by_age.sort_by_key(|t| t.id);
+                let mut by_rating = list.clone();
+                by_rating.sort_by(|a, b| a.rating.total_cmp(&b.rating).then(a.id.cmp(&b.id)));
+                proptest::prop_assert_eq!(ids(&mut p.oldest_first()), ids(&mut by_age.iter()));
+                proptest::prop_assert_eq!(ids(&mut p.by_rating()), ids(&mut by_rating.iter()));
+                let (lo, hi) = (rating - 60.0, rating + 30.0);
+                let in_range = by_rating.iter().filter(|t| t.rating >= lo && t.rating <= hi);
+                proptest::prop_assert_eq!(
+                    ids(&mut p.rating_range(lo, hi)),
+                    ids(&mut in_range.into_iter())
+                );
+                // Nearest first; ties to the lower rating; at one rating,
+                // outward from the seed: below it the newer ticket first,
+                // at or above it the older.
+                let mut near: Vec<(f64, f64, i64, u32)> = by_rating
+                    .iter()
+                    .filter(|t| t.id.0 != 0)
+                    .map(|t| {
+                        let id = i64::from(t.id.0);
+                        let outward = if t.rating < rating { -id } else { id };
+                        ((t.rating - rating).abs(), t.rating, outward, t.id.0)
+                    })
+                    .collect();
+                near.sort_by(|a, b| {
+                    a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)).then(a.2.cmp(&b.2))
+                });
+                let walked: Vec<u32> =
+                    p.nearest(rating, TicketId(0)).map(|(_, t)| t.id.0).collect();
+                proptest::prop_assert_eq!(walked, near.iter().map(|n| n.3).collect::<Vec<_>>());
+                proptest::prop_assert_eq!(p.players(), list.len());
+                proptest::prop_assert_eq!(p.len(), list.len());
+            }
+        }
+    }
+
+    #[test]
+    fn equal_ratings_are_all_kept() {
+        let p = pool(&[1500.0, 1500.0, 1500.0]);
+        assert_eq!(p.rating_range(1500.0, 1500.0).count(), 3);
+        assert_eq!(p.nearest(1500.0, TicketId(0)).count(), 2);
+    }
+}

@@ -1,0 +1,252 @@
+//! What held tickets back, as text: one ticket's story (`mmsim explain`)
+//! and the summary's per-rule figures.
+
+use mmsim_core::metrics::explain::{BlockRule, TicketStory};
+use std::fmt::Write as _;
+
+fn secs(s: f64) -> String {
+    format!("{:.1} s", s)
+}
+
+/// One ticket's story, several lines.
+pub fn ticket_story(s: &TicketStory) -> String {
+    let mut o = String::new();
+    let _ = writeln!(
+        o,
+        "ticket {}: party of {}, rating {:.0}, joined at {}",
+        s.ticket_id,
+        s.party_size,
+        s.rating,
+        secs(s.enqueued_s)
+    );
+    let waited = s.left_s - s.enqueued_s;
+    let ended = match (s.outcome.as_str(), s.match_id) {
+        ("matched", Some(m)) => format!("matched into match {m}"),
+        ("abandoned", _) => "gave up".to_owned(),
+        ("declined", _) => "declined the ready check".to_owned(),
+        ("waiting", _) => "still waiting when the run ended".to_owned(),
+        (other, _) => other.to_owned(),
+    };
+    let _ = writeln!(
+        o,
+        "  {ended} after {} (at {})",
+        secs(waited),
+        secs(s.left_s)
+    );
+    let name = |r: Option<BlockRule>| r.map_or("-", BlockRule::name);
+    let _ = writeln!(
+        o,
+        "  looked at in {} pass(es); first blocked by {}, last by {}",
+        s.looks,
+        name(s.first_blocker),
+        name(s.last_blocker)
+    );
+    if let Some(th) = s.threshold {
+        let _ = writeln!(
+            o,
+            "  at the last look a match needed a quality score of {th:.3}"
+        );
+    }
+    if !s.blocked_s.is_empty() {
+        let _ = writeln!(o, "  time held back, by rule:");
+        for (rule, t) in &s.blocked_s {
+            let share = if waited > 0.0 {
+                t / waited * 100.0
+            } else {
+                0.0
+            };
+            let _ = writeln!(
+                o,
+                "    {:<14} {:>10} ({share:.0}% of the wait)",
+                rule.name(),
+                secs(*t)
+            );
+        }
+    }
+    if !s.candidates.is_empty() {
+        let _ = writeln!(o, "  nearest candidates at the last look:");
+        for c in &s.candidates {
+            let mut window = match (c.window, c.their_window) {
+                (Some(w), Some(t)) => format!(", windows {w:.0} / {t:.0}"),
+                _ => String::new(),
+            };
+            if let (Some(v), Some(l)) = (c.rule_value, c.rule_limit) {
+                let _ = write!(window, ", rule {v:.2} against {l:.2}");
+            }
+            let _ = writeln!(
+                o,
+                "    ticket {:<8} rating {:>7.0}  {:>5.0} apart{window}: {}",
+                c.ticket_id,
+                c.rating,
+                c.distance,
+                c.blocked_by.map_or("allowed", BlockRule::name)
+            );
+        }
+    }
+    if let Some(gap) = s.match_gap {
+        let _ = writeln!(o, "  the match it got spans {gap:.0} rating points from it");
+        match s.window_allowed_at_s {
+            Some(at) => {
+                let _ = writeln!(
+                    o,
+                    "    its rating window first allowed that gap at {} of waiting ({} before it matched)",
+                    secs(at),
+                    secs((waited - at).max(0.0))
+                );
+            }
+            None if s.match_score.is_none() && s.policy_rule.is_none() => {
+                let _ = writeln!(o, "    the policy reports no rating window");
+            }
+            None => {}
+        }
+    }
+    if let (Some(score), Some(at)) = (s.match_score, s.threshold_allowed_at_s) {
+        let _ = writeln!(
+            o,
+            "    the match scored {score:.3}; its falling quality threshold first allowed that at {} of waiting",
+            secs(at)
+        );
+    } else if let Some(score) = s.match_score {
+        let _ = writeln!(
+            o,
+            "    the match scored {score:.3}, below the threshold its wait asked for (another ticket seeded it)"
+        );
+    }
+    match (s.policy_rule, s.policy_rule_allowed_at_s) {
+        (Some(rule), Some(at)) => {
+            let _ = writeln!(
+                o,
+                "    the policy's {} rule first allowed that match at {} of waiting ({} before it matched)",
+                rule.name(),
+                secs(at),
+                secs((waited - at).max(0.0))
+            );
+        }
+        (Some(rule), None) => {
+            let _ = writeln!(
+                o,
+                "    the policy's {} rule does not loosen with waiting: no second at which it first allowed the match",
+                rule.name()
+            );
+        }
+        _ => {}
+    }
+    if let Some(at) = s.latency_allowed_at_s {
+        let _ = writeln!(
+            o,
+            "    its latency limit first allowed the host at {} of waiting",
+            secs(at)
+        );
+    }
+    o
+}
+
+/// Share of the waiting ticket-seconds each rule held back, by wait bucket
+/// (`explain.by_wait`): what holds tickets back early and late in a wait.
+pub(super) fn blocked_by_wait(
+    summary: &mmsim_core::metrics::Summary,
+) -> Option<super::plots::Spec> {
+    use super::plots::{Chart, Series, Spec, BLUE, GREEN, ORANGE, VERMILLION};
+    use plotters::style::RGBColor;
+    let e = summary.explain.as_ref()?;
+    let buckets: Vec<_> = e.by_wait.iter().filter(|b| b.ticket_s > 0.0).collect();
+    if buckets.is_empty() {
+        return None;
+    }
+    let colors = [
+        VERMILLION,
+        GREEN,
+        ORANGE,
+        BLUE,
+        RGBColor(204, 121, 167),
+        RGBColor(86, 180, 233),
+        RGBColor(128, 128, 128),
+        // The policies' own rules: a policy names at most three of them, so
+        // they share a few colours apart from the seven above.
+        RGBColor(240, 228, 66),
+        RGBColor(0, 60, 110),
+        RGBColor(0, 60, 110),
+        RGBColor(120, 60, 160),
+        RGBColor(0, 60, 110),
+        RGBColor(120, 60, 160),
+        RGBColor(0, 60, 110),
+        RGBColor(0, 60, 110),
+        RGBColor(120, 60, 160),
+        RGBColor(150, 100, 50),
+    ];
+    let series = mmsim_core::metrics::explain::RULES
+        .iter()
+        .zip(colors)
+        .filter(|(r, _)| e.blocked_ticket_s.contains_key(r))
+        .map(|(r, color)| Series {
+            label: r.name().into(),
+            color,
+            points: buckets
+                .iter()
+                .enumerate()
+                .map(|(i, b)| (i as f64, b.share.get(r).copied().unwrap_or(0.0)))
+                .collect(),
+        })
+        .collect();
+    let categories = buckets
+        .iter()
+        .map(|b| match b.to_s {
+            Some(to) => format!("{:.0}-{:.0} s", b.from_s, to),
+            None => format!("{:.0} s +", b.from_s),
+        })
+        .collect();
+    Some(Spec {
+        name: "blocked_by_wait",
+        title: "What held tickets back, by how long they had waited".into(),
+        caption: format!(
+            "Of the ticket-seconds spent waiting at each wait (tickets joined after warm-up), \
+             the share each rule held back: the rule blocking the ticket's nearest candidate at \
+             the last pass that looked at it (fill: some candidate passed every reported rule; \
+             alone: nobody else waited). explain.by_wait in summary.json; stories per ticket in \
+             explain.jsonl. The policy {}.",
+            match (e.policy_reports_window, e.policy_reports_pair_rule) {
+                (_, true) => "reports its own pair rule",
+                (true, false) => "reports",
+                (false, false) => "does not report",
+            }
+        ),
+        x_desc: "wait so far".into(),
+        y_desc: "share of waiting ticket-seconds".into(),
+        chart: Chart::Bars { categories, series },
+    })
+}
+
+/// The report's "What held tickets back" section (`--explain` runs).
+pub(super) fn html_section(h: &mut String, e: &mmsim_core::metrics::explain::ExplainSummary) {
+    h.push_str("<section id=\"held-back\">\n<h2>What held tickets back</h2>\n");
+    let total: f64 = e.blocked_ticket_s.values().sum();
+    let _ = write!(
+        h,
+        "<p class=\"note\">After each policy pass, each ticket it considered was checked against its \
+         three nearest-rated candidates; the first rule blocking the nearest one held it until \
+         the next look. {n} tickets joined after warm-up, {t:.0} ticket-seconds of waiting.",
+        n = e.tickets,
+        t = total
+    );
+    if let Some(after) = e.mean_wait_after_window_allowed_s {
+        let _ = write!(
+            h,
+            " Matched tickets waited {after:.1} s on average after their own window had reached \
+             the gap of the match they got."
+        );
+    }
+    h.push_str(
+        " <code>mmsim explain RUN --ticket N</code> tells one ticket's story.</p>\n\
+         <table>\n<tr><th>rule</th><th>ticket-seconds</th><th>share</th></tr>\n",
+    );
+    for (rule, s) in &e.blocked_ticket_s {
+        let share = e.blocked_share.get(rule).copied().unwrap_or(0.0);
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{s:.0}</td><td>{:.1}%</td></tr>",
+            rule.name(),
+            share * 100.0
+        );
+    }
+    h.push_str("</table>\n</section>\n");
+}

@@ -1,0 +1,316 @@
+//! The one text layer for numbers printed on the terminal (run summary line,
+//! `compare`, `check`, sweep, tune and replication tables), so every command
+//! shows the same number the same way. Plots keep their own short tick labels.
+
+use mmsim_tune::check::CheckLine;
+use mmsim_tune::search::TuneResult;
+use mmsim_tune::stats::lookup;
+use mmsim_tune::Ci;
+use serde_json::Value;
+use std::path::Path;
+
+/// Up to six significant digits, trailing zeros dropped, so 0.1 + 0.2 prints
+/// as 0.3 and 1500 as 1500; whole numbers print whole, -0 prints as 0.
+pub fn num(x: f64) -> String {
+    sig(x, 6)
+}
+
+/// The one formatter: up to `digits` significant digits, trailing zeros
+/// dropped. Tables use six (`num`); headline lines three, which is what a
+/// reader takes in at a glance.
+pub fn sig(x: f64, digits: i32) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        return format!("{x:.0}");
+    }
+    let decimals = (digits - 1 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let mut s = format!("{x:.decimals$}");
+    if s.contains('.') {
+        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+    }
+    if s == "-0" {
+        s = "0".into();
+    }
+    s
+}
+
+/// A number that may be missing (no data): `-` when it is.
+pub fn opt(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".to_string(), num)
+}
+
+/// A change: `+` in front of a rise, so a column of differences reads at a glance.
+pub fn signed(x: f64) -> String {
+    let s = num(x);
+    if x > 0.0 && s != "0" {
+        format!("+{s}")
+    } else {
+        s
+    }
+}
+
+/// A mean with its 95% interval, `12.5 [11.2, 13.8]`; the mean alone when
+/// there is no interval (one seed), `-` when there is no mean.
+pub fn ci(c: &Ci) -> String {
+    match (c.mean, c.ci95_low, c.ci95_high) {
+        (Some(m), Some(lo), Some(hi)) => format!("{} [{}, {}]", num(m), num(lo), num(hi)),
+        (Some(m), _, _) => num(m),
+        _ => "-".into(),
+    }
+}
+
+/// The line `mmsim run` ends with: the run's headline numbers and its folder.
+pub fn run_line(name: &str, summary: &mmsim_core::metrics::Summary, dir: &Path) -> String {
+    let opt = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |x| sig(x, 3));
+    format!(
+        "{name}: {} tickets, {} matches, wait p50 {}s p90 {}s, abandon {}%, spread mean {} → {}",
+        summary.tickets,
+        summary.matches,
+        opt(summary.wait_s.p50),
+        opt(summary.wait_s.p90),
+        opt(summary.abandon_rate.map(|r| r * 100.0)),
+        opt(summary.spread_rating.mean),
+        dir.display()
+    )
+}
+
+/// The line `mmsim run --replications` ends with: the headline numbers'
+/// means and 95% intervals over the seeds (`agg` from `tune::replicate::aggregate`),
+/// to three significant digits like `run_line`. Every figure here is a count,
+/// a rate or a wait, never negative, so a t interval's lower bound below
+/// zero is shown as 0.
+pub fn replications_line(name: &str, seeds: &[u64], agg: &Value, dir: &Path) -> String {
+    let ci_of = |path: &str, scale: f64| {
+        let node = lookup(agg, path);
+        let get = |k: &str| {
+            node.and_then(|n| n.get(k))
+                .and_then(Value::as_f64)
+                .map(|v| (v * scale).max(0.0))
+        };
+        headline_ci(get("mean"), get("ci95_low"), get("ci95_high"))
+    };
+    format!(
+        "{name} over {} seeds ({}..{}), mean [95% CI]: wait p50 {}s, p90 {}s, abandon {}%, spread mean {}, matches {} → {}",
+        seeds.len(),
+        seeds.first().copied().unwrap_or_default(),
+        seeds.last().copied().unwrap_or_default(),
+        ci_of("wait_s.p50", 1.0),
+        ci_of("wait_s.p90", 1.0),
+        ci_of("abandon_rate", 100.0),
+        ci_of("spread_rating.mean", 1.0),
+        ci_of("matches", 1.0),
+        dir.display()
+    )
+}
+
+/// `12.5 [11.2, 13.8]` to three significant digits; the mean alone without
+/// bounds, `-` without a mean.
+fn headline_ci(mean: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
+    match (mean, lo, hi) {
+        (Some(m), Some(lo), Some(hi)) => {
+            format!("{} [{}, {}]", sig(m, 3), sig(lo, 3), sig(hi, 3))
+        }
+        (Some(m), _, _) => sig(m, 3),
+        _ => "-".into(),
+    }
+}
+
+/// The printed table: every comparison, the moved ones marked.
+pub fn check_table(lines: &[CheckLine]) -> String {
+    let mut out = format!(
+        "{:<22} {:<20} {:>12} {:>12} {:>12} {:>8} {:>12}  {}\n",
+        "scenario", "metric", "baseline", "now", "change", "change%", "tolerance", "status"
+    );
+    for l in lines {
+        let now = l.now.map(num).unwrap_or_else(|| "missing".into());
+        let change = l.change().map(signed).unwrap_or_else(|| "-".into());
+        let pct = match l.change() {
+            Some(d) if l.baseline != 0.0 => format!("{}%", signed(100.0 * d / l.baseline.abs())),
+            _ => "-".into(),
+        };
+        out.push_str(&format!(
+            "{:<22} {:<20} {:>12} {:>12} {:>12} {:>8} {:>12}  {}\n",
+            l.scenario,
+            l.metric,
+            num(l.baseline),
+            now,
+            change,
+            pct,
+            num(l.tolerance),
+            if l.moved() { "MOVED" } else { "ok" }
+        ));
+    }
+    out
+}
+
+/// `mmsim tune`'s table of every point evaluated, in parameter order, and
+/// the chosen setting with its intervals.
+pub fn tune_table(r: &TuneResult) -> String {
+    let names: Vec<String> = std::iter::once(r.objective.clone())
+        .chain(r.constraints.iter().map(|c| c.metric.clone()))
+        .collect();
+    let mut out = String::new();
+    let mut header: Vec<String> = r.params.iter().map(|p| p.key.clone()).collect();
+    header.extend(names.iter().cloned());
+    header.push("ok".into());
+    out.push_str(
+        &header
+            .iter()
+            .map(|h| format!("{h:>20}"))
+            .collect::<String>(),
+    );
+    out.push('\n');
+    let mut order: Vec<usize> = (0..r.points.len()).collect();
+    order.sort_by(|&a, &b| {
+        r.points[a]
+            .values
+            .iter()
+            .zip(&r.points[b].values)
+            .map(|(x, y)| x.total_cmp(y))
+            .find(|o| o.is_ne())
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    for i in order {
+        let p = &r.points[i];
+        let mut row: Vec<String> = p
+            .values
+            .iter()
+            .map(|&v| format!("{:>20}", num(v)))
+            .collect();
+        row.extend(p.stats.iter().map(|s| format!("{:>20}", opt(s.mean))));
+        let mark = match (Some(i) == r.best, p.feasible) {
+            (true, _) => "BEST",
+            (false, true) => "yes",
+            (false, false) => "no",
+        };
+        row.push(format!("{mark:>20}"));
+        out.push_str(&row.concat());
+        out.push('\n');
+    }
+    let seeds = format!(
+        "{} seeds ({}..{})",
+        r.seeds.len(),
+        r.seeds[0],
+        r.seeds[r.seeds.len() - 1]
+    );
+    match r.best {
+        Some(b) => {
+            let p = &r.points[b];
+            let setting: Vec<String> = r
+                .params
+                .iter()
+                .zip(&p.values)
+                .map(|(k, &v)| format!("{}={}", k.key, num(v)))
+                .collect();
+            out.push_str(&format!(
+                "chosen: {} ({} points evaluated, {seeds} each)\n",
+                setting.join(" "),
+                r.points.len()
+            ));
+            let show = |name: &str, c: &Ci, bound: String| {
+                format!(
+                    "  {name} {} [95% CI {}, {}]{bound}\n",
+                    opt(c.mean),
+                    opt(c.ci95_low),
+                    opt(c.ci95_high),
+                )
+            };
+            out.push_str(&show(&r.objective, &p.stats[0], " (minimised)".into()));
+            for (c, s) in r.constraints.iter().zip(&p.stats[1..]) {
+                out.push_str(&show(
+                    &c.metric,
+                    s,
+                    format!(" (subject to {} {})", c.op_text(), num(c.value)),
+                ));
+            }
+        }
+        None => out.push_str(&format!(
+            "no point of {} meets the constraints over {seeds}\n",
+            r.points.len()
+        )),
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_replications_line_has_no_negative_zero_and_three_digits() {
+        // All seeds waited 0 at the median: bounds come out as -0.0 and 0.0.
+        let agg = serde_json::json!({
+            "wait_s": {"p50": {"mean": 0.0, "ci95_low": -0.0, "ci95_high": 0.0},
+                       "p90": {"mean": 12.345678, "ci95_low": -1.5, "ci95_high": 26.19}},
+            "abandon_rate": {"mean": 0.0123456, "ci95_low": 0.01, "ci95_high": 0.0147},
+            "spread_rating": {"mean": {"mean": 88.88888, "ci95_low": null, "ci95_high": null}},
+            "matches": {"mean": 6620.4, "ci95_low": 6500.0, "ci95_high": 6740.8}
+        });
+        let line = replications_line("s", &[1, 2], &agg, Path::new("out"));
+        assert!(
+            line.contains("wait p50 0 [0, 0]s, p90 12.3 [0, 26.2]s, abandon 1.23 [1, 1.47]%, spread mean 88.9, matches 6620 [6500, 6741]"),
+            "{line}"
+        );
+        assert!(!line.contains("-0"));
+    }
+
+    #[test]
+    fn numbers_print_with_six_significant_digits() {
+        assert_eq!(num(0.1 + 0.2), "0.3");
+        assert_eq!(num(1234.5678), "1234.57");
+        assert_eq!(num(0.000123456789), "0.000123457");
+        assert_eq!(num(1500.0), "1500");
+        assert_eq!(num(-0.0000001), "-0.0000001");
+        assert_eq!(num(-0.0), "0");
+        assert_eq!(opt(None), "-");
+        assert_eq!(signed(-3.0), "-3");
+        assert_eq!(signed(2.5), "+2.5");
+        assert_eq!(signed(0.0), "0");
+    }
+
+    #[test]
+    fn headline_numbers_keep_three_significant_digits() {
+        assert_eq!(sig(0.596703, 3), "0.597");
+        assert_eq!(sig(29.456, 3), "29.5");
+        assert_eq!(sig(1234.5678, 3), "1235");
+        assert_eq!(sig(3.0, 3), "3");
+    }
+
+    #[test]
+    fn the_check_table_marks_moved_metrics_with_signed_changes() {
+        let line = |now: Option<f64>| CheckLine {
+            scenario: "s".into(),
+            metric: "matches".into(),
+            baseline: 110.0,
+            now,
+            tolerance: 34.759_863,
+        };
+        let table = check_table(&[line(Some(150.0)), line(Some(110.0)), line(None)]);
+        let rows: Vec<&str> = table.lines().collect();
+        assert!(
+            rows[1].contains("+40") && rows[1].contains("+36.3636%"),
+            "{table}"
+        );
+        assert!(
+            rows[1].ends_with("MOVED") && rows[2].ends_with("ok"),
+            "{table}"
+        );
+        assert!(
+            rows[3].contains("missing") && rows[3].ends_with("MOVED"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn intervals_show_the_mean_alone_without_one() {
+        let two = mmsim_tune::ci95(&[1.0, 3.0]);
+        assert!(ci(&two).starts_with("2 ["), "{}", ci(&two));
+        assert_eq!(ci(&mmsim_tune::ci95(&[2.5])), "2.5");
+        assert_eq!(ci(&mmsim_tune::ci95(&[])), "-");
+    }
+}
