@@ -71,6 +71,13 @@ fn age_s(rs: &Ruleset, tickets: &[&WaitingTicket], now: SimTime) -> f64 {
     }
 }
 
+fn cand_ticket<'a>(view: &PoolView<'a>, t: &WaitingTicket, team: usize) -> CandTicket<'a> {
+    CandTicket {
+        team,
+        players: t.players.iter().map(|p| &view.players[p.index()]).collect(),
+    }
+}
+
 fn candidate<'a>(
     view: &PoolView<'a>,
     teams: usize,
@@ -82,11 +89,33 @@ fn candidate<'a>(
         tickets: tickets
             .iter()
             .enumerate()
-            .map(|(i, t)| CandTicket {
-                team: team_of(i),
-                players: t.players.iter().map(|p| &view.players[p.index()]).collect(),
-            })
+            .map(|(i, t)| cand_ticket(view, t, team_of(i)))
             .collect(),
+    }
+}
+
+/// The ages `age_s` chooses between, kept as a match grows: the youngest
+/// and the oldest ticket's wait so far.
+#[derive(Clone, Copy)]
+struct Ages {
+    newest: f64,
+    oldest: f64,
+}
+
+impl Ages {
+    fn with(self, age: f64) -> Ages {
+        Ages {
+            newest: self.newest.min(age),
+            oldest: self.oldest.max(age),
+        }
+    }
+
+    /// `age_s` of the tickets these ages came from.
+    fn of(self, rs: &Ruleset) -> f64 {
+        match rs.age {
+            AgeSelection::Newest => self.newest,
+            AgeSelection::Oldest => self.oldest,
+        }
     }
 }
 
@@ -135,6 +164,22 @@ impl RulesetPolicy {
         let mut packing = Packing::new(format.teams, format.team_size);
         packing.try_add(seed.size());
         let mut roles = RoleFill::new(format.roles, format.teams, &seed.roles);
+        // The growing match as the team-free rules see it (everyone on team
+        // 0), and its ages, kept as tickets are taken rather than rebuilt
+        // for every candidate.
+        let mut partial = Candidate {
+            teams: format.teams,
+            tickets: Vec::with_capacity(need),
+        };
+        if self.any_team_free {
+            partial.tickets.push(cand_ticket(view, seed, 0));
+        }
+        let seed_age = seed.age_s(view.now);
+        let mut ages = Ages {
+            newest: f64::INFINITY,
+            oldest: 0.0,
+        }
+        .with(seed_age);
         for t in candidates {
             if room == 0 {
                 break;
@@ -142,11 +187,11 @@ impl RulesetPolicy {
             if t.size() > room || t.size() > format.team_size || !roles.admits(&t.roles) {
                 continue;
             }
+            let with_t = ages.with(t.age_s(view.now));
             if self.any_team_free {
-                chosen.push(t);
-                let c = candidate(view, format.teams, &chosen, |_| 0);
-                let ok = self.rs.passes(&c, age_s(&self.rs, &chosen, view.now), true);
-                chosen.pop();
+                partial.tickets.push(cand_ticket(view, t, 0));
+                let ok = self.rs.passes(&partial, with_t.of(&self.rs), true);
+                partial.tickets.pop();
                 if !ok {
                     continue;
                 }
@@ -156,6 +201,10 @@ impl RulesetPolicy {
             }
             roles.take(&t.roles);
             chosen.push(t);
+            if self.any_team_free {
+                partial.tickets.push(cand_ticket(view, t, 0));
+            }
+            ages = with_t;
             room -= t.size();
         }
         if room > 0 {

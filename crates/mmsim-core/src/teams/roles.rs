@@ -15,6 +15,12 @@
 //! open slots can be taken by later players flexible enough. When the set is
 //! complete the same question is the exact one (as many players as slots,
 //! so every slot is filled).
+//!
+//! Hall's condition (for every subset S of roles, the players who accept
+//! only roles in S fit in S's slots) is the cheap test in front of all of
+//! it. Where it is asked again and again, as parties come and go (a fill's
+//! candidates, the balanced split's search), its counts are kept per subset
+//! rather than recounted, with the recounting versions as test oracles.
 
 use smallvec::SmallVec;
 
@@ -451,19 +457,26 @@ pub fn balanced_split(
     let mut order: Vec<usize> = (0..parties.len()).collect();
     // Largest parties and least flexible players first: they prune most.
     order.sort_by_key(|&i| (std::cmp::Reverse(parties[i].len()), i));
-    let mut search = Search {
-        parties,
-        strengths,
-        comp,
-        order,
-        team_of: vec![usize::MAX; parties.len()],
-        room: vec![team_size; teams],
-        sums: vec![0.0; teams],
-        best: None,
-        budget: SPLIT_BUDGET,
+    let best = if comp.roles() <= SUBSET_ROLES {
+        let mut search = CountedSearch::new(parties, strengths, teams, comp, order);
+        search.go(0);
+        search.best
+    } else {
+        let mut search = Search {
+            parties,
+            strengths,
+            comp,
+            order,
+            team_of: vec![usize::MAX; parties.len()],
+            room: vec![team_size; teams],
+            sums: vec![0.0; teams],
+            best: None,
+            budget: SPLIT_BUDGET,
+        };
+        search.go(0);
+        search.best
     };
-    search.go(0);
-    let team_of = match search.best {
+    let team_of = match best {
         Some((_, t)) => t,
         None => solve(parties, teams, comp)?,
     };
@@ -533,6 +546,155 @@ impl Search<'_> {
     }
 }
 
+/// Most roles for which `CountedSearch` keeps per-subset counts (2^4 = 16
+/// per team); more roles take `Search`, which recounts each team.
+const SUBSET_ROLES: usize = 4;
+
+/// For each mask of up to `SUBSET_ROLES` roles, the subsets of roles (bit
+/// s) that hold all of it.
+const SUPERSETS: [u16; 1 << SUBSET_ROLES] = {
+    let mut table = [0u16; 1 << SUBSET_ROLES];
+    let mut m = 0;
+    while m < 1 << SUBSET_ROLES {
+        let mut s = 0;
+        while s < 1 << SUBSET_ROLES {
+            if s & m == m {
+                table[m] |= 1 << s;
+            }
+            s += 1;
+        }
+        m += 1;
+    }
+    table
+};
+
+/// Players whose preferred roles (masked to the composition's) all lie in
+/// each subset S of roles, for S = 0 .. 2^roles: Hall's left-hand side.
+type Inside = [u32; 1 << SUBSET_ROLES];
+
+/// `Search` with each team's Hall counts kept as parties come and go, so
+/// a node's feasibility test is one comparison per subset of roles instead
+/// of a pass over every party placed so far. It visits the same nodes in
+/// the same order and spends the same budget, so it returns exactly what
+/// `Search` returns (`the_counted_split_search_is_the_plain_one`).
+struct CountedSearch<'a> {
+    strengths: &'a [f64],
+    sizes: Vec<usize>,
+    /// Per party, its members' Hall counts.
+    party_inside: Vec<Inside>,
+    /// Per team, its members' Hall counts.
+    team_inside: Vec<Inside>,
+    /// The composition's slots in each subset of roles.
+    cap: Inside,
+    subsets: usize,
+    team_size: usize,
+    order: Vec<usize>,
+    team_of: Vec<usize>,
+    room: Vec<usize>,
+    sums: Vec<f64>,
+    best: Option<(f64, Vec<usize>)>,
+    budget: usize,
+}
+
+impl<'a> CountedSearch<'a> {
+    fn new(
+        parties: &'a [&'a [u8]],
+        strengths: &'a [f64],
+        teams: usize,
+        comp: Composition,
+        order: Vec<usize>,
+    ) -> Self {
+        let r = comp.roles();
+        let subsets = 1usize << r;
+        let full = (subsets - 1) as u8;
+        let party_inside = parties
+            .iter()
+            .map(|p| {
+                let mut inside: Inside = [0; 1 << SUBSET_ROLES];
+                for &m in p.iter() {
+                    let m = usize::from(m & full);
+                    // Every superset of the mask counts the player.
+                    for (s, n) in inside.iter_mut().enumerate().take(subsets) {
+                        if s & m == m {
+                            *n += 1;
+                        }
+                    }
+                }
+                inside
+            })
+            .collect();
+        let mut cap: Inside = [0; 1 << SUBSET_ROLES];
+        for s in 1..subsets {
+            cap[s] = cap[s & (s - 1)] + comp.slots(s.trailing_zeros() as usize) as u32;
+        }
+        CountedSearch {
+            strengths,
+            sizes: parties.iter().map(|p| p.len()).collect(),
+            party_inside,
+            team_inside: vec![[0; 1 << SUBSET_ROLES]; teams],
+            cap,
+            subsets,
+            team_size: comp.team_size(),
+            order,
+            team_of: vec![usize::MAX; parties.len()],
+            room: vec![comp.team_size(); teams],
+            sums: vec![0.0; teams],
+            best: None,
+            budget: SPLIT_BUDGET,
+        }
+    }
+
+    /// `team_fits` of team `t`'s members and party `p`'s.
+    fn fits(&self, t: usize, p: usize) -> bool {
+        let (team, party) = (&self.team_inside[t], &self.party_inside[p]);
+        (0..self.subsets).all(|s| team[s] + party[s] <= self.cap[s])
+    }
+
+    fn go(&mut self, k: usize) {
+        if self.budget == 0 {
+            return;
+        }
+        self.budget -= 1;
+        let Some(&p) = self.order.get(k) else {
+            let hi = self.sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            let lo = self.sums.iter().copied().fold(f64::INFINITY, f64::min);
+            if self.best.as_ref().is_none_or(|(b, _)| hi - lo < *b) {
+                self.best = Some((hi - lo, self.team_of.clone()));
+            }
+            return;
+        };
+        let size = self.sizes[p];
+        let mut tried_empty = false;
+        for t in 0..self.room.len() {
+            if self.room[t] < size {
+                continue;
+            }
+            if self.room[t] == self.team_size {
+                if tried_empty {
+                    continue;
+                }
+                tried_empty = true;
+            }
+            if !self.fits(t, p) {
+                continue;
+            }
+            self.team_of[p] = t;
+            self.room[t] -= size;
+            self.sums[t] += self.strengths[p];
+            for s in 0..self.subsets {
+                self.team_inside[t][s] += self.party_inside[p][s];
+            }
+            self.go(k + 1);
+            for s in 0..self.subsets {
+                self.team_inside[t][s] -= self.party_inside[p][s];
+            }
+            self.sums[t] -= self.strengths[p];
+            self.room[t] += size;
+            self.team_of[p] = usize::MAX;
+        }
+    }
+}
+
 /// Whether a split (per team, indices into `parties`) gives every team its
 /// composition exactly.
 pub fn split_fits(parties: &[&[u8]], split: &[Vec<usize>], comp: Composition) -> bool {
@@ -549,10 +711,11 @@ pub fn split_fits(parties: &[&[u8]], split: &[Vec<usize>], comp: Composition) ->
 /// far more than a lookup. The answer depends on nothing else, so the
 /// memory cannot change a result; it is per thread and emptied when large.
 fn solvable(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
+    use rustc_hash::FxHashMap;
     use std::cell::RefCell;
-    use std::collections::HashMap;
     thread_local! {
-        static KNOWN: RefCell<HashMap<SmallVec<[u8; 32]>, bool>> = RefCell::new(HashMap::new());
+        // Looked up, never iterated: the hasher cannot reach an output.
+        static KNOWN: RefCell<FxHashMap<SmallVec<[u8; 32]>, bool>> = RefCell::new(FxHashMap::default());
     }
     const LIMIT: usize = 1 << 20;
     // The key: teams, the composition, then each party's sorted masks with
@@ -598,19 +761,66 @@ pub struct RoleFill<'a> {
     comp: Option<Composition>,
     teams: usize,
     chosen: SmallVec<[&'a [u8]; 10]>,
+    /// Hall counts of the chosen players, every team's slots pooled, kept
+    /// as parties are taken (compositions of up to `SUBSET_ROLES` roles):
+    /// the pooled test of a candidate is then one comparison per subset.
+    inside: Inside,
+    /// The pooled slots in each subset of roles.
+    cap: Inside,
+    /// 2^roles when the counts are kept, 0 when `pooled_fits` recounts.
+    subsets: usize,
+    /// The subsets whose pooled slots the chosen players fill (bit s:
+    /// `inside[s] == cap[s]`): a solo fits the pooled test exactly when no
+    /// subset holding all its roles is full, one test of bits, and none
+    /// is over full already (`over`: only a seed can make it so).
+    full: u16,
+    over: bool,
+    /// Chosen parties of two players or more: with none, the pooled test
+    /// is exact.
+    groups: usize,
 }
 
 impl<'a> RoleFill<'a> {
     /// A fill that starts from the party of `seed_masks`.
     pub fn new(comp: Option<Composition>, teams: usize, seed_masks: &'a [u8]) -> Self {
-        let mut chosen = SmallVec::new();
-        if comp.is_some() {
-            chosen.push(seed_masks);
-        }
-        RoleFill {
+        let mut fill = RoleFill {
             comp,
             teams,
-            chosen,
+            chosen: SmallVec::new(),
+            inside: [0; 1 << SUBSET_ROLES],
+            cap: [0; 1 << SUBSET_ROLES],
+            subsets: 0,
+            full: 0,
+            over: false,
+            groups: 0,
+        };
+        if let Some(c) = comp {
+            if c.roles() <= SUBSET_ROLES {
+                fill.subsets = 1 << c.roles();
+                for s in 1..fill.subsets {
+                    fill.cap[s] = fill.cap[s & (s - 1)]
+                        + (c.slots(s.trailing_zeros() as usize) * teams) as u32;
+                }
+            }
+            fill.take(seed_masks);
+        }
+        fill
+    }
+
+    /// The subsets of roles (as bits) that hold every role of `mask`.
+    fn supersets(&self, mask: u8) -> u16 {
+        let within = ((1u32 << self.subsets) - 1) as u16;
+        SUPERSETS[usize::from(mask) & (self.subsets - 1)] & within
+    }
+
+    /// Adds a party's players to the pooled Hall counts `inside`.
+    fn count(&self, inside: &mut Inside, masks: &[u8]) {
+        for &m in masks {
+            let mut bits = self.supersets(m);
+            while bits != 0 {
+                inside[bits.trailing_zeros() as usize] += 1;
+                bits &= bits - 1;
+            }
         }
     }
 
@@ -620,15 +830,30 @@ impl<'a> RoleFill<'a> {
         let Some(comp) = self.comp else {
             return true;
         };
-        self.chosen.push(masks);
         // Hall's condition with every team's slots pooled is necessary, and
         // exact when every party is a solo (a solo may go to any team): it
         // turns down most candidates (a seventh damage player) without a
         // search, and decides solo queues alone.
-        let pooled = pooled_fits(&self.chosen, self.teams, comp);
-        let ok = pooled
-            && (self.chosen.iter().all(|p| p.len() == 1)
-                || solvable(&self.chosen, self.teams, comp));
+        let pooled = if self.subsets > 0 && masks.len() == 1 {
+            !self.over && self.full & self.supersets(masks[0]) == 0
+        } else if self.subsets > 0 {
+            let mut inside = self.inside;
+            self.count(&mut inside, masks);
+            (0..self.subsets).all(|s| inside[s] <= self.cap[s])
+        } else {
+            self.chosen.push(masks);
+            let ok = pooled_fits(&self.chosen, self.teams, comp);
+            self.chosen.pop();
+            ok
+        };
+        if !pooled {
+            return false;
+        }
+        if self.groups == 0 && masks.len() == 1 {
+            return true;
+        }
+        self.chosen.push(masks);
+        let ok = solvable(&self.chosen, self.teams, comp);
         self.chosen.pop();
         ok
     }
@@ -637,6 +862,18 @@ impl<'a> RoleFill<'a> {
     pub fn take(&mut self, masks: &'a [u8]) {
         if self.comp.is_some() {
             self.chosen.push(masks);
+            if masks.len() >= 2 {
+                self.groups += 1;
+            }
+            if self.subsets > 0 {
+                let mut inside = self.inside;
+                self.count(&mut inside, masks);
+                self.inside = inside;
+                self.full = (0..self.subsets)
+                    .filter(|&s| inside[s] >= self.cap[s])
+                    .fold(0, |bits, s| bits | 1 << s);
+                self.over = (0..self.subsets).any(|s| inside[s] > self.cap[s]);
+            }
         }
     }
 }
@@ -856,6 +1093,39 @@ mod tests {
                 team_fits(masks.iter().copied(), c),
                 team_fits_by_subsets(masks.iter().copied(), c)
             );
+        }
+
+        /// The counted search is an optimisation of the plain one: the same
+        /// nodes in the same order, so the same best split, budget or not.
+        #[test]
+        fn the_counted_split_search_is_the_plain_one(
+            (teams, slots, parties) in case(),
+            strengths in proptest::collection::vec(0.0f64..3000.0, 24),
+            budget in prop_oneof![Just(SPLIT_BUDGET), 1usize..40],
+        ) {
+            let c = Composition::new(&slots);
+            prop_assume!(c.team_size() > 0 && c.roles() <= SUBSET_ROLES);
+            let refs: Vec<&[u8]> = parties.iter().map(|p| &p[..]).collect();
+            let strengths = &strengths[..refs.len()];
+            let mut order: Vec<usize> = (0..refs.len()).collect();
+            order.sort_by_key(|&i| (std::cmp::Reverse(refs[i].len()), i));
+            let mut plain = Search {
+                parties: &refs,
+                strengths,
+                comp: c,
+                order: order.clone(),
+                team_of: vec![usize::MAX; refs.len()],
+                room: vec![c.team_size(); teams],
+                sums: vec![0.0; teams],
+                best: None,
+                budget,
+            };
+            plain.go(0);
+            let mut counted = CountedSearch::new(&refs, strengths, teams, c, order);
+            counted.budget = budget;
+            counted.go(0);
+            prop_assert_eq!(&counted.best, &plain.best);
+            prop_assert_eq!(counted.budget, plain.budget);
         }
 
         #[test]
