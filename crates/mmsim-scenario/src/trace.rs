@@ -542,6 +542,41 @@ fn attributes(
 
 /// Parses a trace's rows, each with its line (CSV) or row (Parquet)
 /// number; `header_line` is where header errors point (`None`: Parquet).
+/// Sorts a trace's rows by `time_s`, then `ticket` (`by_key`), stably:
+/// a party's members keep the file's order, which is the party's own (the
+/// order `mmsim trace` logged them in, which a replay must keep to form the
+/// run's matches). Only when every row's time reads as a finite number;
+/// otherwise it leaves them.
+fn sort_by_time(rows: &mut [(usize, Vec<String>)], col: &BTreeMap<&str, usize>) {
+    let (Some(&t), Some(&k)) = (col.get("time_s"), col.get("ticket")) else {
+        return;
+    };
+    let time = |f: &[String]| {
+        f.get(t)
+            .and_then(|v| v.trim().parse::<f64>().ok())
+            .filter(|x| x.is_finite())
+    };
+    if rows.iter().any(|(_, f)| time(f).is_none() || f.len() <= k) {
+        return;
+    }
+    rows.sort_by(|(_, a), (_, b)| {
+        time(a)
+            .unwrap_or(0.0)
+            .total_cmp(&time(b).unwrap_or(0.0))
+            .then_with(|| by_key(&a[k], &b[k]))
+    });
+}
+
+/// Ids in their natural order: as numbers when both are whole numbers
+/// (ticket 9 before ticket 10, as a log numbers them), else as text.
+fn by_key(a: &str, b: &str) -> std::cmp::Ordering {
+    let (a, b) = (a.trim(), b.trim());
+    match (a.parse::<u64>(), b.parse::<u64>()) {
+        (Ok(x), Ok(y)) => x.cmp(&y),
+        _ => a.cmp(b),
+    }
+}
+
 pub fn parse_rows(
     header: Vec<String>,
     header_line: Option<usize>,
@@ -558,7 +593,6 @@ pub fn parse_rows(
     let mut seen_tickets: BTreeSet<String> = BTreeSet::new();
     let mut tickets: Vec<TraceTicket> = Vec::new();
     let mut open: Option<Open> = None;
-    let mut count = 0usize;
     let close = |o: Open, tickets: &mut Vec<TraceTicket>| {
         tickets.push(TraceTicket {
             at: o.at,
@@ -567,16 +601,25 @@ pub fn parse_rows(
             requeue: o.requeue,
         });
     };
+    // Every row first, then in time order, so that the order of the file's
+    // tickets never changes a run: a player's first row by time gives their
+    // facts and number, and tickets are numbered by time, ties by ticket
+    // id. A party's members keep their order. A row whose time does not
+    // read leaves the file's order as it is, and the loop below names it.
+    let mut all: Vec<(usize, Vec<String>)> = Vec::new();
     for row in rows {
         let (line, f) = row?;
-        count += 1;
-        if count > MAX_TRACE_ROWS {
+        if all.len() >= MAX_TRACE_ROWS {
             return Err(err(
                 line,
                 None,
                 format!("a trace may have at most {MAX_TRACE_ROWS} rows"),
             ));
         }
+        all.push((line, f));
+    }
+    sort_by_time(&mut all, col);
+    for (line, f) in all {
         if f.len() != header.len() {
             return Err(err(
                 line,
@@ -949,9 +992,10 @@ mod tests {
     fn parties_players_and_order_come_from_the_rows() {
         let t = parse(GOOD, &Context::plain(5)).unwrap();
         assert_eq!(t.players.len(), 3);
-        // p1 first, then p2, p3; p2 has no true skill: its first rating.
+        // Numbered by time: p2 and p3 (1.5 s), then p1 (5 s); p2 has no
+        // true skill: its first rating.
         assert_eq!(
-            t.players[1],
+            t.players[0],
             TracePlayer {
                 rating: 1600.0,
                 true_skill: 1600.0,
@@ -968,6 +1012,38 @@ mod tests {
         assert_eq!(t.tickets[1].abandon_after, None);
         assert!(t.tickets[2].requeue && !t.tickets[1].requeue);
         assert_eq!(t.tickets[2].members[0], t.tickets[1].members[0]);
+        assert_eq!(t.tickets[1].members[0], mmsim_core::model::PlayerId(2));
+    }
+
+    /// Issue 31: the shipped trace reversed replayed differently (a later
+    /// row's rating became the player's first). The order of the tickets'
+    /// rows, reversed or shuffled, never changes the trace read.
+    #[test]
+    fn the_order_of_the_rows_never_changes_the_trace() {
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/traces/small.csv"
+        ))
+        .unwrap();
+        let mut lines: Vec<&str> = text.lines().collect();
+        let header = lines.remove(0);
+        let sorted = parse(&text, &Context::plain(1)).unwrap();
+        let reversed: Vec<&str> = lines.iter().rev().copied().collect();
+        let mut shuffled = lines.clone();
+        // A fixed shuffle: every seventh row to the front.
+        shuffled.sort_by_key(|l| (l.len() % 7 != 0, l.len()));
+        for rows in [reversed, shuffled] {
+            let other = format!("{header}\n{}\n", rows.join("\n"));
+            assert_ne!(other, text);
+            assert_eq!(parse(&other, &Context::plain(1)).unwrap(), sorted);
+        }
+        // With ties: two tickets at one instant, given in either order; a
+        // party's members keep their order.
+        let h = "time_s,ticket,player,rating\n";
+        let a = parse(&format!("{h}1,x,p,1500\n1,y,q,1600\n1,y,r,1600\n"), &Context::plain(5)).unwrap();
+        let b = parse(&format!("{h}1,y,q,1600\n1,y,r,1600\n1,x,p,1500\n"), &Context::plain(5)).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(a.tickets[1].members.len(), 2);
     }
 
     #[test]
