@@ -347,7 +347,15 @@ fn a_trace_with_its_rows_reversed_replays_the_same() {
     std::fs::write(&reversed_toml, toml).unwrap();
     let summary = |toml: &str, out: &str| -> serde_json::Value {
         let out = tmp.path().join(out);
-        ok(&["run", toml, "--tables", "none", "--quiet", "--out", out.to_str().unwrap()]);
+        ok(&[
+            "run",
+            toml,
+            "--tables",
+            "none",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
         let mut v: serde_json::Value =
             serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
         // The scenario's hash follows the trace's bytes, which differ.

@@ -281,7 +281,9 @@ fn rows_table(h: &mut String, key: &str, rows: &[&Map<String, Value>]) {
     } else {
         ("#", 0)
     };
-    // The row number already is that column.
+    // That column is the row's own field where it has one (`by_hour`'s
+    // `hour`: a run that starts at 4 h has rows 4, 5, ...), else the row
+    // number.
     cols.retain(|c| c != head);
     // Long tables fold away so the page stays short; their figures are plotted.
     let fold = rows.len() > FOLD_ROWS;
@@ -301,7 +303,8 @@ fn rows_table(h: &mut String, key: &str, rows: &[&Map<String, Value>]) {
     }
     h.push_str("</tr></thead>\n<tbody>\n");
     for (i, o) in rows.iter().enumerate() {
-        let _ = write!(h, "<tr><td class=\"num\">{}</td>", i + base);
+        let first = o.get(head).map_or((i + base).to_string(), fmt_value);
+        let _ = write!(h, "<tr><td class=\"num\">{first}</td>");
         for c in &cols {
             let _ = write!(
                 h,
@@ -677,5 +680,36 @@ mod tests {
         assert_eq!(fmt_value(&serde_json::json!(1234.56)), "1234.6");
         assert_eq!(human_duration(86400.0), "24 h");
         assert_eq!(human_duration(90.0), "90 s");
+    }
+
+    /// Issue 31: the Dota report's `by_hour` table showed hours 0-8 (its
+    /// row numbers) where the summary, table and plot say 4-12.
+    #[test]
+    fn the_by_hour_table_shows_each_row_s_hour() {
+        let rows: Vec<Value> = (4..7)
+            .map(|hour| serde_json::json!({"hour": hour, "tickets": 10 * hour}))
+            .collect();
+        let objs: Vec<&Map<String, Value>> = rows.iter().map(|r| r.as_object().unwrap()).collect();
+        let mut h = String::new();
+        rows_table(&mut h, "by_hour", &objs);
+        let firsts: Vec<&str> = h
+            .split("<tr><td class=\"num\">")
+            .skip(1)
+            .map(|r| &r[..r.find('<').unwrap()])
+            .collect();
+        assert_eq!(firsts, vec!["4", "5", "6"], "{h}");
+        assert!(
+            h.contains("<th>hour</th>") && !h.contains("<th>#</th>"),
+            "{h}"
+        );
+        // Deciles, which carry no index of their own, count from 1.
+        let deciles: Vec<Value> = (0..2)
+            .map(|k| serde_json::json!({"wait_p50_s": k}))
+            .collect();
+        let objs: Vec<&Map<String, Value>> =
+            deciles.iter().map(|r| r.as_object().unwrap()).collect();
+        let mut h = String::new();
+        rows_table(&mut h, "wait_s_by_skill_decile", &objs);
+        assert!(h.contains("<tr><td class=\"num\">1</td>"), "{h}");
     }
 }

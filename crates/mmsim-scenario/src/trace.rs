@@ -1040,8 +1040,16 @@ mod tests {
         // With ties: two tickets at one instant, given in either order; a
         // party's members keep their order.
         let h = "time_s,ticket,player,rating\n";
-        let a = parse(&format!("{h}1,x,p,1500\n1,y,q,1600\n1,y,r,1600\n"), &Context::plain(5)).unwrap();
-        let b = parse(&format!("{h}1,y,q,1600\n1,y,r,1600\n1,x,p,1500\n"), &Context::plain(5)).unwrap();
+        let a = parse(
+            &format!("{h}1,x,p,1500\n1,y,q,1600\n1,y,r,1600\n"),
+            &Context::plain(5),
+        )
+        .unwrap();
+        let b = parse(
+            &format!("{h}1,y,q,1600\n1,y,r,1600\n1,x,p,1500\n"),
+            &Context::plain(5),
+        )
+        .unwrap();
         assert_eq!(a, b);
         assert_eq!(a.tickets[1].members.len(), 2);
     }
