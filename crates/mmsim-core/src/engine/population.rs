@@ -116,6 +116,14 @@ pub fn draw_attributes(players: &mut [Player], pop: &Population, rng: &mut Pcg64
     if let Some(games) = &pop.games {
         for p in players.iter_mut() {
             p.games = draw_games(games, rng);
+            if pop.win_rate.is_none() {
+                // No `win_rate`: the documented 50% for everyone, as a
+                // record (half the games won), so the shown rate
+                // (wins + 5) / (games + 10) starts near 0.5 and does not
+                // fall to 5 / (games + 10) at the first result.
+                p.wins = (f64::from(p.games) / 2.0).round() as u32;
+                p.win_rate = (f64::from(p.wins) + 5.0) / (f64::from(p.games) + 10.0);
+            }
         }
     }
     if !pop.tiers.is_empty() {

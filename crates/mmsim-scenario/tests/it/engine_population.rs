@@ -188,3 +188,28 @@ fn pearson(x: &[f64], y: &[f64]) -> f64 {
     let vy: f64 = y.iter().map(|b| (b - my).powi(2)).sum();
     cov / (vx * vy).sqrt()
 }
+
+/// Issue 31: with `games` but no `win_rate`, every record started with no
+/// wins, so the shown win rate fell to 5 / (games + 10) (1-4%) at a
+/// player's first result. The documented default is 50%: half the games
+/// won, and the rates stay near one half through the run.
+#[test]
+fn games_without_a_win_rate_start_at_half_won() {
+    let text = include_str!("../../../../scenarios/smoke.toml").replace(
+        "[population]\n",
+        "[population]\ngames = { dist = \"log-normal\", median = 400, sigma = 1.2 }\n",
+    );
+    let s = mmsim_scenario::from_text(&text, std::path::Path::new("games.toml"), &[])
+        .unwrap()
+        .scenario;
+    let players = mmsim_scenario::run::run_keeping(&s, 3).output.players;
+    let played: Vec<&Player> = players.iter().filter(|p| p.games > 20).collect();
+    assert!(played.len() > 1000, "{}", played.len());
+    let mean = played.iter().map(|p| p.win_rate).sum::<f64>() / played.len() as f64;
+    assert!((0.48..0.52).contains(&mean), "mean shown win rate {mean}");
+    let low = played.iter().filter(|p| p.win_rate < 0.3).count();
+    assert!(low * 100 < played.len(), "{low} players under 30%");
+    for p in &played {
+        assert!(p.wins <= p.games);
+    }
+}
