@@ -128,7 +128,7 @@ fn stop(sig: i32) -> ! {
     let mut kept = Vec::new();
     let outputs = outputs();
     for r in outputs.iter() {
-        eprintln!("{}", stop_message(name, r));
+        tell!("{}", stop_message(name, r));
         if r.resumable {
             kept.push(r.staging.display().to_string());
         } else {
@@ -145,7 +145,7 @@ fn stop(sig: i32) -> ! {
         let _ = std::fs::remove_file(&r.lock);
     }
     for k in kept {
-        eprintln!("mmsim: finished runs are kept in {k}; the same command resumes them");
+        tell!("mmsim: finished runs are kept in {k}; the same command resumes them");
     }
     std::process::exit(128 + sig)
 }

@@ -14,6 +14,16 @@ macro_rules! say {
     }};
 }
 
+/// `eprintln!` that never panics: a message to a closed or full standard
+/// error is lost, not turned into a panic (exit 101). The exit code still
+/// says what happened.
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// `print!` with `say!`'s error instead of a panic.
 macro_rules! say_raw {
     ($($arg:tt)*) => {{
@@ -227,15 +237,15 @@ pub fn main() -> i32 {
     match done {
         Ok(()) => 0,
         Err(CliError::Regression(msg)) => {
-            eprintln!("{msg}");
+            tell!("{msg}");
             1
         }
         Err(CliError::BadInput(msg)) => {
-            eprintln!("error: {msg}");
+            tell!("error: {msg}");
             2
         }
         Err(CliError::Other(e)) => {
-            eprintln!("error: {e:#}");
+            tell!("error: {e:#}");
             2
         }
     }

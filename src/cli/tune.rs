@@ -112,7 +112,7 @@ fn jobs_ok(jobs: Option<usize>) -> Result<Option<usize>, CliError> {
     match jobs {
         Some(0) => Err(CliError::BadInput("--jobs must be 1 or more".into())),
         Some(j) if j > cores => {
-            eprintln!("note: --jobs {j} is more than the {cores} cores available; using {cores}");
+            tell!("note: --jobs {j} is more than the {cores} cores available; using {cores}");
             Ok(Some(cores))
         }
         j => Ok(j),
@@ -307,7 +307,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
 /// Tells the user that an earlier, interrupted attempt's runs were reused.
 fn say_resumed(reused: usize) {
     if reused > 0 {
-        eprintln!("resumed: {reused} runs finished by an interrupted attempt were reused");
+        tell!("resumed: {reused} runs finished by an interrupted attempt were reused");
     }
 }
 

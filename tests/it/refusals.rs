@@ -155,3 +155,26 @@ fn jobs_above_the_cores_are_capped_with_a_note() {
     );
     let _ = std::fs::remove_dir_all(&tmp);
 }
+
+/// Issue 31: `mmsim validate x.toml 2> /dev/full` panicked (exit 101): a
+/// message to a full or closed standard error is lost, the exit code says
+/// what happened.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_standard_error_or_output_is_no_panic() {
+    let run = |args: &[&str], stdout_full: bool| {
+        let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_mmsim"));
+        c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
+        if stdout_full {
+            c.stdout(full()).stderr(std::process::Stdio::null());
+        } else {
+            c.stderr(full()).stdout(std::process::Stdio::null());
+        }
+        c.status().unwrap().code()
+    };
+    assert_eq!(run(&["validate", "no/such.toml"], false), Some(2));
+    assert_eq!(run(&["validate", "scenarios/smoke.toml"], false), Some(0));
+    assert_eq!(run(&["validate", "scenarios/smoke.toml"], true), Some(2));
+    assert_eq!(run(&["validate", "no/such.toml"], true), Some(2));
+}
