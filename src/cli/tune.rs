@@ -263,7 +263,14 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             let mut params =
                 vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
             if let (Some(p), Some(r)) = (param2, range2) {
-                params.push(Param::parse(&p, &r, "--range2").map_err(CliError::BadInput)?);
+                let second = Param::parse(&p, &r, "--range2").map_err(CliError::BadInput)?;
+                if second.key == params[0].key {
+                    return Err(CliError::BadInput(format!(
+                        "--param2 {} is --param again; a second parameter must be another key (or drop --param2 to tune one)",
+                        second.key
+                    )));
+                }
+                params.push(second);
             }
             search::mark_integers(&loaded, &mut params);
             let constraints = subject_to
@@ -293,11 +300,33 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             .map_err(CliError::BadInput)?;
             bar.finish_and_clear();
             say_raw!("{}", text::tune_table(&result));
+            // A search that ran and found nothing feasible is an answer,
+            // not bad input: exit 0, with where it came nearest.
             if result.best.is_none() {
-                return Err(CliError::BadInput(
-                    "no setting in the range meets the constraints; widen --range or relax --subject-to"
-                        .into(),
-                ));
+                let near = search::closest(&result.points, &result.constraints).map(|i| {
+                    let p = &result.points[i];
+                    let at: Vec<String> = result
+                        .params
+                        .iter()
+                        .zip(&p.values)
+                        .map(|(q, v)| format!("{}={v}", q.key))
+                        .collect();
+                    let metrics: Vec<String> = result
+                        .constraints
+                        .iter()
+                        .zip(&p.stats[1..])
+                        .map(|(c, s)| {
+                            let mean = s.mean.map_or("none".to_string(), |m| format!("{m:.4}"));
+                            format!("{} {mean} (wanted {}{})", c.metric, c.op_text(), c.value)
+                        })
+                        .collect();
+                    format!("{}: {}", at.join(" "), metrics.join(", "))
+                });
+                say!(
+                    "no point of {} meets the constraints; closest: {}; widen --range or relax --subject-to",
+                    result.points.len(),
+                    near.unwrap_or_else(|| "none".into())
+                );
             }
             Ok(())
         }

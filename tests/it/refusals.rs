@@ -163,7 +163,12 @@ fn jobs_above_the_cores_are_capped_with_a_note() {
 #[test]
 fn a_full_standard_error_or_output_is_no_panic() {
     let run = |args: &[&str], stdout_full: bool| {
-        let full = || std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let full = || {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap()
+        };
         let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_mmsim"));
         c.args(args).current_dir(env!("CARGO_MANIFEST_DIR"));
         if stdout_full {

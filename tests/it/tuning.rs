@@ -341,3 +341,62 @@ fn tune_finds_the_shortest_wait_under_a_spread_bound() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("policy.limt"), "{}", text(&o));
 }
+
+/// Issue 31: `--param2` equal to `--param` was accepted and searched a
+/// diagonal of one parameter. It is refused before any run, naming it.
+#[test]
+fn tune_refuses_the_same_parameter_twice() {
+    let o = mmsim(&[
+        "tune",
+        "scenarios/ci/fixed-1v1.toml",
+        "--param",
+        "policy.limit",
+        "--range",
+        "50:250:5",
+        "--param2",
+        "policy.limit",
+        "--range2",
+        "60:90:3",
+        "--minimise",
+        "wait_s.p90",
+        "--quiet",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("--param2 policy.limit is --param again"),
+        "{}",
+        text(&o)
+    );
+}
+
+/// Issue 31: a search that ran and found no feasible point exited 2, the
+/// bad-input code. It exits 0 and names the closest point.
+#[test]
+fn tune_that_finds_nothing_feasible_exits_0_naming_the_closest_point() {
+    let o = mmsim(&[
+        "tune",
+        "scenarios/ci/fixed-1v1.toml",
+        "--param",
+        "policy.limit",
+        "--range",
+        "50:250:3",
+        "--rounds",
+        "0",
+        "--seeds",
+        "2",
+        "--minimise",
+        "wait_s.p90",
+        "--subject-to",
+        "spread_rating.mean<1",
+        "--quiet",
+    ]);
+    let out = text(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("no point of 3 meets the constraints; closest: policy.limit="))
+        .unwrap_or_else(|| panic!("{out}"));
+    // The tightest limit has the smallest spread: it is the closest.
+    assert!(line.contains("policy.limit=50:"), "{line}");
+    assert!(line.contains("(wanted <1)"), "{line}");
+}

@@ -313,7 +313,10 @@ pub fn best(points: &[Point], _constraints: &[Constraint]) -> Option<usize> {
     best
 }
 
-fn closest(points: &[Point], constraints: &[Constraint]) -> Option<usize> {
+/// The point whose constraint metrics lie least outside their bounds (the
+/// sum of each bound's excess): where a search with no feasible point came
+/// nearest.
+pub fn closest(points: &[Point], constraints: &[Constraint]) -> Option<usize> {
     let violation = |p: &Point| -> f64 {
         constraints
             .iter()
