@@ -71,6 +71,10 @@ const TOP_KEYS: [&str; 9] = [
     "name",
     "description",
 ];
+/// The keys of a `matching_rule` entry (AccelByte's: `reference` and `max`
+/// bound a match's distance, which a rebalance of given teams reads only
+/// as documentation).
+const RULE_KEYS: [&str; 4] = ["attribute", "criteria", "reference", "max"];
 const PLAYER_KEYS: [&str; 8] = [
     "name",
     "id",
@@ -392,6 +396,32 @@ fn balanced_attributes(
             .ok_or_else(|| InputError::new("matching_rule", "expected a list of rules"))?;
         let mut names = Vec::new();
         for (k, rule) in list.iter().enumerate() {
+            let Some(fields) = rule.as_object() else {
+                return Err(InputError::new(
+                    format!("matching_rule[{k}]"),
+                    "expected an object like {\"attribute\": \"mmr\", \"criteria\": \"distance\"}",
+                ));
+            };
+            for key in fields.keys() {
+                if !RULE_KEYS.contains(&key.as_str()) {
+                    return Err(InputError::new(
+                        format!("matching_rule[{k}].{key}"),
+                        format!("not a matching rule key; allowed: {}", RULE_KEYS.join(", ")),
+                    ));
+                }
+            }
+            // Rebalancing evens teams out by distance; a criterion mmsim
+            // cannot apply must not be ignored silently.
+            match fields.get("criteria") {
+                None => {}
+                Some(Value::String(c)) if c == "distance" => {}
+                Some(c) => {
+                    return Err(InputError::new(
+                        format!("matching_rule[{k}].criteria"),
+                        format!("rebalancing balances by \"distance\" only, got {c}"),
+                    ))
+                }
+            }
             match rule.get("attribute").and_then(Value::as_str) {
                 Some(a) if !names.iter().any(|n| n == a) => names.push(a.to_string()),
                 Some(_) => {}

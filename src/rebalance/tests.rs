@@ -200,3 +200,33 @@ fn errors_name_the_field_and_index() {
     assert!(e.message.contains("need 4 players, got 3"), "{e}");
     assert_eq!("bogus".parse::<RebalanceMethod>().unwrap_err(), "unknown method `bogus`; allowed: accelbyte, permutation, combination, greedy, balanced, abba");
 }
+
+/// Issue 31: a matching rule with a criterion mmsim cannot apply (or a
+/// key it does not know) was accepted and ignored. Refused, naming it.
+#[test]
+fn an_unknown_matching_criterion_or_rule_key_is_refused() {
+    let with_rule = |rule: &str| {
+        let doc = format!(
+            r#"{{"players": [{{"name": "a", "mmr": 1}}, {{"name": "b", "mmr": 2}}],
+                "matching_rule": [{rule}]}}"#
+        );
+        parse_input(&doc).err().map(|e| e.to_string())
+    };
+    assert_eq!(
+        with_rule(r#"{"attribute": "mmr", "criteria": "distance", "reference": 100, "max": 3000}"#),
+        None
+    );
+    assert_eq!(with_rule(r#"{"attribute": "mmr"}"#), None);
+    let e = with_rule(r#"{"attribute": "mmr", "criteria": "favorite"}"#).unwrap();
+    assert!(
+        e.contains("matching_rule[0].criteria") && e.contains("\"favorite\""),
+        "{e}"
+    );
+    let e = with_rule(r#"{"attribute": "mmr", "criterion": "distance"}"#).unwrap();
+    assert!(
+        e.contains("matching_rule[0].criterion") && e.contains("allowed: attribute"),
+        "{e}"
+    );
+    let e = with_rule(r#""mmr""#).unwrap();
+    assert!(e.contains("matching_rule[0]"), "{e}");
+}
