@@ -266,3 +266,25 @@ fn a_reference_that_is_a_list_or_a_string_list_compared_as_numbers_is_refused() 
         .unwrap_or_else(|e| panic!("{ok}: {e}"));
     }
 }
+
+/// Issue 31: a key given twice in one object was read as its last value,
+/// silently. Refused, naming the key and where.
+#[test]
+fn a_key_given_twice_is_refused_naming_it_and_its_line() {
+    let twice = r#"{ "alliance": { "min_number": 2, "max_number": 2,
+        "player_min_number": 1, "player_max_number": 1 },
+      "matching_rule": [{ "attribute": "mmr", "criteria": "distance",
+        "reference": 100, "reference": 900 }] }"#;
+    let e = Ruleset::parse(twice).unwrap_err().to_string();
+    assert!(
+        e.contains("\"reference\" is given twice") && e.contains("line 4"),
+        "{e}"
+    );
+    let once = twice.replace(r#", "reference": 900"#, "");
+    Ruleset::parse(&once).unwrap();
+    // The same key in two objects is no repetition.
+    let e = Ruleset::parse(r#"{"teams": [{"name": "a"}, {"name": "b"}], "teams": []}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("\"teams\" is given twice"), "{e}");
+}
