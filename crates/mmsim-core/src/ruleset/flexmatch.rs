@@ -382,6 +382,20 @@ fn rules(
         let rule = rule(rs, r, &p, names[i], &names, team_defs)?;
         rs.rules.push(rule);
     }
+    // A compound that reaches itself through others has no meaning (and
+    // evaluating it would never end): refused, naming the chain.
+    for start in 0..rs.rules.len() {
+        if let Some(chain) = compound_cycle(&rs.rules, start) {
+            let names: Vec<&str> = chain.iter().map(|&i| rs.rules[i].name.as_str()).collect();
+            return Err(RulesetError::new(
+                format!("rule `{}`", rs.rules[start].name),
+                format!(
+                    "the compound rule names itself through others: {}",
+                    names.join(" -> ")
+                ),
+            ));
+        }
+    }
     // A rule a compound names is enforced only through the compound.
     let mut named = Vec::new();
     for r in &rs.rules {
@@ -419,6 +433,34 @@ fn rules(
         ));
     }
     Ok(())
+}
+
+/// A path of compound rules from `start` back to itself, if there is one.
+fn compound_cycle(rules: &[Rule], start: usize) -> Option<Vec<usize>> {
+    fn walk(rules: &[Rule], at: usize, start: usize, path: &mut Vec<usize>) -> bool {
+        let RuleKind::Compound { statement } = &rules[at].kind else {
+            return false;
+        };
+        let mut next = Vec::new();
+        collect(statement, &mut next);
+        for j in next {
+            if j == start {
+                path.push(j);
+                return true;
+            }
+            if path.contains(&j) {
+                continue;
+            }
+            path.push(j);
+            if walk(rules, j, start, path) {
+                return true;
+            }
+            path.pop();
+        }
+        false
+    }
+    let mut path = vec![start];
+    walk(rules, start, start, &mut path).then_some(path)
 }
 
 fn collect(s: &Statement, out: &mut Vec<usize>) {

@@ -288,3 +288,32 @@ fn a_key_given_twice_is_refused_naming_it_and_its_line() {
         .to_string();
     assert!(e.contains("\"teams\" is given twice"), "{e}");
 }
+
+/// Issue 31: a compound rule that named itself through another was
+/// accepted (and a pass over it would never end). Refused with the chain.
+#[test]
+fn a_compound_rule_that_names_itself_through_another_is_refused() {
+    let json = |second: &str| {
+        format!(
+            r#"{{ "ruleLanguageVersion": "1.0",
+                 "playerAttributes": [{{ "name": "skill" }}],
+                 "teams": [{{ "name": "t", "maxPlayers": 1, "quantity": 2 }}],
+                 "rules": [
+                   {{ "name": "Close", "type": "distance",
+                      "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+                      "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
+                      "maxDistance": 50 }},
+                   {{ "name": "A", "type": "compound", "statement": "and(Close, B)" }},
+                   {{ "name": "B", "type": "compound", "statement": "{second}" }}
+                 ] }}"#
+        )
+    };
+    let e = Ruleset::parse(&json("or(Close, A)"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("rule `A`") && e.contains("names itself through others: A -> B -> A"),
+        "{e}"
+    );
+    Ruleset::parse(&json("not(Close)")).unwrap();
+}
