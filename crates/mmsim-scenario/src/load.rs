@@ -126,7 +126,17 @@ impl LoadedScenario {
         let mut all_sets = self.sets.clone();
         all_sets.extend(sets.iter().cloned());
         let mut scenario = scenario;
-        super::ruleset::attach(&mut scenario, &self.scenario, &self.path)
+        let written = |key: &str| {
+            table
+                .get("match")
+                .and_then(|m| m.as_table())
+                .is_some_and(|m| m.contains_key(key))
+        };
+        let format_written = super::ruleset::FormatWritten {
+            teams: written("teams"),
+            team_size: written("team_size"),
+        };
+        super::ruleset::attach(&mut scenario, &self.scenario, &self.path, format_written)
             .map_err(|e| blame(&self.path, &self.source, &all_sets, e))?;
         scenario
             .validate()

@@ -154,7 +154,12 @@ pub fn explain_in(s: &Scenario) -> Option<String> {
 /// `before` holds if it names the same file), ties it to the population and
 /// maps it onto the scenario's sections. Runs before the scenario is
 /// validated, so the sections it sets are checked like any other.
-pub fn attach(s: &mut Scenario, before: &Scenario, path: &Path) -> Result<(), ParamError> {
+pub fn attach(
+    s: &mut Scenario,
+    before: &Scenario,
+    path: &Path,
+    written: FormatWritten,
+) -> Result<(), ParamError> {
     let Some(sec) = s.ruleset.clone() else {
         return Ok(());
     };
@@ -206,7 +211,7 @@ pub fn attach(s: &mut Scenario, before: &Scenario, path: &Path) -> Result<(), Pa
     let bind_source = |name: &str| source_of(&sec, name).ok().flatten();
     let vocab = |source: Source| vocabulary(s, source);
     rs.bind(bind_source, vocab).map_err(err)?;
-    apply(s, &rs)?;
+    apply(s, &rs, written)?;
     let sec = s.ruleset.as_mut().expect("checked above");
     sec.read = Some(read);
     sec.sha256 = Some(sha);
@@ -216,20 +221,36 @@ pub fn attach(s: &mut Scenario, before: &Scenario, path: &Path) -> Result<(), Pa
     Ok(())
 }
 
+/// Which of `[match]`'s format keys the scenario file (or a `--set`)
+/// writes: a written key must agree with the ruleset, even when it equals
+/// the default (`teams = 2` beside a three-team ruleset).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FormatWritten {
+    pub teams: bool,
+    pub team_size: bool,
+}
+
 /// The ruleset's format, latency rule, roles, acceptance and backfill, set
 /// on the scenario's sections.
-fn apply(s: &mut Scenario, rs: &Ruleset) -> Result<(), ParamError> {
+fn apply(s: &mut Scenario, rs: &Ruleset, written: FormatWritten) -> Result<(), ParamError> {
     let (teams, size) = (rs.teams as u32, rs.team_size as u32);
-    let default = super::MatchSection::default();
-    let format_written = (s.format.teams, s.format.team_size) != (default.teams, default.team_size);
-    if format_written && (s.format.teams, s.format.team_size) != (teams, size) {
-        return Err(ParamError::new(
+    for (key, is_written, asked, formed) in [
+        ("match.teams", written.teams, s.format.teams, teams),
+        (
             "match.team_size",
-            format!(
-                "the scenario asks for {} teams of {} but the ruleset forms {teams} of {size}; leave match.teams and match.team_size out (the ruleset sets them) or make them agree",
-                s.format.teams, s.format.team_size
-            ),
-        ));
+            written.team_size,
+            s.format.team_size,
+            size,
+        ),
+    ] {
+        if is_written && asked != formed {
+            return Err(ParamError::new(
+                key,
+                format!(
+                    "is {asked}, but the ruleset forms {teams} teams of {size}; leave match.teams and match.team_size out (the ruleset sets them) or make them agree"
+                ),
+            ));
+        }
     }
     s.format.teams = teams;
     s.format.team_size = size;
@@ -414,5 +435,55 @@ fill = false
         assert!(!s.backfill.as_ref().unwrap().fill);
         // No latency rule: the scenario's own limit stays.
         assert_eq!(s.regions.as_ref().unwrap().max_ping_ms, 400.0);
+    }
+
+    /// Issue 31: `match.teams = 2` beside a three-team ruleset was taken
+    /// for "not written" (2 is the default), overridden to 3, and the saved
+    /// scenario still said 2. A written key must agree, default or not.
+    #[test]
+    fn a_written_match_format_must_agree_with_the_ruleset_even_at_its_default() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("r.json"),
+            r#"{ "ruleLanguageVersion": "1.0",
+                 "teams": [{ "name": "t", "maxPlayers": 1, "quantity": 3 }] }"#,
+        )
+        .unwrap();
+        let text = "[run]\nname = \"t\"\nduration = \"10m\"\n\
+            [population]\nsize = 100\nskill = { dist = \"normal\", mean = 1500, sd = 300 }\n\
+            [arrivals]\nrate_per_s = 0.5\n[policy]\nkind = \"ruleset\"\n\
+            [ruleset]\nfile = \"r.json\"\n[rating]\nsystem = \"elo\"\n\
+            [outcome]\nmodel = \"logistic\"\n";
+        let path = dir.path().join("s.toml");
+        let s = from_text(text, &path, &[])
+            .unwrap_or_else(|e| panic!("{e}"))
+            .scenario;
+        assert_eq!((s.format.teams, s.format.team_size), (3, 1));
+        let e = from_text(
+            &text.replace("[policy]", "[match]\nteams = 2\n[policy]"),
+            &path,
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("match.teams") && e.contains("is 2, but the ruleset forms 3 teams of 1"),
+            "{e}"
+        );
+        let e = from_text(
+            text,
+            &path,
+            &["match.team_size=1".into(), "match.teams=2".into()],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("match.teams"), "{e}");
+        // Written and agreeing is fine.
+        from_text(
+            &text.replace("[policy]", "[match]\nteams = 3\nteam_size = 1\n[policy]"),
+            &path,
+            &[],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
     }
 }
