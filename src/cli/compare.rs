@@ -106,9 +106,51 @@ fn saved_scenario(dir: &Path) -> Option<scenario::LoadedScenario> {
         .flatten()
 }
 
-fn quantiles(dir: &Path) -> Option<Vec<f64>> {
-    let text = std::fs::read_to_string(dir.join(compare::QUANTILES_FILE)).ok()?;
-    compare::read_wait_quantiles(&serde_json::from_str(&text).ok()?)
+/// The world (population and match format) a run folder's saved
+/// `scenario.toml` describes. A run whose scenario reads other files (a
+/// trace, a ruleset) saves paths relative to where it ran, so the saved
+/// file may not load from the run folder; its schema still gives the world.
+/// A file that is not a scenario at all is damage, and refused: without
+/// it compare could not tell whether two runs share players and arrivals.
+fn saved_world(dir: &Path) -> Result<Option<Value>, CliError> {
+    let file = dir.join("scenario.toml");
+    if !file.is_file() {
+        return Ok(None);
+    }
+    if let Ok(l) = scenario::load(&file, &[]) {
+        return Ok(Some(world_of(&l.scenario)));
+    }
+    let text = scenario::read_bounded(&file, 16 << 20)
+        .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", file.display())))?;
+    toml::from_str::<scenario::Scenario>(&text)
+        .map(|s| Some(world_of(&s)))
+        .map_err(|e| {
+            CliError::BadInput(format!(
+                "{} is damaged ({}); compare reads it to tell whether runs share players and arrivals: restore it or rerun",
+                file.display(),
+                e.message().trim()
+            ))
+        })
+}
+
+/// A run's wait quantiles for the wait curves; a file that is there but
+/// unreadable is refused rather than its curve silently dropped.
+fn quantiles(dir: &Path) -> Result<Option<Vec<f64>>, CliError> {
+    let file = dir.join(compare::QUANTILES_FILE);
+    if !file.is_file() {
+        return Ok(None);
+    }
+    let damaged = |why: String| {
+        CliError::BadInput(format!(
+            "{} is damaged ({why}); compare draws each run's wait curve from it: restore it or rerun",
+            file.display()
+        ))
+    };
+    let text = std::fs::read_to_string(&file).map_err(|e| damaged(e.to_string()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| damaged(e.to_string()))?;
+    compare::read_wait_quantiles(&v)
+        .map(Some)
+        .ok_or_else(|| damaged("not a list of wait quantiles".into()))
 }
 
 fn seed_of(summary: &Value, file: &Path) -> Result<u64, CliError> {
@@ -132,11 +174,11 @@ fn read_arms(path: &Path) -> Result<Vec<Arm>, CliError> {
             scenario: s["scenario"].as_str().unwrap_or_default().to_owned(),
             scenario_sha256: prov(&s, "scenario_sha256"),
             mmsim_version: prov(&s, "mmsim_version"),
-            world: saved_scenario(dir).map(|l| world_of(&l.scenario)),
+            world: saved_world(dir)?,
             runs: vec![SeedRun {
                 seed,
                 summary: s,
-                wait_quantiles: quantiles(dir),
+                wait_quantiles: quantiles(dir)?,
             }],
         }]);
     }
@@ -151,7 +193,7 @@ fn read_arms(path: &Path) -> Result<Vec<Arm>, CliError> {
         )));
     }
     let s = read_json(&file)?;
-    let world = saved_scenario(path).map(|l| world_of(&l.scenario));
+    let world = saved_world(path)?;
     let head = |kind, runs| Arm {
         label: label.clone(),
         kind,
@@ -163,7 +205,7 @@ fn read_arms(path: &Path) -> Result<Vec<Arm>, CliError> {
     };
     let Some(seeds) = s.get("seeds").and_then(Value::as_array) else {
         let seed = seed_of(&s, &file)?;
-        let wq = quantiles(path);
+        let wq = quantiles(path)?;
         return Ok(vec![head(
             ArmKind::Run,
             vec![SeedRun {
@@ -188,7 +230,7 @@ fn read_arms(path: &Path) -> Result<Vec<Arm>, CliError> {
         runs.push(SeedRun {
             seed,
             summary: read_json(&f)?,
-            wait_quantiles: quantiles(&sub),
+            wait_quantiles: quantiles(&sub)?,
         });
     }
     Ok(vec![head(ArmKind::Replicated, runs)])

@@ -173,3 +173,55 @@ fn compare_refuses_what_it_cannot_read_with_exit_code_2() {
     let o = mmsim(&["compare", p(&a)]);
     assert_eq!(o.status.code(), Some(2));
 }
+
+/// Issue 31: a run folder with a damaged `scenario.toml` still compared as
+/// "the same players and arrivals", and a damaged `wait_quantiles.json`
+/// dropped that run's wait curve silently. Both are refused, naming the
+/// file; a ruleset or trace run, whose saved scenario names files beside
+/// the original, still compares (its world comes from the file's schema).
+#[test]
+fn damaged_saved_files_are_refused_naming_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    run("smoke.toml", &a, &[]);
+    run("smoke.toml", &b, &["--set", "policy.base=150"]);
+    let cmp = tmp.path().join("cmp");
+    let compare = || mmsim(&["compare", p(&a), p(&b), "--out", p(&cmp)]);
+    assert!(compare().status.success(), "{}", stderr(&compare()));
+    let saved = std::fs::read(b.join("scenario.toml")).unwrap();
+    std::fs::write(b.join("scenario.toml"), b"[population\nsize = ").unwrap();
+    let o = compare();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("scenario.toml is damaged"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(b.join("scenario.toml"), saved).unwrap();
+    std::fs::write(a.join("wait_quantiles.json"), b"{\"not\": 1").unwrap();
+    let o = compare();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("wait_quantiles.json is damaged"),
+        "{}",
+        stderr(&o)
+    );
+
+    // Trace runs: their saved scenario names a trace it cannot find from
+    // the run folder; they still pair, on their schema's world.
+    let (x, y) = (tmp.path().join("x"), tmp.path().join("y"));
+    for dir in [&x, &y] {
+        let o = mmsim(&[
+            "run",
+            &crate::common::scenario("trace-replay.toml"),
+            "--tables",
+            "none",
+            "--quiet",
+            "--out",
+            p(dir),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let v = compare_json(&[p(&x), p(&y), "--out", p(&tmp.path().join("cmp2"))]);
+    assert!(v.to_string().contains("\"paired\""), "{v}");
+}
