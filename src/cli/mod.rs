@@ -36,6 +36,7 @@ pub mod catalogue;
 mod compare;
 mod explain;
 mod interrupt;
+mod progress;
 mod rebalance;
 mod ruleset;
 mod trace;
@@ -50,8 +51,6 @@ pub use write::{
 use crate::scenario::{self, LoadedScenario};
 use anyhow::Result;
 use clap::{Parser, Subcommand};
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser, Debug)]
@@ -450,35 +449,6 @@ pub fn default_out_dir(loaded: &LoadedScenario) -> PathBuf {
     Path::new("output").join(&loaded.scenario.run.name)
 }
 
-fn progress_bar(quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(1000), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} simulated {msg} [{bar:40}] {percent}% ({elapsed})")
-            .expect("static template")
-            .progress_chars("=> "),
-    );
-    bar
-}
-
-/// A bar counted in runs, for work spread over seeds and settings.
-fn progress_bar_runs(quiet: bool) -> ProgressBar {
-    if quiet || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{spinner} runs {pos}/{len} [{bar:40}] ({elapsed}, eta {eta})",
-        )
-        .expect("static template")
-        .progress_chars("=> "),
-    );
-    bar
-}
-
 /// `value` as JSON with a `provenance` block last: where the output came
 /// from (mmsim version, scenario hash). `compare` reads only numbers, so the
 /// block's strings never appear as metrics.
@@ -521,10 +491,15 @@ fn run_command(
     let seed = s.run.seed;
     let provenance = scenario::Provenance::of(s);
     let file_meta = parquet_metadata(&provenance, &s.run.name, seed);
-    let bar = progress_bar(quiet);
+    let bar = progress::Progress::simulated(quiet);
     let mut progress = |now: crate::model::SimTime, end: crate::model::SimTime| {
+        // The message first: the plain line may print on the position.
+        bar.set_message(format!(
+            "{:.1}h of {:.1}h",
+            now.as_secs_f64() / 3600.0,
+            end.as_secs_f64() / 3600.0
+        ));
         bar.set_position(now.as_ms() * 1000 / end.as_ms().max(1));
-        bar.set_message(format!("{:.1}h", now.as_secs_f64() / 3600.0));
     };
     // Ticket and match rows stream to their tables while the run goes; the
     // tables take their names only once the run has finished.

@@ -2,9 +2,7 @@
 //! `tune`, and `run` with replications. Arguments become validated input
 //! here; the work is in `crate::tune`, the files in `crate::report`.
 
-use super::{
-    json_bytes, progress_bar_runs, with_provenance, write_artifacts, write_whole, CliError,
-};
+use super::{json_bytes, with_provenance, write_artifacts, write_whole, CliError};
 use crate::report::text;
 use crate::scenario::LoadedScenario;
 use crate::tune::check::{self, Baseline};
@@ -184,7 +182,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                 }
             };
             let store = super::RunFiles::new(&runs_dir);
-            let bar = progress_bar_runs(quiet);
+            let bar = super::progress::Progress::runs(quiet);
             let table = sweep::run_sweep(
                 &loaded,
                 &SweepOptions {
@@ -280,7 +278,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                 .map_err(CliError::BadInput)?;
             let n = n_seeds.unwrap_or(loaded.scenario.run.replications.max(3));
             reps_ok("--seeds", Some(n))?;
-            let bar = progress_bar_runs(quiet);
+            let bar = super::progress::Progress::runs(quiet);
             let result = search::tune(
                 &loaded,
                 params,
@@ -376,7 +374,7 @@ pub fn run_replicated(
     let seeds = seeds(s.run.seed, s.run.replications);
     let provenance = crate::scenario::Provenance::of(s);
     let store = super::RunFiles::new(&dir.join(super::JOBS_DIR));
-    let bar = progress_bar_runs(quiet);
+    let bar = super::progress::Progress::runs(quiet);
     bar.set_length(seeds.len() as u64);
     let records = par_map(
         None,

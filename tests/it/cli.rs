@@ -436,3 +436,59 @@ fn perf_json_counts_the_quality_policy_s_searches() {
     assert!(unchanged > 0 && unchanged < searches, "{perf}");
     assert!(searches < visits, "{perf}");
 }
+
+/// Issue 31: off a terminal (a CI log, `nohup`), `sweep` printed nothing
+/// for minutes. It prints a plain progress line (done/total, elapsed,
+/// left) to standard error at most every `MMSIM_PROGRESS_EVERY_S` seconds
+/// (10 by default); `--quiet` silences it.
+#[test]
+fn off_a_terminal_progress_is_plain_lines_and_quiet_silences_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_mmsim"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env("MMSIM_PROGRESS_EVERY_S", "0")
+            .output()
+            .unwrap()
+    };
+    let out = tmp.path().join("sweep");
+    let o = run(&[
+        "sweep",
+        "scenarios/gamedev-1v1-sweep.toml",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let lines: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("mmsim: runs "))
+        .collect();
+    assert!(lines.len() >= 3, "{err}");
+    assert!(lines.iter().all(|l| l.contains("elapsed")), "{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "no terminal escapes off a terminal: {err:?}"
+    );
+    let out = tmp.path().join("run");
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--tables",
+        "none",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(stderr(&o).contains("mmsim: simulated "), "{}", stderr(&o));
+    let o = run(&[
+        "run",
+        "scenarios/smoke.toml",
+        "--tables",
+        "none",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!stderr(&o).contains("mmsim: simulated"), "{}", stderr(&o));
+}
