@@ -18,6 +18,14 @@ pub fn with_ruleset(mut sets: Vec<String>, file: Option<&Path>) -> Result<Vec<St
     let quoted = toml::Value::String(abs.to_string_lossy().into_owned()).to_string();
     sets.push("policy={ kind = \"ruleset\" }".to_owned());
     sets.push(format!("ruleset.file={quoted}"));
+    // The flag runs the ruleset's match on the scenario's population: its
+    // format replaces the file's `[match]` (a scenario's own `[ruleset]`
+    // section must agree with what it writes instead), and the saved
+    // scenario says so.
+    if let Ok((rs, _)) = ruleset::read_file(&abs) {
+        sets.push(format!("match.teams={}", rs.teams));
+        sets.push(format!("match.team_size={}", rs.team_size));
+    }
     Ok(sets)
 }
 

@@ -270,6 +270,13 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                 }
                 params.push(second);
             }
+            let grid: usize = params.iter().map(|p| p.steps).product();
+            if grid > search::MAX_GRID_POINTS {
+                return Err(CliError::BadInput(format!(
+                    "--range and --range2 make a grid of {grid} points a round, more than {}: take fewer STEPS (each round refines around the best point), or run the grid as a sweep",
+                    search::MAX_GRID_POINTS
+                )));
+            }
             search::mark_integers(&loaded, &mut params);
             let constraints = subject_to
                 .iter()

@@ -400,3 +400,37 @@ fn tune_that_finds_nothing_feasible_exits_0_naming_the_closest_point() {
     assert!(line.contains("policy.limit=50:"), "{line}");
     assert!(line.contains("(wanted <1)"), "{line}");
 }
+
+/// Issue 31: a 100,000-point `tune` grew without bound. A parameter takes
+/// at most 1,000 steps and a round's grid at most 10,000 points, refused
+/// before any run.
+#[test]
+fn tune_refuses_a_grid_too_large_to_search() {
+    let base = [
+        "tune",
+        "scenarios/ci/fixed-1v1.toml",
+        "--param",
+        "policy.limit",
+        "--minimise",
+        "wait_s.p90",
+        "--quiet",
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        mmsim(&args)
+    };
+    let o = with(&["--range", "50:250:100000"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("from 3 to 1000"), "{}", text(&o));
+    let o = with(&[
+        "--range",
+        "50:250:1000",
+        "--param2",
+        "policy.tick",
+        "--range2",
+        "1:100:200",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("grid of 200000 points"), "{}", text(&o));
+}

@@ -6,6 +6,14 @@ use super::replicate::{par_map, summary_for};
 use super::stats::{ci95, Ci};
 use mmsim_scenario::LoadedScenario;
 
+/// Most grid steps one parameter may have: each is run on every seed,
+/// every round, and every point's summaries are kept.
+pub const MAX_STEPS: usize = 1000;
+
+/// Most points one round's grid may have (the product of the parameters'
+/// steps): a larger grid is a sweep for a cluster, not a tune.
+pub const MAX_GRID_POINTS: usize = 10_000;
+
 /// A parameter to search: `--param policy.rate_per_s --range 0.5:12:9`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Param {
@@ -37,8 +45,12 @@ impl Param {
                 .trim()
                 .parse::<usize>()
                 .ok()
-                .filter(|&n| n >= 3)
-                .ok_or_else(|| bad("STEPS must be a whole number, 3 or more"))?,
+                .filter(|&n| (3..=MAX_STEPS).contains(&n))
+                .ok_or_else(|| {
+                    bad(&format!(
+                        "STEPS must be a whole number from 3 to {MAX_STEPS} (a grid is searched exhaustively each round)"
+                    ))
+                })?,
             None => 7,
         };
         Ok(Param {
