@@ -183,3 +183,23 @@ fn a_full_standard_error_or_output_is_no_panic() {
     assert_eq!(run(&["validate", "scenarios/smoke.toml"], true), Some(2));
     assert_eq!(run(&["validate", "no/such.toml"], true), Some(2));
 }
+
+/// Issue 31: a scenario without `[population]` was told "`population.size`
+/// must be at least 2, got 0", naming a key it never wrote. The missing
+/// section is named, with what to write.
+#[test]
+fn a_missing_population_section_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(crate::common::scenario("smoke.toml")).unwrap();
+    let start = text.find("[population]").unwrap();
+    let end = text.find("[arrivals]").unwrap();
+    let file = tmp.path().join("nopop.toml");
+    std::fs::write(&file, format!("{}{}", &text[..start], &text[end..])).unwrap();
+    let o = mmsim(&["validate", file.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(
+        err.contains("`population` is missing: add a [population] section with `size`"),
+        "{err}"
+    );
+}

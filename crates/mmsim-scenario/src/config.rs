@@ -335,6 +335,12 @@ impl Scenario {
             f64::from(MAX_POPULATION),
             "100000000 (1e8)",
         )?;
+        if !traced && self.population == PopulationSection::default() {
+            return Err(ParamError::new(
+                "population",
+                "is missing: add a [population] section with `size` (players who may queue) and `skill` (e.g. skill = { dist = \"normal\", mean = 1500, sd = 300 }); only a trace, which brings its players, may leave it out",
+            ));
+        }
         if !traced && self.population.size < 2 {
             return Err(ParamError::new(
                 "population.size",
