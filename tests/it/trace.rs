@@ -367,3 +367,63 @@ fn a_trace_with_its_rows_reversed_replays_the_same() {
     assert!(sorted["matches"].as_u64().unwrap() > 100, "{sorted}");
     assert_eq!(sorted, reversed);
 }
+
+/// Issue 31: a trace replayed into a role queue accepted parties whose
+/// roles can never fill a team (two damage-only players where a team has
+/// one damage slot); they waited out their patience, inflating abandons,
+/// and `arrivals_blocked` stayed 0. They are turned away on arrival and
+/// counted there, as drawn parties are.
+#[test]
+fn a_traced_party_no_team_can_take_is_turned_away_and_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut csv = String::from("time_s,ticket,player,rating,abandon_s,roles\n");
+    let roles = ["tank", "healer", "damage"];
+    for k in 0..60 {
+        let role = roles[k % 3];
+        csv.push_str(&format!("{},s{k},p{k},1500,600,{role}\n", 1 + k));
+    }
+    // Two damage-only players as one party: no 1-1-1 team can take both.
+    csv.push_str("30.5,bad,q1,1500,600,damage\n30.5,bad,q2,1500,600,damage\n");
+    std::fs::write(tmp.path().join("t.csv"), csv).unwrap();
+    let toml = r#"
+[run]
+name = "blocked"
+seed = 1
+duration = "30m"
+warmup = "0s"
+[arrivals]
+trace = "t.csv"
+[match]
+teams = 2
+team_size = 3
+[roles]
+names = ["tank", "healer", "damage"]
+shares = [0.34, 0.33, 0.33]
+composition = { tank = 1, healer = 1, damage = 1 }
+[policy]
+kind = "widening"
+base = 100
+rate_per_s = 5
+max = 400
+[rating]
+system = "elo"
+[outcome]
+model = "logistic"
+"#;
+    let file = tmp.path().join("s.toml");
+    std::fs::write(&file, toml).unwrap();
+    let out = tmp.path().join("out");
+    ok(&[
+        "run",
+        file.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let s: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(s["arrivals_blocked"], 1, "{s}");
+    assert_eq!(s["tickets"], 60, "{s}");
+    let tickets = table(&out.join("tickets.parquet"));
+    assert_eq!(tickets.height(), 60);
+}

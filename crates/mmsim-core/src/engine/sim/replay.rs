@@ -67,6 +67,14 @@ impl Simulation<'_> {
         let row = self.trace_next as u32;
         self.trace_next += 1;
         self.schedule_trace_arrival();
+        // A party no team could take (two tank-only players where a team
+        // has one tank) would wait forever: turned away, as a drawn one is.
+        let trace = self.trace.as_ref().expect("replaying a trace");
+        let members = &trace.tickets[row as usize].members;
+        if !crate::engine::roles::party_fits(&self.players, members, self.format) {
+            self.stats.arrivals_blocked += 1;
+            return;
+        }
         if self.held.is_empty() && self.members_free(row) {
             self.enqueue_traced(row);
         } else {
