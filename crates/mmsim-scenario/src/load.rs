@@ -118,7 +118,7 @@ impl LoadedScenario {
                 Some(
                     Scenario::deserialize_table(&table).map_err(|e| ScenarioError::Set {
                         arg: arg.clone(),
-                        message: tidy(e.message()),
+                        message: switched_plugin(&table, arg, &tidy(e.message())),
                     })?,
                 );
         }
@@ -477,6 +477,48 @@ fn line_in_entry(text: &str, entry: toml_edit::Item, dotted: &str, part: &str) -
 
 /// serde's messages end with a newline and sometimes repeat the key path;
 /// keep one line, in a designer's words.
+/// The message for a `--set` that switches a plug-in (`policy.kind=...`,
+/// `rating.system=...`) and leaves the old one's keys in its section: they
+/// are named, with how to set the section whole, before the schema's own
+/// message.
+fn switched_plugin(table: &toml::Table, arg: &str, message: &str) -> String {
+    const TAGS: [&str; 4] = ["kind", "system", "model", "method"];
+    let Some((key, value)) = arg.split_once('=') else {
+        return message.to_owned();
+    };
+    let Some((section, tag)) = key.trim().split_once('.') else {
+        return message.to_owned();
+    };
+    let Some(t) = table.get(section).and_then(|v| v.as_table()) else {
+        return message.to_owned();
+    };
+    if !TAGS.contains(&tag) || section.contains('.') {
+        return message.to_owned();
+    }
+    // The new plug-in's keys, as the schema's message lists them.
+    let allowed: Vec<&str> = message
+        .split_once("allowed: ")
+        .map(|(_, list)| {
+            list.split(", ")
+                .map(|k| k.trim().trim_matches('`'))
+                .collect()
+        })
+        .unwrap_or_default();
+    let left: Vec<String> = t
+        .keys()
+        .filter(|k| k.as_str() != tag && !allowed.contains(&k.as_str()))
+        .map(|k| format!("`{k}`"))
+        .collect();
+    if left.is_empty() {
+        return message.to_owned();
+    }
+    let value = value.trim().trim_matches('"');
+    format!(
+        "[{section}] still holds the previous {tag}'s keys {}, which `{value}` does not take ({message}); to switch, set the section whole: --set '{section}={{ {tag} = \"{value}\" }}' (adding its keys inside the braces)",
+        left.join(", ")
+    )
+}
+
 fn tidy(message: &str) -> String {
     super::locate::reword(message)
 }
@@ -687,5 +729,26 @@ limit = 150
             matches!(err, ScenarioError::Parse { line: Some(2), .. }),
             "{err}"
         );
+    }
+
+    /// Issue 31: `--set policy.kind=fixed-limit` on a widening scenario said
+    /// "is not a key here" without naming the widening keys left behind.
+    #[test]
+    fn switching_a_plug_in_by_set_names_the_old_keys_left_behind() {
+        let text = BASE.replace(
+            "kind = \"fixed-limit\"\nlimit = 150",
+            "kind = \"widening\"\nbase = 100\nrate_per_s = 5\nmax = 400",
+        );
+        let e = load_str(&text, &["policy.kind=fixed-limit"])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("[policy] still holds the previous kind's keys `base`, `rate_per_s`, `max`")
+                && e.contains("allowed: `limit`")
+                && e.contains("--set 'policy={ kind = \"fixed-limit\" }'"),
+            "{e}"
+        );
+        // Set whole, the section switches.
+        load_str(&text, &["policy={ kind = \"fixed-limit\", limit = 150 }"]).unwrap();
     }
 }
