@@ -19,7 +19,7 @@ pub use quality::QualityWeights;
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
-use crate::teams::{Packing, RoleFill};
+use crate::teams::{Packing, PoolRoles, RoleFill};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -400,6 +400,9 @@ pub struct FreePass<'a> {
     /// Players in tickets not yet taken: once fewer than a match needs, the
     /// rest of a pass cannot form anything.
     free_players: usize,
+    /// In a role queue, once asked (`track_roles`): the free players by
+    /// role mask, to tell when no role-feasible match is left.
+    roles: Option<PoolRoles>,
 }
 
 impl<'a> FreePass<'a> {
@@ -420,8 +423,33 @@ impl<'a> FreePass<'a> {
             down: (0..=n).collect(),
             taken: vec![false; n as usize],
             free_players: pool.players(),
+            roles: None,
             sorted,
         }
+    }
+
+    /// Starts counting the free players by role mask for a role queue of
+    /// `format` (nothing without one, or when a ticket lacks its roles).
+    pub fn track_roles(&mut self, format: MatchFormat) {
+        let Some(comp) = format.roles else { return };
+        if self.sorted.iter().any(|t| t.roles.len() != t.size()) {
+            return;
+        }
+        self.roles = PoolRoles::new(comp, format.teams).map(|mut r| {
+            for (t, taken) in self.sorted.iter().zip(&self.taken) {
+                if !taken {
+                    r.add(&t.roles);
+                }
+            }
+            r
+        });
+    }
+
+    /// Whether the free players could still staff a full role-feasible
+    /// match (always, when roles are not counted): once not, every further
+    /// fill of the pass must fail.
+    pub fn roles_can_fill(&self) -> bool {
+        self.roles.as_ref().is_none_or(PoolRoles::can_fill)
     }
 
     /// Players in the tickets still free in this pass.
@@ -454,6 +482,9 @@ impl<'a> FreePass<'a> {
         if !self.taken[pos] {
             self.taken[pos] = true;
             self.free_players -= self.sorted[pos].size();
+            if let Some(r) = self.roles.as_mut() {
+                r.remove(&self.sorted[pos].roles);
+            }
             self.up[pos] = pos as u32 + 1;
             self.down[pos + 1] = pos as u32;
         }
@@ -574,11 +605,15 @@ pub fn greedy_pass(
     mut emit: impl FnMut(Vec<TicketId>),
 ) {
     let mut pass = FreePass::new(view.pool);
+    pass.track_roles(view.format);
     for k in 0..pass.len() {
         // A pool too small for one more match: every further seed's walk
         // would fail, at a cost of the whole window each (teams of 200 in a
-        // pool of 190 players walked it for minutes).
-        if pass.free_players() < view.format.players() {
+        // pool of 190 players walked it for minutes). Likewise a role queue
+        // whose free players can no longer staff a match (the tanks are
+        // gone): without this stop every damage seed walked the whole pool,
+        // and a tick grew with the pool's square.
+        if pass.free_players() < view.format.players() || !pass.roles_can_fill() {
             break;
         }
         let Some((pos, seed)) = pass.seed(k) else {

@@ -754,6 +754,83 @@ fn solvable(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
     ok
 }
 
+/// The free players of a pass (a policy's tick over the pool), counted by
+/// role mask, so a pass can tell when no full role-feasible match is left
+/// among them: when for some set S of roles the players who can take a role
+/// in S are fewer than S's slots in one match (every team's). Then every
+/// further seed's fill must fail, and the pass can stop instead of walking
+/// the pool for each (a damage seed looking for a tank that is not there).
+/// A necessary condition only, so stopping on it changes no proposal.
+#[derive(Clone, Debug)]
+pub struct PoolRoles {
+    /// Players whose masks (to the composition's roles) lie inside each
+    /// subset of roles.
+    inside: Inside,
+    /// Every counted player.
+    total: u32,
+    /// Slots in each subset of roles, over every team of one match.
+    need: Inside,
+    subsets: usize,
+}
+
+impl PoolRoles {
+    /// Counts for a format of `teams` teams of `comp`; `None` for more than
+    /// `SUBSET_ROLES` roles, where the pass keeps no counts.
+    pub fn new(comp: Composition, teams: usize) -> Option<PoolRoles> {
+        if comp.roles() > SUBSET_ROLES {
+            return None;
+        }
+        let subsets = 1 << comp.roles();
+        let mut need: Inside = [0; 1 << SUBSET_ROLES];
+        for s in 1..subsets {
+            need[s] = need[s & (s - 1)] + (comp.slots(s.trailing_zeros() as usize) * teams) as u32;
+        }
+        Some(PoolRoles {
+            inside: [0; 1 << SUBSET_ROLES],
+            total: 0,
+            need,
+            subsets,
+        })
+    }
+
+    fn supersets(&self, mask: u8) -> u16 {
+        let within = ((1u32 << self.subsets) - 1) as u16;
+        SUPERSETS[usize::from(mask) & (self.subsets - 1)] & within
+    }
+
+    /// Counts a ticket's players in.
+    pub fn add(&mut self, masks: &[u8]) {
+        for &m in masks {
+            self.total += 1;
+            let mut bits = self.supersets(m);
+            while bits != 0 {
+                self.inside[bits.trailing_zeros() as usize] += 1;
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    /// Counts a ticket's players out (it was taken).
+    pub fn remove(&mut self, masks: &[u8]) {
+        for &m in masks {
+            self.total -= 1;
+            let mut bits = self.supersets(m);
+            while bits != 0 {
+                self.inside[bits.trailing_zeros() as usize] -= 1;
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    /// Whether the counted players could still staff one match: for every
+    /// nonempty set S of roles, those who can take a role in S (all but
+    /// those whose roles lie outside S) cover S's slots.
+    pub fn can_fill(&self) -> bool {
+        let full = self.subsets - 1;
+        (1..self.subsets).all(|s| self.total - self.inside[full & !s] >= self.need[s])
+    }
+}
+
 /// The candidate check of a policy's fill: the role masks of the parties
 /// chosen so far. With roles off (`comp` is `None`) it admits everything
 /// and never allocates.
@@ -1093,6 +1170,33 @@ mod tests {
                 team_fits(masks.iter().copied(), c),
                 team_fits_by_subsets(masks.iter().copied(), c)
             );
+        }
+
+        /// A pass stops on `PoolRoles::can_fill` only when no full match is
+        /// left: whenever the exhaustive oracle finds a full role-feasible
+        /// match among the players, the counts say it can be filled.
+        #[test]
+        fn pool_counts_never_stop_a_pass_that_could_still_fill((teams, slots, parties) in case()) {
+            let c = Composition::new(&slots);
+            prop_assume!(c.team_size() > 0);
+            let mut counts = PoolRoles::new(c, teams).unwrap();
+            for p in &parties {
+                counts.add(p);
+            }
+            // Any set of solos, with exactly a match's players, that the
+            // oracle can complete: here, all of them when they are that many.
+            let solos: Vec<Vec<u8>> = parties.iter().flatten().map(|&m| vec![m]).collect();
+            let refs: Vec<&[u8]> = solos.iter().map(|p| &p[..]).collect();
+            if refs.len() == teams * c.team_size() && oracle(&refs, teams, c) {
+                prop_assert!(counts.can_fill(), "{:?} {:?}", slots, parties);
+            }
+            // Counting a party out undoes counting it in.
+            if let Some(p) = parties.first() {
+                let before = counts.clone();
+                counts.remove(p);
+                counts.add(p);
+                prop_assert_eq!(counts.inside, before.inside);
+            }
         }
 
         /// The counted search is an optimisation of the plain one: the same
