@@ -7,7 +7,7 @@
 //! instance of this policy per data centre.
 
 use super::{MatchFormat, Policy, PoolView, Proposal, Schedule, Trigger};
-use crate::model::{ParamError, SimDuration, SimTime, TicketId};
+use crate::model::{ParamError, SimDuration, TicketId};
 use crate::pool::WaitingTicket;
 use crate::ruleset::{AgeSelection, CandTicket, Candidate, Ruleset};
 use crate::teams::{Packing, RoleFill};
@@ -63,14 +63,6 @@ impl RulesetPolicy {
     }
 }
 
-fn age_s(rs: &Ruleset, tickets: &[&WaitingTicket], now: SimTime) -> f64 {
-    let ages = tickets.iter().map(|t| t.age_s(now));
-    match rs.age {
-        AgeSelection::Newest => ages.fold(f64::INFINITY, f64::min),
-        AgeSelection::Oldest => ages.fold(0.0, f64::max),
-    }
-}
-
 fn cand_ticket<'a>(view: &PoolView<'a>, t: &WaitingTicket, team: usize) -> CandTicket<'a> {
     CandTicket {
         team,
@@ -110,7 +102,8 @@ impl Ages {
         }
     }
 
-    /// `age_s` of the tickets these ages came from.
+    /// The wait the ruleset's expansions read (its `expansionAgeSelection`)
+    /// for the tickets these ages came from.
     fn of(self, rs: &Ruleset) -> f64 {
         match rs.age {
             AgeSelection::Newest => self.newest,
@@ -212,7 +205,7 @@ impl RulesetPolicy {
         }
         let team_of = split(&chosen, format)?;
         let c = candidate(view, format.teams, &chosen, |i| team_of[i]);
-        if !self.rs.passes(&c, age_s(&self.rs, &chosen, view.now), false) {
+        if !self.rs.passes(&c, ages.of(&self.rs), false) {
             return None;
         }
         let tickets: Vec<TicketId> = chosen.iter().map(|t| t.id).collect();
@@ -295,6 +288,7 @@ impl Policy for RulesetPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::SimTime;
     use crate::policy::testkit::{pair, Harness};
     use crate::ruleset::Source;
 

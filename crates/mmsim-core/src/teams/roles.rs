@@ -572,6 +572,34 @@ const SUPERSETS: [u16; 1 << SUBSET_ROLES] = {
 /// each subset S of roles, for S = 0 .. 2^roles: Hall's left-hand side.
 type Inside = [u32; 1 << SUBSET_ROLES];
 
+/// The slots of each subset of roles over `teams` teams of `comp` (Hall's
+/// right-hand side); `comp` has at most `SUBSET_ROLES` roles.
+fn slots_by_subset(comp: Composition, teams: usize) -> Inside {
+    let mut slots: Inside = [0; 1 << SUBSET_ROLES];
+    for s in 1..1usize << comp.roles() {
+        slots[s] = slots[s & (s - 1)] + (comp.slots(s.trailing_zeros() as usize) * teams) as u32;
+    }
+    slots
+}
+
+/// The subsets (bit s, below `subsets`) that hold every role of `mask`.
+fn supersets(mask: u8, subsets: usize) -> u16 {
+    let within = ((1u32 << subsets) - 1) as u16;
+    SUPERSETS[usize::from(mask) & (subsets - 1)] & within
+}
+
+/// Adds (`up`) or removes players with role `masks` to Hall counts `inside`.
+fn count(inside: &mut Inside, masks: &[u8], subsets: usize, up: bool) {
+    for &m in masks {
+        let mut bits = supersets(m, subsets);
+        while bits != 0 {
+            let n = &mut inside[bits.trailing_zeros() as usize];
+            *n = if up { *n + 1 } else { *n - 1 };
+            bits &= bits - 1;
+        }
+    }
+}
+
 /// `Search` with each team's Hall counts kept as parties come and go, so
 /// a node's feasibility test is one comparison per subset of roles instead
 /// of a pass over every party placed so far. It visits the same nodes in
@@ -604,29 +632,16 @@ impl<'a> CountedSearch<'a> {
         comp: Composition,
         order: Vec<usize>,
     ) -> Self {
-        let r = comp.roles();
-        let subsets = 1usize << r;
-        let full = (subsets - 1) as u8;
+        let subsets = 1usize << comp.roles();
         let party_inside = parties
             .iter()
             .map(|p| {
                 let mut inside: Inside = [0; 1 << SUBSET_ROLES];
-                for &m in p.iter() {
-                    let m = usize::from(m & full);
-                    // Every superset of the mask counts the player.
-                    for (s, n) in inside.iter_mut().enumerate().take(subsets) {
-                        if s & m == m {
-                            *n += 1;
-                        }
-                    }
-                }
+                count(&mut inside, p, subsets, true);
                 inside
             })
             .collect();
-        let mut cap: Inside = [0; 1 << SUBSET_ROLES];
-        for s in 1..subsets {
-            cap[s] = cap[s & (s - 1)] + comp.slots(s.trailing_zeros() as usize) as u32;
-        }
+        let cap = slots_by_subset(comp, 1);
         CountedSearch {
             strengths,
             sizes: parties.iter().map(|p| p.len()).collect(),
@@ -780,46 +795,24 @@ impl PoolRoles {
         if comp.roles() > SUBSET_ROLES {
             return None;
         }
-        let subsets = 1 << comp.roles();
-        let mut need: Inside = [0; 1 << SUBSET_ROLES];
-        for s in 1..subsets {
-            need[s] = need[s & (s - 1)] + (comp.slots(s.trailing_zeros() as usize) * teams) as u32;
-        }
         Some(PoolRoles {
             inside: [0; 1 << SUBSET_ROLES],
             total: 0,
-            need,
-            subsets,
+            need: slots_by_subset(comp, teams),
+            subsets: 1 << comp.roles(),
         })
-    }
-
-    fn supersets(&self, mask: u8) -> u16 {
-        let within = ((1u32 << self.subsets) - 1) as u16;
-        SUPERSETS[usize::from(mask) & (self.subsets - 1)] & within
     }
 
     /// Counts a ticket's players in.
     pub fn add(&mut self, masks: &[u8]) {
-        for &m in masks {
-            self.total += 1;
-            let mut bits = self.supersets(m);
-            while bits != 0 {
-                self.inside[bits.trailing_zeros() as usize] += 1;
-                bits &= bits - 1;
-            }
-        }
+        self.total += masks.len() as u32;
+        count(&mut self.inside, masks, self.subsets, true);
     }
 
     /// Counts a ticket's players out (it was taken).
     pub fn remove(&mut self, masks: &[u8]) {
-        for &m in masks {
-            self.total -= 1;
-            let mut bits = self.supersets(m);
-            while bits != 0 {
-                self.inside[bits.trailing_zeros() as usize] -= 1;
-                bits &= bits - 1;
-            }
-        }
+        self.total -= masks.len() as u32;
+        count(&mut self.inside, masks, self.subsets, false);
     }
 
     /// Whether the counted players could still staff one match: for every
@@ -874,31 +867,11 @@ impl<'a> RoleFill<'a> {
         if let Some(c) = comp {
             if c.roles() <= SUBSET_ROLES {
                 fill.subsets = 1 << c.roles();
-                for s in 1..fill.subsets {
-                    fill.cap[s] = fill.cap[s & (s - 1)]
-                        + (c.slots(s.trailing_zeros() as usize) * teams) as u32;
-                }
+                fill.cap = slots_by_subset(c, teams);
             }
             fill.take(seed_masks);
         }
         fill
-    }
-
-    /// The subsets of roles (as bits) that hold every role of `mask`.
-    fn supersets(&self, mask: u8) -> u16 {
-        let within = ((1u32 << self.subsets) - 1) as u16;
-        SUPERSETS[usize::from(mask) & (self.subsets - 1)] & within
-    }
-
-    /// Adds a party's players to the pooled Hall counts `inside`.
-    fn count(&self, inside: &mut Inside, masks: &[u8]) {
-        for &m in masks {
-            let mut bits = self.supersets(m);
-            while bits != 0 {
-                inside[bits.trailing_zeros() as usize] += 1;
-                bits &= bits - 1;
-            }
-        }
     }
 
     /// Whether the chosen parties plus one of `masks` can still be completed
@@ -912,10 +885,10 @@ impl<'a> RoleFill<'a> {
         // turns down most candidates (a seventh damage player) without a
         // search, and decides solo queues alone.
         let pooled = if self.subsets > 0 && masks.len() == 1 {
-            !self.over && self.full & self.supersets(masks[0]) == 0
+            !self.over && self.full & supersets(masks[0], self.subsets) == 0
         } else if self.subsets > 0 {
             let mut inside = self.inside;
-            self.count(&mut inside, masks);
+            count(&mut inside, masks, self.subsets, true);
             (0..self.subsets).all(|s| inside[s] <= self.cap[s])
         } else {
             self.chosen.push(masks);
@@ -943,9 +916,8 @@ impl<'a> RoleFill<'a> {
                 self.groups += 1;
             }
             if self.subsets > 0 {
-                let mut inside = self.inside;
-                self.count(&mut inside, masks);
-                self.inside = inside;
+                count(&mut self.inside, masks, self.subsets, true);
+                let inside = self.inside;
                 self.full = (0..self.subsets)
                     .filter(|&s| inside[s] >= self.cap[s])
                     .fold(0, |bits, s| bits | 1 << s);
