@@ -16,6 +16,7 @@ cd "$(dirname "$0")/.."
 mkdir -p "$out"
 n=0
 bad=0
+skipped=0
 for f in scenarios/*.toml scenarios/*/*.toml; do
     name=$(echo "${f#scenarios/}" | tr / - | sed 's/\.toml$//')
     case $name in
@@ -25,12 +26,24 @@ for f in scenarios/*.toml scenarios/*/*.toml; do
     if [ "$name" = dota2-day ]; then
         sets=(--set run.duration=10m --set run.warmup=0s)
     fi
+    refused=""
     for side in old new; do
         bin=$old
         [ $side = new ] && bin=$new
         rm -rf "$out/$side/$name"
-        "$bin" run "$f" "${sets[@]}" --quiet --out "$out/$side/$name" >/dev/null
+        # A preset that uses a key the old build does not know cannot be
+        # compared: said, and counted apart.
+        if ! "$bin" run "$f" "${sets[@]}" --quiet --out "$out/$side/$name" \
+            >/dev/null 2>"$out/$side-$name.err"; then
+            refused="${refused:+$refused and }$side"
+        fi
     done
+    if [ -n "$refused" ]; then
+        first=${refused%% *}
+        echo "NOT COMPARED: $name (refused by the $refused build: $(head -c 200 "$out/$first-$name.err"))"
+        skipped=$((skipped + 1))
+        continue
+    fi
     n=$((n + 1))
     for file in summary.json tickets.parquet matches.parquet; do
         if ! cmp -s "$out/old/$name/$file" "$out/new/$name/$file"; then
@@ -39,5 +52,5 @@ for f in scenarios/*.toml scenarios/*/*.toml; do
         fi
     done
 done
-echo "compared $n presets, bad=$bad (outputs in $out)"
+echo "compared $n presets, bad=$bad, not compared $skipped (outputs in $out)"
 [ "$bad" -eq 0 ]

@@ -94,6 +94,10 @@ pub enum Command {
         /// Override a scenario key, e.g. --set policy.limit=200 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Run even when the scenario would take more than a day of CPU
+        /// (the budget `validate` prints).
+        #[arg(long)]
+        force: bool,
         /// No progress bar.
         #[arg(long)]
         quiet: bool,
@@ -128,6 +132,10 @@ pub enum Command {
         scenario: PathBuf,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Run even when the scenario would take more than a day of CPU
+        /// (the budget `validate` prints).
+        #[arg(long)]
+        force: bool,
     },
     /// List the matchmaking policies and their parameters.
     Policies,
@@ -262,12 +270,13 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             tables,
             ruleset,
             explain,
+            force,
         } => {
             let mut sets = ruleset::with_ruleset(sets, ruleset.as_deref())?;
             if explain {
                 sets.push("metrics.explain=true".into());
             }
-            let loaded = load_scenario(&scenario, &sets)?;
+            let loaded = load_scenario(&scenario, &sets, force)?;
             let dir = out.unwrap_or_else(|| default_out_dir(&loaded));
             let reps = replications.unwrap_or(loaded.scenario.run.replications);
             if reps == 0 || reps > scenario::MAX_REPLICATIONS {
@@ -293,8 +302,12 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             say_raw!("{}", ruleset::explain(&file, scenario.as_deref())?);
             Ok(())
         }
-        Command::Validate { scenario, sets } => {
-            let loaded = load_scenario(&scenario, &sets)?;
+        Command::Validate {
+            scenario,
+            sets,
+            force,
+        } => {
+            let loaded = load_scenario(&scenario, &sets, force)?;
             let settings = validate_sweep(&loaded)?;
             let s = &loaded.scenario;
             // With a trace, the players and arrivals are the trace's.
@@ -350,8 +363,16 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 scenario::provenance::scenario_sha256(s)
             );
             let budget = loaded.check_budget(None)?;
+            let draws = if s.arrivals.daily_profile.is_some() {
+                format!(
+                    " ({:.0} arrivals drawn at the busiest hour reached, the rest thinned)",
+                    budget.arrival_draws
+                )
+            } else {
+                String::new()
+            };
             say!(
-                "budget: about {:.0} tickets, {} of memory, at least {:.0} s of CPU (1v1 rate; teams and the quality policy are slower)",
+                "budget: about {:.0} tickets{draws}, {} of memory, at least {:.0} s of CPU (1v1 rate; teams and the quality policy are slower)",
                 budget.expected_tickets,
                 scenario::gb(budget.memory_bytes),
                 budget.min_cpu_s.ceil()
@@ -397,10 +418,18 @@ fn dispatch(command: Command) -> Result<(), CliError> {
 /// Loads a scenario for any command. The schema leaves `[sweep]` to
 /// `tune`, so it is checked here too: a mistake in it fails every command,
 /// not just `sweep`.
-pub(crate) fn load_scenario(path: &Path, sets: &[String]) -> Result<LoadedScenario, CliError> {
+/// Unless `force`, a run that would take more than a day of CPU is refused.
+pub(crate) fn load_scenario(
+    path: &Path,
+    sets: &[String],
+    force: bool,
+) -> Result<LoadedScenario, CliError> {
     let loaded = scenario::load(path, sets)?;
     crate::tune::SweepSection::read(&loaded)?;
     loaded.check_budget(available_memory_bytes())?;
+    if !force {
+        loaded.check_time()?;
+    }
     Ok(loaded)
 }
 

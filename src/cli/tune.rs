@@ -38,6 +38,10 @@ pub enum TuningCommand {
         replications: Option<u32>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Run even when the scenario would take more than a day of CPU
+        /// (the budget `validate` prints).
+        #[arg(long)]
+        force: bool,
         #[arg(long)]
         quiet: bool,
     },
@@ -97,6 +101,10 @@ pub enum TuningCommand {
         jobs: Option<usize>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
+        /// Run even when the scenario would take more than a day of CPU
+        /// (the budget `validate` prints).
+        #[arg(long)]
+        force: bool,
         #[arg(long)]
         quiet: bool,
     },
@@ -147,8 +155,9 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             replications,
             sets,
             quiet,
+            force,
         } => {
-            let loaded = super::load_scenario(&scenario, &sets)?;
+            let loaded = super::load_scenario(&scenario, &sets, force)?;
             reps_ok("--replications", replications)?;
             let provenance = crate::scenario::Provenance::of(&loaded.scenario);
             let plot = match metrics.as_slice() {
@@ -256,8 +265,9 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             jobs,
             sets,
             quiet,
+            force,
         } => {
-            let loaded = super::load_scenario(&scenario, &sets)?;
+            let loaded = super::load_scenario(&scenario, &sets, force)?;
             let mut params =
                 vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
             if let (Some(p), Some(r)) = (param2, range2) {
@@ -525,7 +535,7 @@ fn check_command(
     }
     let mut loaded = Vec::new();
     for (path, b) in &targets {
-        let l = super::load_scenario(Path::new(path), sets)?;
+        let l = super::load_scenario(Path::new(path), sets, false)?;
         let seeds: Vec<u64> = match (b, n_seeds) {
             (Some(b), None) => b.seeds.clone(),
             (Some(b), Some(n)) => seeds(b.seeds.first().copied().unwrap_or(l.scenario.run.seed), n),

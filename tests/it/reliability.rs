@@ -485,3 +485,96 @@ fn a_user_s_folder_with_an_output_s_file_name_is_refused_not_replaced() {
     assert!(stderr(&o).contains("`notes.md`"), "{}", stderr(&o));
     assert_eq!(std::fs::read(a.join("notes.md")).unwrap(), b"mine");
 }
+
+/// `daily_profile` with `hours[h] = m` and 1 elsewhere, as a `--set` argument.
+fn profile_with(h: usize, m: &str) -> String {
+    let mut hours = vec!["1".to_string(); 24];
+    hours[h] = m.to_string();
+    format!("arrivals.daily_profile=[{}]", hours.join(","))
+}
+
+#[test]
+fn a_huge_multiplier_in_an_hour_the_run_never_reaches_costs_nothing() {
+    // Hour 23 of a 2-hour run: it set the engine's drawing pace, and the
+    // run drew a billion times too many arrivals for minutes.
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let quiet = mmsim(&[
+        "run",
+        &scenario("smoke.toml"),
+        "--quiet",
+        "--tables",
+        "none",
+        "--out",
+        p(&out),
+    ]);
+    assert!(quiet.status.success(), "{}", stderr(&quiet));
+    let plain = json(&out.join("summary.json"));
+    let out2 = dir.path().join("o2");
+    let started = std::time::Instant::now();
+    let o = mmsim(&[
+        "run",
+        &scenario("smoke.toml"),
+        "--set",
+        &profile_with(23, "1e9"),
+        "--quiet",
+        "--tables",
+        "none",
+        "--out",
+        p(&out2),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Reached hours at 1 as before: the same arrivals, the same run.
+    let profiled = json(&out2.join("summary.json"));
+    assert_eq!(plain["tickets"], profiled["tickets"]);
+    assert_eq!(plain["wait_s"], profiled["wait_s"]);
+    // Not a timing test: a generous bound that only the old hang breaks.
+    assert!(started.elapsed().as_secs() < 120, "{:?}", started.elapsed());
+}
+
+#[test]
+fn a_run_that_would_take_more_than_a_day_of_cpu_is_refused_unless_forced() {
+    let huge = profile_with(1, "1e9");
+    for cmd in ["validate", "run"] {
+        let o = mmsim(&[cmd, &scenario("smoke.toml"), "--set", &huge]);
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(
+            e.contains("arrivals.daily_profile") && e.contains("--force"),
+            "{cmd}: {e}"
+        );
+    }
+    let o = mmsim(&[
+        "validate",
+        &scenario("smoke.toml"),
+        "--set",
+        &huge,
+        "--force",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // A plain rate says so too, naming its key.
+    let o = mmsim(&[
+        "validate",
+        &scenario("smoke.toml"),
+        "--set",
+        "arrivals.rate_per_s=1e9",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("arrivals.rate_per_s"), "{}", stderr(&o));
+}
+
+#[test]
+fn a_gold_step_under_a_second_is_refused_naming_the_key() {
+    let o = mmsim(&[
+        "validate",
+        &scenario("dota2-5v5.toml"),
+        "--set",
+        "outcome.gold.step=1ms",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("gold.step") && stderr(&o).contains("at least 1s"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -225,6 +225,51 @@ impl LoadedScenario {
         }
     }
 
+    /// Refuses a run whose least CPU time (`Budget::min_cpu_s`, at rates
+    /// no run beats) is over `MAX_MIN_CPU_S`: almost always a mistaken
+    /// rate, profile or duration, and a run that would seem to hang. The
+    /// error names the key that drives the estimate; `--force` skips this.
+    pub fn check_time(&self) -> Result<(), ScenarioError> {
+        let b = Budget::of(&self.scenario);
+        if b.min_cpu_s <= MAX_MIN_CPU_S {
+            return Ok(());
+        }
+        // The profile is to blame when the same run at multiplier 1 would pass.
+        let flat = Budget::of(&super::Scenario {
+            arrivals: super::ArrivalsSection {
+                daily_profile: None,
+                ..self.scenario.arrivals.clone()
+            },
+            ..self.scenario.clone()
+        });
+        let (key, what) =
+            if self.scenario.arrivals.daily_profile.is_some() && flat.min_cpu_s <= MAX_MIN_CPU_S {
+                (
+                    "arrivals.daily_profile",
+                    "is too high in the hours this run reaches",
+                )
+            } else {
+                ("arrivals.rate_per_s", "is too high for this run")
+            };
+        Err(blame(
+            &self.path,
+            &self.source,
+            &self.sets,
+            ParamError::new(
+                key,
+                format!(
+                    "{what}: over its {:.1} h it would draw about {:.1e} arrivals, at least {:.0} \
+                     hours of CPU even at the fastest rates, and the limit is {:.0}. Lower the \
+                     rate, the multipliers or run.duration, or pass --force to run it anyway",
+                    self.scenario.run.duration.0.as_secs_f64() / 3600.0,
+                    b.arrival_draws,
+                    b.min_cpu_s / 3600.0,
+                    MAX_MIN_CPU_S / 3600.0
+                ),
+            ),
+        ))
+    }
+
     /// A section the scenario schema leaves to another layer (`[sweep]`,
     /// read by `tune`), read as `T` from the whole file with the loader's
     /// errors: the file's line for a mistake in the file, the overrides for
@@ -322,12 +367,30 @@ const BASE_BYTES: u64 = 64 << 20;
 /// Tickets per second of CPU in the simplest case (bench-1v1, widening, on
 /// a 2-core machine): team formats and the `quality` policy are slower.
 const TICKETS_PER_CPU_S: f64 = 400_000.0;
+/// Arrival draws a CPU second at most (a draw the profile thins away still
+/// draws its party, members and patience, for common random numbers).
+const DRAWS_PER_CPU_S: f64 = 10_000_000.0;
+/// A run whose least CPU time is more than this is refused unless forced:
+/// a day of CPU, at rates no run beats, is a scenario mistake far more
+/// often than a wish.
+pub const MAX_MIN_CPU_S: f64 = 86_400.0;
+const HOUR_MS: u64 = 3_600_000;
+
+/// The hours of the day (0 to 23) a run of `duration` reaches, as the
+/// engine indexes the daily profile.
+pub fn hours_reached(duration: mmsim_core::model::SimDuration) -> impl Iterator<Item = usize> {
+    // The last arrival may fall on the end itself, in the next hour.
+    let hours = (duration.as_ms() / HOUR_MS + 1).min(24);
+    0..hours as usize
+}
 
 /// A run's rough cost, known before it starts.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Budget {
     /// Tickets the arrivals and requeues should bring over the run.
     pub expected_tickets: f64,
+    /// Arrivals the engine draws, kept or thinned by the daily profile.
+    pub arrival_draws: f64,
     /// Peak memory: the players' table dominates (the rows stream out).
     pub memory_bytes: u64,
     /// CPU seconds at the fastest measured rate: a lower bound.
@@ -336,12 +399,27 @@ pub struct Budget {
 
 impl Budget {
     pub fn of(s: &super::Scenario) -> Budget {
-        let duration_s = s.run.duration.0.as_secs_f64();
-        let profile = s
-            .arrivals
-            .daily_profile
-            .as_ref()
-            .map_or(1.0, |p| p.iter().sum::<f64>() / p.len().max(1) as f64);
+        let duration = s.run.duration.0;
+        let duration_s = duration.as_secs_f64();
+        // The profile's mean over the run, hour by hour as the engine
+        // follows it, and the multiplier it draws at (the busiest hour
+        // reached): every draw costs, kept or thinned.
+        let (profile, peak) = match &s.arrivals.daily_profile {
+            None => (1.0, 1.0),
+            Some(p) => {
+                let mut covered = 0.0;
+                let mut start = 0u64;
+                while start < duration.as_ms() {
+                    let end = (start + HOUR_MS).min(duration.as_ms());
+                    covered += p[((start / HOUR_MS) % 24) as usize] * (end - start) as f64;
+                    start = end;
+                }
+                let mean = covered / duration.as_ms().max(1) as f64;
+                let peak = hours_reached(duration).map(|h| p[h]).fold(0.0, f64::max);
+                (mean, peak)
+            }
+        };
+        let draws = s.arrivals.rate_per_s * peak * duration_s;
         // Each played ticket comes back with requeue_prob, a geometric
         // series; capped, as players also leave by abandoning.
         let q = s.arrivals.requeue_prob.min(0.95);
@@ -365,10 +443,16 @@ impl Budget {
                 .as_ref()
                 .map_or(0, |r| 2 + 2 * r.data_centres.len() as u64);
         let memory_bytes = BASE_BYTES + players * per_player;
+        let draws = if s.arrivals.trace_data.is_some() {
+            0.0
+        } else {
+            draws
+        };
         Budget {
             expected_tickets,
+            arrival_draws: draws,
             memory_bytes,
-            min_cpu_s: expected_tickets / TICKETS_PER_CPU_S,
+            min_cpu_s: expected_tickets / TICKETS_PER_CPU_S + draws / DRAWS_PER_CPU_S,
         }
     }
 }
@@ -720,6 +804,40 @@ limit = 150
         )
         .unwrap();
         assert!(Budget::of(&short.scenario).expected_tickets < within as f64);
+    }
+
+    #[test]
+    fn the_budget_follows_the_profile_over_the_hours_the_run_reaches() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/smoke.toml");
+        let mut hours = vec!["1".to_string(); 24];
+        hours[0] = "2".into();
+        hours[1] = "0.5".into();
+        hours[5] = "1000".into();
+        let sets = vec![
+            format!("arrivals.daily_profile=[{}]", hours.join(",")),
+            "run.duration=90m".to_string(),
+            "run.warmup=0s".to_string(),
+        ];
+        let loaded = load(&path, &sets).unwrap();
+        let s = &loaded.scenario;
+        let b = Budget::of(s);
+        let q = s.arrivals.requeue_prob.min(0.95);
+        let rate = s.arrivals.rate_per_s;
+        // An hour at 2, half an hour at 0.5; hour 5 is never reached.
+        let fresh = rate * (3600.0 * 2.0 + 1800.0 * 0.5);
+        assert!(
+            (b.expected_tickets - fresh / (1.0 - q)).abs() < 1e-6 * fresh,
+            "{b:?}"
+        );
+        // Drawn at the busiest hour reached, 2, for the whole run.
+        assert!(
+            (b.arrival_draws - rate * 2.0 * 5400.0).abs() < 1e-6,
+            "{b:?}"
+        );
+        assert!(loaded.check_time().is_ok());
+        // Reached, the thousandfold hour is drawn at for the whole run.
+        let long = load(&path, &[sets[0].clone(), "run.duration=6h".into()]).unwrap();
+        assert!((Budget::of(&long.scenario).arrival_draws - rate * 1000.0 * 21600.0).abs() < 1e-3);
     }
 
     #[test]

@@ -20,11 +20,17 @@ impl FromScenario for Config {
     fn from_scenario(s: &Scenario) -> Config {
         let a = &s.arrivals;
         // The rate in the file is the mean at multiplier 1; the engine draws
-        // at the busiest hour and thins the quieter ones.
+        // at the busiest hour the run reaches and thins the quieter ones (an
+        // hour it never reaches must not set the pace: a huge multiplier
+        // there made a short run draw for minutes).
         let peak = a
             .daily_profile
             .as_ref()
-            .map(|p| p.iter().copied().fold(0.0, f64::max))
+            .map(|p| {
+                crate::load::hours_reached(s.run.duration.0)
+                    .map(|h| p[h])
+                    .fold(0.0, f64::max)
+            })
             .unwrap_or(1.0);
         let total: f64 = a.party_sizes.iter().sum();
         let party_size_cdf = a
@@ -234,11 +240,14 @@ duration = "1m"
     }
 
     #[test]
-    fn a_daily_profile_scales_each_hour_and_peaks_at_its_largest() {
+    fn a_daily_profile_scales_each_hour_and_peaks_at_its_largest_reached() {
         let mut profile = vec![0.5; 24];
+        profile[1] = 0.75;
         profile[7] = 1.5;
+        // The 2-hour run reaches hours 0, 1 and (at its last instant) 2:
+        // hour 7 sets no pace.
         let c = config(&format!("daily_profile = {profile:?}"));
-        assert_eq!(c.arrivals.peak_rate_per_s, 3.0);
+        assert_eq!(c.arrivals.peak_rate_per_s, 1.5);
         assert_eq!(c.arrivals.hourly_rate_per_s[0], 1.0);
         assert_eq!(c.arrivals.hourly_rate_per_s[7], 3.0);
     }

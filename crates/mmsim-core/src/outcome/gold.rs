@@ -87,6 +87,9 @@ impl Default for GoldParams {
     }
 }
 
+/// Shortest step between samples: a 40-minute match at 1 ms is 2.4 million
+/// samples, which made a run of a few thousand matches take half a minute.
+const MIN_STEP: SimDuration = SimDuration::from_secs(1);
 /// Largest |snowball| accepted, per minute.
 const MAX_SNOWBALL: f64 = 1.0;
 /// Largest |kappa * T| used in a match: exp(2 * 300) is still a finite f64,
@@ -102,10 +105,15 @@ const MIN_MINUTES: f64 = 1.0 / 60.0;
 impl GoldParams {
     /// Checks the table; keys are relative to `[outcome]` (`gold.step`, ...).
     pub fn validate(&self) -> Result<(), ParamError> {
-        if self.step.0.is_zero() {
+        if self.step.0 < MIN_STEP {
             return Err(ParamError::new(
                 "gold.step",
-                "must be longer than 0s (for example \"30s\" or \"1m\")",
+                format!(
+                    "must be at least 1s (for example \"30s\" or \"1m\"): a sample a second \
+                     already sees every lead change a player could, and each match costs one \
+                     sample a step; got {}",
+                    self.step.0
+                ),
             ));
         }
         if !(self.volatility.is_finite() && self.volatility > 0.0) {
@@ -533,13 +541,26 @@ mod tests {
         let bad = |g: GoldParams| g.validate().unwrap_err().key;
         let ok = GoldParams::default();
         assert!(ok.validate().is_ok());
-        assert_eq!(
-            bad(GoldParams {
-                step: HumanDuration::from_secs(0),
+        for step in [
+            SimDuration::ZERO,
+            SimDuration::from_ms(1),
+            SimDuration::from_ms(999),
+        ] {
+            let e = GoldParams {
+                step: HumanDuration(step),
                 ..ok.clone()
-            }),
-            "gold.step"
-        );
+            }
+            .validate()
+            .unwrap_err();
+            assert_eq!(e.key, "gold.step");
+            assert!(e.to_string().contains("at least 1s"), "{e}");
+        }
+        assert!(GoldParams {
+            step: HumanDuration::from_secs(1),
+            ..ok.clone()
+        }
+        .validate()
+        .is_ok());
         assert_eq!(
             bad(GoldParams {
                 volatility: -1.0,

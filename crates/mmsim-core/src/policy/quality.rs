@@ -134,6 +134,16 @@ pub struct QualityParams {
     pub neighbours: u32,
     /// Interval between matchmaking passes.
     pub tick: HumanDuration,
+    /// How often a waiting seed's search for candidates is redone. Unset
+    /// (the default), every pass: the exact policy. Set, a seed keeps the
+    /// candidates its last search found, rescored each pass as waits grow
+    /// and the threshold falls, and searches again only when this much
+    /// time has passed since that search or when a ticket of a kept
+    /// candidate left or was taken; tickets that joined since are seen at
+    /// the next search. Real matchmakers do not re-examine every ticket
+    /// every cycle either; docs/policies.md gives the price of each setting.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub research: Option<HumanDuration>,
     /// Party-adjusted MMR coefficients (`teams::dota`).
     pub party_adjust: PartyAdjust,
 }
@@ -152,6 +162,7 @@ impl Default for QualityParams {
             wait_scale: HumanDuration::from_secs(300),
             neighbours: 40,
             tick: HumanDuration::from_secs(1),
+            research: None,
             party_adjust: PartyAdjust::default(),
         }
     }
@@ -163,7 +174,7 @@ impl QualityParams {
         "Dota 2 post: weighted score of the seven criteria; form when it passes a threshold that falls with wait";
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str =
-        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, party_adjust.*";
+        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, research, party_adjust.*";
 
     pub fn validate(&self) -> Result<(), ParamError> {
         check::unit("threshold", self.threshold)?;
@@ -196,6 +207,9 @@ impl QualityParams {
             return Err(ParamError::new("neighbours", "must be 1 or more"));
         }
         check::interval("tick", self.tick.0)?;
+        if let Some(every) = self.research {
+            check::interval("research", every.0)?;
+        }
         self.party_adjust.validate("party_adjust")
     }
 
@@ -338,11 +352,17 @@ pub struct QualityOracle {
     /// Drawn from the policy's rng on the first pass; the splits' team
     /// priorities derive from it and the candidates' tickets.
     salt: Option<u64>,
+    /// With a `research` cadence: each seed's last search, as its time and
+    /// the fills it found.
+    kept: BTreeMap<TicketId, (SimTime, Vec<Vec<TicketId>>)>,
+    /// The tickets the last pass took: those still waiting at the next
+    /// were in a match the engine refused.
+    returned: BTreeSet<TicketId>,
 }
 
 impl QualityOracle {
     pub fn new(params: QualityParams) -> Self {
-        QualityOracle { params, salt: None }
+        QualityOracle { params, salt: None, kept: BTreeMap::new(), returned: BTreeSet::new() }
     }
 
     fn facts(&self, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
@@ -363,19 +383,19 @@ impl QualityOracle {
             .clone()
     }
 
-    /// The best-scoring candidate seeded by `seed`, as (score, tickets, teams).
-    fn best_for(
+    /// The seed's distinct fills, each as its tickets: the seed first, then
+    /// the chosen neighbours nearest first. Empty when the seed cannot play.
+    fn fills_for(
         &self,
         view: &PoolView<'_>,
         seed: &WaitingTicket,
         taken: &BTreeSet<TicketId>,
         cache: &mut BTreeMap<TicketId, PartyFacts>,
-        salt: u64,
-    ) -> Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> {
+    ) -> Vec<Vec<TicketId>> {
         let p = &self.params;
         let format = view.format;
         if seed.size() > format.team_size {
-            return None;
+            return Vec::new();
         }
         let seed_facts = self.cached_facts(view, seed, cache);
         let neighbours: Vec<(f64, &WaitingTicket, PartyFacts)> = view
@@ -400,25 +420,45 @@ impl QualityOracle {
         };
         by_both.sort_by(|&a, &b| combined(a).total_cmp(&combined(b)));
 
-        let mut best: Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> = None;
         let mut tried: Vec<Vec<usize>> = Vec::new();
         for order in [&by_rating, &by_language, &by_both] {
             let Some(mut chosen) = oracle_fill(seed, order, &neighbours, format) else {
                 continue;
             };
             chosen.sort_unstable();
-            if tried.contains(&chosen) {
-                continue;
+            if !tried.contains(&chosen) {
+                tried.push(chosen);
             }
-            tried.push(chosen.clone());
-            let mut facts = vec![seed_facts.clone()];
-            facts.extend(chosen.iter().map(|&i| neighbours[i].2.clone()));
-            let mut ids = vec![seed.id];
-            ids.extend(chosen.iter().map(|&i| neighbours[i].1.id));
-            let mut masks: Vec<&[u8]> = vec![&seed.roles[..]];
-            masks.extend(chosen.iter().map(|&i| &neighbours[i].1.roles[..]));
-            for split in self.splits(&facts, &masks, &ids, format, salt) {
-                let score = criteria(p, &facts, &split, format.team_size).score(&p.weights);
+        }
+        tried
+            .iter()
+            .map(|chosen| {
+                let mut ids = vec![seed.id];
+                ids.extend(chosen.iter().map(|&i| neighbours[i].1.id));
+                ids
+            })
+            .collect()
+    }
+
+    /// The best-scoring candidate among `fills` at the view's time, as
+    /// (score, tickets, teams); the first of equals.
+    fn best_of(
+        &self,
+        view: &PoolView<'_>,
+        fills: &[Vec<TicketId>],
+        cache: &mut BTreeMap<TicketId, PartyFacts>,
+        salt: u64,
+    ) -> Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> {
+        let p = &self.params;
+        let mut best: Option<(f64, Vec<TicketId>, Vec<Vec<TicketId>>)> = None;
+        for ids in fills {
+            let tickets: Vec<&WaitingTicket> =
+                ids.iter().map(|&id| view.pool.get(id).expect("a kept fill's ticket waits")).collect();
+            let facts: Vec<PartyFacts> =
+                tickets.iter().map(|t| self.cached_facts(view, t, cache)).collect();
+            let masks: Vec<&[u8]> = tickets.iter().map(|t| &t.roles[..]).collect();
+            for split in self.splits(&facts, &masks, ids, view.format, salt) {
+                let score = criteria(p, &facts, &split, view.format.team_size).score(&p.weights);
                 if best.as_ref().is_none_or(|b| score > b.0) {
                     let teams = split
                         .iter()
@@ -578,12 +618,37 @@ impl Policy for QualityOracle {
         }
         let mut taken = BTreeSet::new();
         let mut cache = BTreeMap::new();
+        if self.params.research.is_some() {
+            // Tickets gone since drop their searches; a ticket whose match
+            // the engine refused is back as if it had just joined.
+            self.kept.retain(|id, _| view.pool.contains(*id) && !self.returned.contains(id));
+        }
         for seed in view.pool.oldest_first() {
             if taken.contains(&seed.id) {
                 continue;
             }
-            let Some((score, tickets, teams)) = self.best_for(view, seed, &taken, &mut cache, salt)
-            else {
+            let fills = match self.params.research {
+                None => self.fills_for(view, seed, &taken, &mut cache),
+                Some(every) => {
+                    // The kept fills hold until the cadence comes round or
+                    // one of their tickets is gone.
+                    let current = self.kept.get(&seed.id).filter(|(at, fills)| {
+                        view.now < *at + every.0
+                            && fills.iter().flatten().all(|id| {
+                                view.pool.contains(*id) && !taken.contains(id)
+                            })
+                    });
+                    match current {
+                        Some((_, fills)) => fills.clone(),
+                        None => {
+                            let fills = self.fills_for(view, seed, &taken, &mut cache);
+                            self.kept.insert(seed.id, (view.now, fills.clone()));
+                            fills
+                        }
+                    }
+                }
+            };
+            let Some((score, tickets, teams)) = self.best_of(view, &fills, &mut cache, salt) else {
                 continue;
             };
             if score >= self.params.threshold_at(seed.age_s(view.now)) {
@@ -595,6 +660,7 @@ impl Policy for QualityOracle {
                 });
             }
         }
+        self.returned = taken;
     }
 }
 
@@ -610,6 +676,8 @@ struct Entry {
     roles: crate::teams::PartyRoles,
     taken: bool,
     cache: Option<SeedCache>,
+    /// When `cache` was searched, for the `research` cadence.
+    searched_at: SimTime,
     /// While `cache` stays current, no pass before this can accept any of
     /// its candidates (their scores rise and the threshold falls at known
     /// rates), so passes before it skip the seed.
@@ -738,6 +806,25 @@ fn stale(
         p.beyond_room -= used;
     }
     false
+}
+
+/// Whether a ticket of one of the kept fills left or was taken since the
+/// last pass: with a `research` cadence, the only change that makes a
+/// search stale before its time. Every seed is visited on every pass, and
+/// the fills lie within the cache's span, so the pass's departures there
+/// are all it needs to look at (a walk over a few sorted changes, where
+/// looking each kept ticket up in the mirror cost 5% more on `dota2-day`).
+fn lost_a_ticket(cache: &SeedCache, changes: &[Change], taken_now: &[Change]) -> bool {
+    let (lo, hi) = (cache.lo, cache.hi);
+    let gone = |sorted: &[Change]| {
+        let i = sorted.partition_point(|c| c.rating < lo);
+        sorted[i..]
+            .iter()
+            .take_while(|c| c.rating <= hi)
+            .filter(|c| !c.joined)
+            .any(|c| cache.fills.iter().any(|f| f.ids[1..].contains(&c.id)))
+    };
+    gone(changes) || gone(taken_now)
 }
 
 /// The next ticket of `hot` nearest to rating `r`, walking outward from
@@ -1126,6 +1213,7 @@ impl Quality {
                 roles: t.roles.clone(),
                 taken: false,
                 cache: None,
+                searched_at: SimTime::ZERO,
                 next_look: SimTime::ZERO,
             };
             self.changes.push(Change::of(&entry, true));
@@ -1639,6 +1727,81 @@ impl Quality {
         memo.splits[kind] = Some(SplitMemo { team_of, criteria });
     }
 
+    /// One seed's turn in a pass: search again if its kept search is
+    /// stale, then propose its best candidate if that passes the seed's
+    /// threshold (taking its tickets), or set when to look next.
+    fn visit(&mut self, seed: u32, view: &PoolView<'_>, out: &mut Vec<Proposal>) {
+        let format = view.format;
+        self.work.seed_visits += 1;
+        let (changes, taken_now) = (&self.changes, &self.taken_now);
+        let e = self.entries[seed as usize].as_mut().expect("live slot");
+        let facts = Change::of(e, true);
+        let redo = match (self.params.research, e.cache.is_some()) {
+            (_, false) => true,
+            (None, true) => {
+                let c = e.cache.as_mut().expect("kept search");
+                stale(&facts, c, changes, taken_now, &self.params)
+            }
+            (Some(every), true) => {
+                view.now >= e.searched_at + every.0
+                    || lost_a_ticket(e.cache.as_ref().expect("kept search"), changes, taken_now)
+            }
+        };
+        if redo {
+            let cache = self.search(seed, format);
+            self.work.searches += 1;
+            self.work.searches_unchanged += u64::from(self.scratch.unchanged);
+            let e = self.entries[seed as usize].as_mut().expect("live slot");
+            e.cache = Some(cache);
+            e.searched_at = view.now;
+        } else {
+            // With a cadence a kept search may miss tickets that joined
+            // since: by definition, not a stale cache.
+            #[cfg(test)]
+            if self.params.research.is_none() {
+                self.assert_kept_cache_is_current(seed, format);
+            }
+            if view.now < self.entry(seed).next_look {
+                #[cfg(test)]
+                self.assert_skipped_seed_would_not_propose(seed, view);
+                return;
+            }
+        }
+        let e = self.entry(seed);
+        let threshold = self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64());
+        let best = self.best(seed, view, threshold);
+        let Some((_, f, kind)) = best.filter(|b| b.0 >= threshold) else {
+            let next_look = self.next_look(seed, view.now);
+            self.entries[seed as usize].as_mut().expect("live slot").next_look = next_look;
+            return;
+        };
+        let e = self.entry(seed);
+        let memo = &e.cache.as_ref().expect("searched seed").fills[f];
+        let split = memo.splits[kind].as_ref().expect("a split");
+        let team_of = split.team_of.as_ref().expect("a split");
+        let mut teams = vec![Vec::new(); format.teams];
+        for (p, &t) in team_of.iter().enumerate() {
+            teams[t].push(memo.ids[p]);
+        }
+        let tickets = memo.ids.to_vec();
+        let slots = memo.slots.clone();
+        for s in slots {
+            let e = self.entries[s as usize].as_mut().expect("live slot");
+            e.taken = true;
+            let at = hot_index(&self.hot, e);
+            self.hot[at].taken = true;
+            let c = Change::of(e, false);
+            let at = self.taken_now.partition_point(|x| x.rating < c.rating);
+            self.taken_now.insert(at, c);
+            self.taken_slots.push(s);
+        }
+        out.push(Proposal {
+            tickets,
+            teams: Some(teams),
+            rating_weight: 1.0,
+        });
+    }
+
     /// The wait criterion of a fill, with the oracle's arithmetic.
     fn wait(&self, memo: &FillMemo, now: SimTime) -> f64 {
         (memo.mean_wait_s(now) / self.params.wait_scale.secs()).clamp(0.0, 1.0)
@@ -1877,13 +2040,19 @@ impl Policy for Quality {
         }
         let format = view.format;
         self.sync(view);
+        let cadenced = self.params.research.is_some();
         // A ticket taken last pass normally left since (a departure, which
         // `sync` logged); if the engine refused its match it is still here,
         // and to the seeds that searched after it was taken it has joined.
         // Its slot is free only from the end of `sync`, so not reused yet.
+        // With a cadence, such a ticket has rejoined and searches afresh,
+        // as the oracle's does.
         for &s in &self.taken_slots {
-            if let Some(e) = self.entries[s as usize].as_ref() {
+            if let Some(e) = self.entries[s as usize].as_mut() {
                 self.changes.push(Change::of(e, true));
+                if cadenced {
+                    e.cache = None;
+                }
             }
         }
         self.changes.sort_by(|a, b| a.rating.total_cmp(&b.rating));
@@ -1895,60 +2064,7 @@ impl Policy for Quality {
             if e.taken || e.size > format.team_size {
                 continue;
             }
-            self.work.seed_visits += 1;
-            let (changes, taken_now) = (&self.changes, &self.taken_now);
-            let e = self.entries[seed as usize].as_mut().expect("live slot");
-            let facts = Change::of(e, true);
-            if e.cache
-                .as_mut()
-                .is_none_or(|c| stale(&facts, c, changes, taken_now, &self.params))
-            {
-                let cache = self.search(seed, format);
-                self.work.searches += 1;
-                self.work.searches_unchanged += u64::from(self.scratch.unchanged);
-                self.entries[seed as usize].as_mut().expect("live slot").cache = Some(cache);
-            } else {
-                #[cfg(test)]
-                self.assert_kept_cache_is_current(seed, format);
-                if view.now < self.entry(seed).next_look {
-                    #[cfg(test)]
-                    self.assert_skipped_seed_would_not_propose(seed, view);
-                    continue;
-                }
-            }
-            let e = self.entry(seed);
-            let threshold = self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64());
-            let best = self.best(seed, view, threshold);
-            let Some((_, f, kind)) = best.filter(|b| b.0 >= threshold) else {
-                let next_look = self.next_look(seed, view.now);
-                self.entries[seed as usize].as_mut().expect("live slot").next_look = next_look;
-                continue;
-            };
-            let e = self.entry(seed);
-            let memo = &e.cache.as_ref().expect("searched seed").fills[f];
-            let split = memo.splits[kind].as_ref().expect("a split");
-            let team_of = split.team_of.as_ref().expect("a split");
-            let mut teams = vec![Vec::new(); format.teams];
-            for (p, &t) in team_of.iter().enumerate() {
-                teams[t].push(memo.ids[p]);
-            }
-            let tickets = memo.ids.to_vec();
-            let slots = memo.slots.clone();
-            for s in slots {
-                let e = self.entries[s as usize].as_mut().expect("live slot");
-                e.taken = true;
-                let at = hot_index(&self.hot, e);
-                self.hot[at].taken = true;
-                let c = Change::of(e, false);
-                let at = self.taken_now.partition_point(|x| x.rating < c.rating);
-                self.taken_now.insert(at, c);
-                self.taken_slots.push(s);
-            }
-            out.push(Proposal {
-                tickets,
-                teams: Some(teams),
-                rating_weight: 1.0,
-            });
+            self.visit(seed, view, out);
         }
         self.order = order;
         self.changes.clear();
@@ -1993,7 +2109,7 @@ mod tests {
         params: &QualityParams,
         passes: usize,
     ) -> usize {
-        agree_with_churn(seed, format, params, passes, Churn::default())
+        agree_with_churn(seed, format, params, passes, Churn::default()).skipped
     }
 
     /// How `agree_with_churn` varies the pools.
@@ -2023,7 +2139,7 @@ mod tests {
         params: &QualityParams,
         passes: usize,
         churn: Churn,
-    ) -> usize {
+    ) -> Agreement {
         let Churn { max_arrivals, one_language, alike } = churn;
         let mut g = Pcg64::seed_from_u64(seed);
         let mut players: Vec<Player> = Vec::new();
@@ -2033,6 +2149,13 @@ mod tests {
         let mut slow = QualityOracle::new(params.clone());
         let mut rng_fast = Pcg64::seed_from_u64(seed.wrapping_mul(31) + 7);
         let mut rng_slow = rng_fast.clone();
+        // With a cadence, the exact policy on the same pools, to show the
+        // cadence changes what is proposed.
+        let mut exact = params
+            .research
+            .map(|_| QualityOracle::new(QualityParams { research: None, ..params.clone() }));
+        let mut rng_exact = rng_fast.clone();
+        let mut differ_from_exact = 0;
         let mut next_ticket = 0u32;
         let mut now_ms = 600_000u64;
         // Some runs put ratings on a coarse grid, so distances tie.
@@ -2112,6 +2235,11 @@ mod tests {
             fast.propose(&view, Trigger::Tick, &mut rng_fast, &mut a);
             slow.propose(&view, Trigger::Tick, &mut rng_slow, &mut b);
             assert_eq!(a, b, "seed {seed}, pass {pass}");
+            if let Some(exact) = exact.as_mut() {
+                let mut c = Vec::new();
+                exact.propose(&view, Trigger::Tick, &mut rng_exact, &mut c);
+                differ_from_exact += usize::from(c != a);
+            }
             assert_eq!(
                 rng_fast.clone().next_u64(),
                 rng_slow.clone().next_u64(),
@@ -2128,7 +2256,16 @@ mod tests {
             }
         }
         assert!(proposals > 0 || passes < 10, "seed {seed}: nothing proposed, nothing compared");
-        fast.skipped
+        Agreement { skipped: fast.skipped, differ_from_exact }
+    }
+
+    /// What `agree_with_churn` saw beyond agreement.
+    struct Agreement {
+        /// Seeds `Quality` skipped until their next look.
+        skipped: usize,
+        /// With a cadence, passes at which the exact policy would have
+        /// proposed otherwise.
+        differ_from_exact: usize,
     }
 
     #[test]
@@ -2214,6 +2351,42 @@ mod tests {
             };
             agree_over_passes(seed, format, &params, 60);
         }
+    }
+
+    /// With a `research` cadence, in plain and role queues: the kept
+    /// fills, rescored each pass and searched again when the cadence comes
+    /// round or a ticket of theirs goes, propose what the oracle with the
+    /// same cadence proposes; and the cadence does change what is proposed.
+    #[test]
+    fn with_a_research_cadence_the_incremental_search_proposes_what_the_oracle_proposes() {
+        let (mut skipped, mut differ) = (0, 0);
+        for seed in 0..48 {
+            let mut g = Pcg64::seed_from_u64(9000 + seed);
+            let format = [
+                MatchFormat { teams: 2, team_size: 5, roles: None },
+                MatchFormat { teams: 2, team_size: 2, roles: None },
+                MatchFormat { teams: 3, team_size: 3, roles: None },
+                MatchFormat {
+                    teams: 2,
+                    team_size: 5,
+                    roles: Some(crate::teams::Composition::new(&[1, 1, 3])),
+                },
+            ][seed as usize % 4];
+            let params = QualityParams {
+                neighbours: [4, 12, 40][g.random_range(0..3)],
+                threshold: g.random_range(0.6..0.95),
+                threshold_floor: 0.5,
+                threshold_fall_per_s: g.random_range(0.0005..0.005),
+                research: Some(HumanDuration::from_secs([3, 10, 30][g.random_range(0..3)])),
+                ..QualityParams::default()
+            };
+            let churn = Churn { one_language: seed % 5 == 0, ..Churn::default() };
+            let a = agree_with_churn(seed, format, &params, 80, churn);
+            skipped += a.skipped;
+            differ += a.differ_from_exact;
+        }
+        assert!(skipped > 500, "only {skipped} seeds skipped");
+        assert!(differ > 20, "the cadence changed only {differ} passes");
     }
 
     #[test]

@@ -18,5 +18,6 @@ mod metrics_modes;
 mod metrics_oracle;
 mod outcome_sections;
 mod policy_plugins;
+mod policy_quality_cadence;
 mod rating_sections;
 mod teams_sections;
