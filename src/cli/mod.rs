@@ -325,8 +325,8 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 "{}: ok — {} over {} ({} warm-up), {} players, {}, {}v{} ({} teams), policy {}, rating {}",
                 loaded.path.display(),
                 s.run.name,
-                s.run.duration.0,
-                s.run.warmup.0,
+                span(s.run.duration.secs()),
+                span(s.run.warmup.secs()),
                 players,
                 arrivals,
                 s.format.team_size,
@@ -336,6 +336,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 s.rating.name()
             );
             if let Some(line) = ruleset::validate_line(s) {
+                say!("{line}");
+            }
+            for line in describe_world(s) {
                 say!("{line}");
             }
             if let Some(m) = &s.modes {
@@ -413,6 +416,90 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             Ok(())
         }
     }
+}
+
+/// A scenario's duration as it would be written: `12h`, `10m`, `1h30m`, `45s`.
+fn span(secs: f64) -> String {
+    let s = secs.round() as u64;
+    let (h, m, sec) = (s / 3600, s % 3600 / 60, s % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out += &format!("{h}h");
+    }
+    if m > 0 {
+        out += &format!("{m}m");
+    }
+    if sec > 0 || s == 0 {
+        out += &format!("{sec}s");
+    }
+    out
+}
+
+/// What `validate` says of the world beyond the first line: the party mix,
+/// the role queue, the data centres and the replications, each when the
+/// scenario has it, so a designer reads what will run before running it.
+fn describe_world(s: &scenario::Scenario) -> Vec<String> {
+    let pct = |x: f64| crate::report::text::num((x * 1000.0).round() / 10.0);
+    let mut lines = Vec::new();
+    if s.arrivals.trace_data.is_none() {
+        let total: f64 = s.arrivals.party_sizes.iter().sum();
+        let mix: Vec<String> = (s.arrivals.party_sizes.iter().enumerate())
+            .filter(|(_, w)| **w > 0.0)
+            .map(|(i, w)| format!("{}: {}%", i + 1, pct(w / total)))
+            .collect();
+        lines.push(format!(
+            "parties by size: {}; patience {}; {}% of played tickets queue again after {}",
+            mix.join(", "),
+            match &s.arrivals.patience {
+                scenario::Patience::Exponential { mean } => {
+                    format!("exponential, mean {}", span(mean.secs()))
+                }
+                scenario::Patience::Fixed { after } => {
+                    format!("everyone gives up after {}", span(after.secs()))
+                }
+                scenario::Patience::Never {} => "none (nobody gives up)".to_string(),
+            },
+            pct(s.arrivals.requeue_prob),
+            span(s.arrivals.think_time.secs())
+        ));
+    }
+    if let Some(r) = &s.roles {
+        let comp: Vec<String> = r
+            .composition
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let mains: Vec<String> = (r.names.iter().zip(&r.shares))
+            .map(|(n, w)| format!("{n} {}%", pct(*w / r.shares.iter().sum::<f64>())))
+            .collect();
+        lines.push(format!(
+            "roles: each team {}; main roles {}; {}% also accept a second",
+            comp.join(" + "),
+            mains.join(", "),
+            pct(r.second_prob)
+        ));
+    }
+    if let Some(r) = &s.regions {
+        let homes: Vec<String> = r
+            .homes
+            .iter()
+            .map(|h| format!("{} {}%", h.name, pct(h.share)))
+            .collect();
+        lines.push(format!(
+            "regions: data centres {}; homes {}",
+            r.data_centres.join(", "),
+            homes.join(", ")
+        ));
+    }
+    if s.run.replications > 1 {
+        lines.push(format!(
+            "replications: {} seeds, {} to {}",
+            s.run.replications,
+            s.run.seed,
+            s.run.seed + u64::from(s.run.replications) - 1
+        ));
+    }
+    lines
 }
 
 /// Loads a scenario for any command. The schema leaves `[sweep]` to

@@ -214,6 +214,31 @@ fn bad_input_exits_2_naming_the_key_and_line_and_writes_nothing() {
     );
 }
 
+/// Issue 31: `validate` printed `over 21600.000s` and said nothing of
+/// party sizes, roles, regions or replications.
+#[test]
+fn validate_describes_the_world_it_would_run() {
+    let o = mmsim(&[
+        "validate",
+        &scenario("regions-roles-5v5.toml"),
+        "--set",
+        "run.replications=3",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    for part in [
+        "over 8h (2h warm-up)",
+        "parties by size: 1: 60%, 2: 18%, 3: 10%, 4: 4%, 5: 8%",
+        "patience exponential, mean 10m",
+        "roles: each team 3 damage + 1 healer + 1 tank",
+        "regions: data centres eu-west, us-east, ap-southeast",
+        "replications: 3 seeds",
+    ] {
+        assert!(text.contains(part), "no `{part}` in:\n{text}");
+    }
+    assert!(!text.contains(".000s"), "{text}");
+}
+
 #[test]
 fn validate_and_compare_report_what_they_see() {
     let o = mmsim(&["validate", &scenario("gamedev-1v1.toml")]);

@@ -578,3 +578,51 @@ fn a_gold_step_under_a_second_is_refused_naming_the_key() {
         stderr(&o)
     );
 }
+
+/// The sizing figure checked by Little's law: with every match lasting
+/// exactly five minutes (no lobby in smoke.toml), the mean number of
+/// players in matches is matches an hour × 2 players × 300 s / 3600 s;
+/// and the parts add up, sample by sample and hour by hour.
+#[test]
+fn concurrent_players_in_matches_follow_little_s_law() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("o");
+    let o = mmsim(&[
+        "run",
+        &scenario("smoke.toml"),
+        "--set",
+        "outcome.duration_sd=0s",
+        "--set",
+        "run.duration=6h",
+        "--set",
+        "run.warmup=1h",
+        "--quiet",
+        "--tables",
+        "none",
+        "--out",
+        p(&out),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s = json(&out.join("summary.json"));
+    let c = &s["concurrent_players"];
+    let f = |v: &serde_json::Value| v.as_f64().unwrap();
+    let little = f(&s["matches_per_hour"]) * 2.0 * 300.0 / 3600.0;
+    assert!(
+        (f(&c["playing_mean"]) - little).abs() < 0.02 * little,
+        "{c} against {little}"
+    );
+    assert!((f(&c["mean"]) - f(&c["playing_mean"]) - f(&c["waiting_mean"])).abs() < 1e-9);
+    assert!(
+        f(&c["max"]) >= f(&c["mean"]) && f(&c["samples"]) > 250.0,
+        "{c}"
+    );
+    let hours = s["by_hour"].as_array().unwrap();
+    assert!(hours.len() >= 5, "{}", hours.len());
+    for h in hours {
+        assert!(
+            f(&h["concurrent_max_players"]) >= f(&h["concurrent_mean_players"]),
+            "{h}"
+        );
+        assert!(f(&h["concurrent_max_players"]) <= f(&c["max"]), "{h}");
+    }
+}

@@ -434,3 +434,34 @@ fn tune_refuses_a_grid_too_large_to_search() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("grid of 200000 points"), "{}", text(&o));
 }
+
+/// Issue 31: `tune` marked a "BEST" that seed noise could not tell from
+/// its neighbours. Two limits so wide that every pair matches at once run
+/// the same matches seed for seed: the search must say they are tied.
+#[test]
+fn tune_says_when_the_best_cannot_be_told_from_another_setting() {
+    let o = mmsim(&[
+        "tune",
+        "scenarios/ci/fixed-1v1.toml",
+        "--param",
+        "policy.limit",
+        "--range",
+        "5000:6000:3",
+        "--rounds",
+        "0",
+        "--seeds",
+        "3",
+        "--minimise",
+        "wait_s.p90",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = text(&o);
+    assert!(
+        out.contains("best (noise)") && out.contains("tied"),
+        "{out}"
+    );
+    assert!(!out.contains("BEST"), "{out}");
+    assert!(out.contains("cannot be told from the best at 95%"), "{out}");
+    assert!(out.contains("policy.limit=6000 (+0 [0, 0])"), "{out}");
+}

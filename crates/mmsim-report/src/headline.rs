@@ -64,6 +64,12 @@ pub fn headlines(s: &Summary) -> Vec<Headline> {
             PerHour,
         ),
         Headline::new(
+            "concurrent_players.mean",
+            "concurrent players, mean",
+            s.concurrent_players.mean,
+            Named("players"),
+        ),
+        Headline::new(
             "spread_rating.mean",
             "rating spread, mean",
             s.spread_rating.mean,

@@ -106,6 +106,9 @@ pub struct ScatterPoint {
     pub y: f64,
     pub label: String,
     pub front: bool,
+    /// The 95% intervals of `x` and `y` (low, high), drawn as bars.
+    pub x_ci: Option<(f64, f64)>,
+    pub y_ci: Option<(f64, f64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -889,8 +892,12 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
             )
         }
         Chart::Scatter { points, .. } => {
-            let (lo_x, hi_x) = span(points.iter().map(|p| p.x));
-            let (lo_y, hi_y) = span(points.iter().map(|p| p.y));
+            // The interval bars must fit as well as the points.
+            let ends = |v: f64, ci: Option<(f64, f64)>| {
+                std::iter::once(v).chain(ci.into_iter().flat_map(|(lo, hi)| [lo, hi]))
+            };
+            let (lo_x, hi_x) = span(points.iter().flat_map(|p| ends(p.x, p.x_ci)));
+            let (lo_y, hi_y) = span(points.iter().flat_map(|p| ends(p.y, p.y_ci)));
             (lo_x, hi_x, lo_y, hi_y)
         }
     };
@@ -1061,6 +1068,16 @@ fn draw<DB: DrawingBackend>(spec: &Spec, root: &DrawingArea<DB, Shift>) -> anyho
                 .map(|p| (p.x, p.y))
                 .collect();
             front.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+            let bar = RGBColor(150, 150, 150).stroke_width(2);
+            chart
+                .draw_series(points.iter().flat_map(|p| {
+                    let v = p.y_ci.map(|(lo, hi)| vec![(p.x, lo), (p.x, hi)]);
+                    let h = p.x_ci.map(|(lo, hi)| vec![(lo, p.y), (hi, p.y)]);
+                    v.into_iter()
+                        .chain(h)
+                        .map(move |line| PathElement::new(line, bar))
+                }))
+                .map_err(de)?;
             chart
                 .draw_series(LineSeries::new(
                     front.iter().copied(),

@@ -419,11 +419,14 @@ fn pareto_spec(table: &SweepTable) -> Spec {
         .iter()
         .zip(&on)
         .filter_map(|(r, &front)| {
+            let ci = |c: &mmsim_tune::Ci| c.ci95_low.zip(c.ci95_high);
             Some(ScatterPoint {
                 x: r.stats[ix?].mean?,
                 y: r.stats[iy?].mean?,
                 label: r.name.clone(),
                 front,
+                x_ci: ci(&r.stats[ix?]),
+                y_ci: ci(&r.stats[iy?]),
             })
         })
         .collect();
@@ -431,7 +434,7 @@ fn pareto_spec(table: &SweepTable) -> Spec {
         name: PLOT_NAME,
         title: format!("{}: {} against {}", table.scenario, table.plot[1], table.plot[0]),
         caption: format!(
-            "One point per setting: the mean over {} seed(s) ({}). Both metrics are minimised; the settings joined in red form the Pareto front, where neither can improve without the other getting worse.",
+            "One point per setting: the mean over {} seed(s) ({}), with grey bars for each mean's 95% interval over the seeds (none with one seed): settings whose bars overlap may not differ beyond seed noise. Both metrics are minimised; the settings joined in red form the Pareto front, where neither can improve without the other getting worse.",
             table.seeds.len(),
             seeds_text(&table.seeds)
         ),
@@ -618,6 +621,37 @@ mod tests {
         );
         assert!(lines[2].ends_with(",60.0,60.0,60.0,false"), "{}", lines[2]);
         assert!(lines[3].ends_with("true"), "{}", lines[3]);
+    }
+
+    /// Issue 31: the Pareto plot showed means alone, so a front made of
+    /// noise looked as firm as a real one. Each point carries its metrics'
+    /// intervals, and the drawing shows them as bars.
+    #[test]
+    fn the_pareto_points_carry_their_intervals_and_the_svg_draws_them() {
+        let t = table();
+        let spec = pareto_spec(&t);
+        let Chart::Scatter { points, .. } = &spec.chart else {
+            panic!("a scatter");
+        };
+        let first = &points[0];
+        let (p90, spread) = (&t.rows[0].stats[0], &t.rows[0].stats[1]);
+        assert_eq!(
+            first.x_ci,
+            Some((p90.ci95_low.unwrap(), p90.ci95_high.unwrap()))
+        );
+        assert_eq!(
+            first.y_ci,
+            Some((spread.ci95_low.unwrap(), spread.ci95_high.unwrap()))
+        );
+        assert!(first.x_ci.unwrap().0 < 100.0 && first.x_ci.unwrap().1 > 110.0);
+        // Setting 1 has no spread between its seeds: a zero-width bar.
+        assert_eq!(points[1].y_ci, Some((60.0, 60.0)));
+        assert!(spec.caption.contains("95% interval"), "{}", spec.caption);
+        let svg = plots::render(&spec).unwrap().svg;
+        assert!(
+            svg.contains("stroke=\"#969696\""),
+            "no interval bar in the SVG"
+        );
     }
 
     #[test]

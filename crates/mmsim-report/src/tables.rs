@@ -124,6 +124,8 @@ pub const BY_HOUR_COLUMNS: &[(&str, ColType)] = &[
     ("queue_samples", ColType::U32),
     ("queue_mean_tickets", ColType::F64),
     ("queue_max_tickets", ColType::U32),
+    ("concurrent_mean_players", ColType::F64),
+    ("concurrent_max_players", ColType::U32),
 ];
 
 /// Every player's state at the end of the run: true skill, both ratings
@@ -232,6 +234,14 @@ pub fn by_hour_frame(hours: &[HourFigures]) -> anyhow::Result<DataFrame> {
         col("queue_samples", map(hours, |h| count(h.queue_samples))),
         col("queue_mean_tickets", map(hours, |h| h.queue_mean_tickets)),
         col("queue_max_tickets", map(hours, |h| h.queue_max_tickets)),
+        col(
+            "concurrent_mean_players",
+            map(hours, |h| h.concurrent_mean_players),
+        ),
+        col(
+            "concurrent_max_players",
+            map(hours, |h| h.concurrent_max_players),
+        ),
     ];
     frame(hours.len(), columns, BY_HOUR_COLUMNS)
 }
@@ -760,6 +770,8 @@ mod tests {
                 queue_samples: 60,
                 queue_mean_tickets: Some(7.5),
                 queue_max_tickets: Some(19),
+                concurrent_mean_players: Some(120.5),
+                concurrent_max_players: Some(131),
             },
             HourFigures {
                 hour: 4,
@@ -772,6 +784,8 @@ mod tests {
                 queue_samples: 60,
                 queue_mean_tickets: Some(0.0),
                 queue_max_tickets: Some(0),
+                concurrent_mean_players: Some(40.0),
+                concurrent_max_players: Some(44),
             },
         ];
         let arts = table_artifacts(&[], &hours, &meta()).unwrap();

@@ -150,6 +150,15 @@ pub fn check_table(lines: &[CheckLine]) -> String {
 
 /// `mmsim tune`'s table of every point evaluated, in parameter order, and
 /// the chosen setting with its intervals.
+/// A half-width to two significant digits: `0.0279`, not `0.0278755`.
+fn two_digits(x: f64) -> String {
+    if !(x.is_finite() && x > 0.0) {
+        return num(x);
+    }
+    let decimals = (1 - x.log10().floor() as i32).max(0) as usize;
+    format!("{x:.decimals$}")
+}
+
 pub fn tune_table(r: &TuneResult) -> String {
     let names: Vec<String> = std::iter::once(r.objective.clone())
         .chain(r.constraints.iter().map(|c| c.metric.clone()))
@@ -182,9 +191,15 @@ pub fn tune_table(r: &TuneResult) -> String {
             .iter()
             .map(|&v| format!("{:>20}", num(v)))
             .collect();
-        row.extend(p.stats.iter().map(|s| format!("{:>20}", opt(s.mean))));
+        let ci = |s: &Ci| match (s.ci95_low, s.ci95_high) {
+            (Some(lo), Some(hi)) => format!("{} ±{}", opt(s.mean), two_digits((hi - lo) / 2.0)),
+            _ => opt(s.mean),
+        };
+        row.extend(p.stats.iter().map(|s| format!("{:>20}", ci(s))));
         let mark = match (Some(i) == r.best, p.feasible) {
-            (true, _) => "BEST",
+            (true, _) if r.tied.is_empty() => "BEST",
+            (true, _) => "best (noise)",
+            (false, true) if r.tied.contains(&i) => "tied",
             (false, true) => "yes",
             (false, false) => "no",
         };
@@ -221,6 +236,42 @@ pub fn tune_table(r: &TuneResult) -> String {
                 )
             };
             out.push_str(&show(&r.objective, &p.stats[0], " (minimised)".into()));
+            if r.tied.is_empty() {
+                out.push_str(&format!(
+                    "  every other feasible setting is worse on {} at 95%, paired over the seeds\n",
+                    r.objective
+                ));
+            } else {
+                let near: Vec<String> = r
+                    .tied
+                    .iter()
+                    .map(|&t| {
+                        let q = &r.points[t];
+                        let at: Vec<String> = (r.params.iter().zip(&q.values))
+                            .map(|(k, &v)| format!("{}={}", k.key, num(v)))
+                            .collect();
+                        let d = mmsim_tune::search::paired_difference(q, p);
+                        let sign = if d.mean.is_some_and(|m| m >= 0.0) {
+                            "+"
+                        } else {
+                            ""
+                        };
+                        format!(
+                            "{} ({sign}{} [{}, {}])",
+                            at.join(" "),
+                            opt(d.mean),
+                            opt(d.ci95_low),
+                            opt(d.ci95_high)
+                        )
+                    })
+                    .collect();
+                out.push_str(&format!(
+                    "  cannot be told from the best at 95% (paired over the seeds, {} minus chosen): {}; \
+                     the choice among them is inside seed noise: add --seeds or pick by another metric\n",
+                    r.objective,
+                    near.join(", ")
+                ));
+            }
             for (c, s) in r.constraints.iter().zip(&p.stats[1..]) {
                 out.push_str(&show(
                     &c.metric,

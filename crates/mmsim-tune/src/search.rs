@@ -152,6 +152,10 @@ pub struct Point {
     pub values: Vec<f64>,
     /// The objective first, then each constraint's metric.
     pub stats: Vec<Ci>,
+    /// The objective on each seed, in seed order (`None` where a run had
+    /// no value): every point runs the same seeds, so two points compare
+    /// seed by seed.
+    pub objective_by_seed: Vec<Option<f64>>,
     pub feasible: bool,
     pub round: usize,
 }
@@ -165,6 +169,11 @@ pub struct TuneResult {
     pub points: Vec<Point>,
     /// Index into `points` of the best feasible point.
     pub best: Option<usize>,
+    /// The other feasible points whose objective cannot be told from the
+    /// best's: the 95% interval of their paired difference, seed by seed,
+    /// holds 0 (or there are too few seeds for an interval). With any of
+    /// these, "best" is a choice inside seed noise.
+    pub tied: Vec<usize>,
 }
 
 pub struct TuneOptions<'a> {
@@ -271,6 +280,10 @@ pub fn tune(
                     ci95(&xs)
                 })
                 .collect();
+            let objective_by_seed = chunk
+                .iter()
+                .map(|s| super::stats::metric(s, &metrics[0]))
+                .collect();
             let feasible = stats[0].mean.is_some()
                 && constraints
                     .iter()
@@ -279,6 +292,7 @@ pub fn tune(
             points.push(Point {
                 values: g,
                 stats,
+                objective_by_seed,
                 feasible,
                 round,
             });
@@ -299,6 +313,7 @@ pub fn tune(
         }
     }
     let best = best(&points, &constraints);
+    let tied = best.map_or_else(Vec::new, |b| tied_with(&points, b));
     Ok(TuneResult {
         params,
         objective,
@@ -306,7 +321,36 @@ pub fn tune(
         seeds: opts.seeds.clone(),
         points,
         best,
+        tied,
     })
+}
+
+/// The paired difference in the objective between `p` and `best`, seed by
+/// seed, over the seeds where both have a value.
+pub fn paired_difference(p: &Point, best: &Point) -> Ci {
+    let d: Vec<f64> = p
+        .objective_by_seed
+        .iter()
+        .zip(&best.objective_by_seed)
+        .filter_map(|(a, b)| Some((*a)? - (*b)?))
+        .collect();
+    ci95(&d)
+}
+
+/// The feasible points other than `best` that cannot be told from it: the
+/// 95% interval of the paired difference holds 0, or cannot be had (fewer
+/// than two seeds with values). In the order evaluated.
+pub fn tied_with(points: &[Point], best: usize) -> Vec<usize> {
+    (0..points.len())
+        .filter(|&i| i != best && points[i].feasible)
+        .filter(|&i| {
+            let d = paired_difference(&points[i], &points[best]);
+            match (d.ci95_low, d.ci95_high) {
+                (Some(lo), Some(hi)) => lo <= 0.0 && hi >= 0.0,
+                _ => true,
+            }
+        })
+        .collect()
 }
 
 /// The feasible point with the smallest objective mean; ties go to the
@@ -378,9 +422,49 @@ mod tests {
         Point {
             values: vec![x],
             stats: vec![ci95(&[obj])],
+            objective_by_seed: vec![Some(obj)],
             feasible,
             round: 0,
         }
+    }
+
+    fn over_seeds(x: f64, objs: &[f64], feasible: bool) -> Point {
+        Point {
+            values: vec![x],
+            stats: vec![ci95(objs)],
+            objective_by_seed: objs.iter().map(|&o| Some(o)).collect(),
+            feasible,
+            round: 0,
+        }
+    }
+
+    /// Paired over seeds: a point whose every seed is 1 higher is told
+    /// apart however noisy the seeds are; one that is higher on some seeds
+    /// and lower on others is not, though its mean is higher too.
+    #[test]
+    fn points_that_cannot_be_told_from_the_best_are_named() {
+        let best_seeds = [10.0, 20.0, 30.0, 40.0, 50.0];
+        let pts = [
+            over_seeds(1.0, &best_seeds, true),
+            over_seeds(2.0, &best_seeds.map(|x| x + 1.0), true),
+            over_seeds(3.0, &[12.0, 18.0, 33.0, 39.0, 51.0], true),
+            over_seeds(4.0, &[11.0, 21.0, 29.0, 41.0, 50.0], false),
+        ];
+        let b = best(&pts, &[]).unwrap();
+        assert_eq!(b, 0);
+        assert_eq!(
+            tied_with(&pts, b),
+            [2],
+            "1 higher on every seed is told apart; infeasible never tied"
+        );
+        let d = paired_difference(&pts[1], &pts[0]);
+        assert_eq!(
+            (d.mean, d.ci95_low, d.ci95_high),
+            (Some(1.0), Some(1.0), Some(1.0))
+        );
+        // One seed: no interval, so nothing can be told apart.
+        let one = [point(1.0, 5.0, true), point(2.0, 6.0, true)];
+        assert_eq!(tied_with(&one, 0), [1]);
     }
 
     #[test]

@@ -533,6 +533,7 @@ impl<'r> Collector<'r> {
             abandon_rate: ratio(self.abandoned, self.tickets),
             still_waiting: self.waiting,
             arrivals_blocked: meta.arrivals_blocked,
+            concurrent_players: concurrent_players(&self.view.queue, meta.warmup_s),
             wait_s: describe(&self.view.waits),
             queue_time_s: describe(&self.queue_time),
             wait_s_by_skill_decile: deciles,
@@ -593,34 +594,44 @@ impl<'r> Collector<'r> {
     /// The queue samples are in the view already, so they are binned here.
     fn by_hour(&self, warmup_s: f64) -> Vec<HourFigures> {
         let mut samples = [(0u64, 0u64, 0u32); 24];
+        let mut online = [(0u64, 0u32); 24];
         for q in self
             .view
             .queue
             .iter()
             .filter(|q| q.t.as_secs_f64() >= warmup_s)
         {
-            let s = &mut samples[hour_of_day(q.t.as_ms()) as usize];
+            let hour = hour_of_day(q.t.as_ms()) as usize;
+            let s = &mut samples[hour];
             s.0 += 1;
             s.1 += u64::from(q.waiting_tickets);
             s.2 = s.2.max(q.waiting_tickets);
+            let o = &mut online[hour];
+            o.0 += u64::from(q.concurrent_players());
+            o.1 = o.1.max(q.concurrent_players());
         }
         self.hours
             .iter()
             .zip(samples)
+            .zip(online)
             .enumerate()
-            .filter(|(_, (h, s))| h.tickets > 0 || s.0 > 0)
-            .map(|(hour, (h, (n, sum, max)))| HourFigures {
-                hour: hour as u32,
-                tickets: h.tickets,
-                matched: h.waits.n(),
-                wait_p50_s: h.waits.quantile(0.5),
-                wait_p90_s: h.waits.quantile(0.9),
-                wait_p99_s: h.waits.quantile(0.99),
-                abandon_rate: ratio(h.abandoned, h.tickets),
-                queue_samples: n,
-                queue_mean_tickets: (n > 0).then(|| sum as f64 / n as f64),
-                queue_max_tickets: (n > 0).then_some(max),
-            })
+            .filter(|(_, ((h, s), _))| h.tickets > 0 || s.0 > 0)
+            .map(
+                |(hour, ((h, (n, sum, max)), (players, most)))| HourFigures {
+                    hour: hour as u32,
+                    tickets: h.tickets,
+                    matched: h.waits.n(),
+                    wait_p50_s: h.waits.quantile(0.5),
+                    wait_p90_s: h.waits.quantile(0.9),
+                    wait_p99_s: h.waits.quantile(0.99),
+                    abandon_rate: ratio(h.abandoned, h.tickets),
+                    queue_samples: n,
+                    queue_mean_tickets: (n > 0).then(|| sum as f64 / n as f64),
+                    queue_max_tickets: (n > 0).then_some(max),
+                    concurrent_mean_players: (n > 0).then(|| players as f64 / n as f64),
+                    concurrent_max_players: (n > 0).then_some(most),
+                },
+            )
             .collect()
     }
 }
@@ -643,6 +654,25 @@ fn mean_p50_p90(s: &Sketch) -> MeanP50P90 {
         mean: s.mean(),
         p50: s.quantile(0.5),
         p90: s.quantile(0.9),
+    }
+}
+
+/// Players waiting or in a match over the queue samples after warm-up.
+fn concurrent_players(queue: &[QueueSample], warmup_s: f64) -> ConcurrentPlayers {
+    let (mut n, mut all, mut waiting, mut most) = (0u64, 0u64, 0u64, 0u32);
+    for q in queue.iter().filter(|q| q.t.as_secs_f64() >= warmup_s) {
+        n += 1;
+        all += u64::from(q.concurrent_players());
+        waiting += u64::from(q.waiting_players);
+        most = most.max(q.concurrent_players());
+    }
+    let mean = |x: u64| (n > 0).then(|| x as f64 / n as f64);
+    ConcurrentPlayers {
+        samples: n,
+        mean: mean(all),
+        max: (n > 0).then_some(most),
+        waiting_mean: mean(waiting),
+        playing_mean: mean(all - waiting),
     }
 }
 

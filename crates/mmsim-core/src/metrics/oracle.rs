@@ -119,6 +119,33 @@ pub fn summarize_records(
     );
     out.insert("still_waiting".into(), json!(waiting));
     out.insert("arrivals_blocked".into(), json!(meta.arrivals_blocked));
+    let online: Vec<&super::QueueSample> = records
+        .queue
+        .iter()
+        .filter(|q| q.t.as_secs_f64() >= meta.warmup_s)
+        .collect();
+    let all: Vec<f64> = online
+        .iter()
+        .map(|q| f64::from(q.waiting_players) + f64::from(q.players_in_matches))
+        .collect();
+    let waiting: Vec<f64> = online
+        .iter()
+        .map(|q| f64::from(q.waiting_players))
+        .collect();
+    let playing: Vec<f64> = online
+        .iter()
+        .map(|q| f64::from(q.players_in_matches))
+        .collect();
+    out.insert(
+        "concurrent_players".into(),
+        json!({
+            "samples": online.len(),
+            "mean": mean(&all),
+            "max": all.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))).map(|x| x as u32),
+            "waiting_mean": mean(&waiting),
+            "playing_mean": mean(&playing),
+        }),
+    );
     out.insert("wait_s".into(), describe(&mut waits));
     out.insert("queue_time_s".into(), describe(&mut queue_times));
     out.insert("wait_s_by_skill_decile".into(), Value::Array(deciles));
@@ -213,10 +240,14 @@ fn by_hour(
                 .filter(|t| hour(t.enqueued.as_secs_f64()) == h)
                 .collect();
             let (waits, abandoned) = waits_and_abandons(&mine);
-            let q: Vec<f64> = queue
+            let in_hour: Vec<&super::QueueSample> = queue
                 .iter()
                 .filter(|s| s.t.as_secs_f64() >= meta.warmup_s && hour(s.t.as_secs_f64()) == h)
-                .map(|s| f64::from(s.waiting_tickets))
+                .collect();
+            let q: Vec<f64> = in_hour.iter().map(|s| f64::from(s.waiting_tickets)).collect();
+            let online: Vec<f64> = in_hour
+                .iter()
+                .map(|s| f64::from(s.waiting_players) + f64::from(s.players_in_matches))
                 .collect();
             (!mine.is_empty() || !q.is_empty()).then(|| {
                 json!({
@@ -230,6 +261,8 @@ fn by_hour(
                     "queue_samples": q.len(),
                     "queue_mean_tickets": mean(&q),
                     "queue_max_tickets": q.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))).map(|x| x as u32),
+                    "concurrent_mean_players": mean(&online),
+                    "concurrent_max_players": online.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))).map(|x| x as u32),
                 })
             })
         })

@@ -187,6 +187,13 @@ pub struct QueueSample {
     pub rating_skill_rank_corr: Option<f64>,
 }
 
+impl QueueSample {
+    /// Players online in the matchmaker: waiting, or in a match.
+    pub fn concurrent_players(&self) -> u32 {
+        self.waiting_players + self.players_in_matches
+    }
+}
+
 /// How ratings moved, by the number of games a player had played: where a
 /// calibration period shows (large moves for the first games, then small).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]

@@ -39,6 +39,9 @@ pub struct Summary {
     pub still_waiting: u64,
     /// Fresh arrivals dropped because a chosen player was busy.
     pub arrivals_blocked: u64,
+    /// Players online in the matchmaker (waiting or in a match) over the
+    /// queue samples after warm-up: the figure a population is sized by.
+    pub concurrent_players: ConcurrentPlayers,
     /// Wait of matched tickets, in seconds.
     pub wait_s: Describe,
     /// Time in queue of every ticket, matched or not, in seconds.
@@ -126,6 +129,9 @@ pub struct HourFigures {
     pub queue_samples: u64,
     pub queue_mean_tickets: Option<f64>,
     pub queue_max_tickets: Option<u32>,
+    /// Players waiting or in a match in those samples: mean and most.
+    pub concurrent_mean_players: Option<f64>,
+    pub concurrent_max_players: Option<u32>,
 }
 
 /// Upsets binned by the gap between two teams: `skill` by the gap in mean
@@ -193,6 +199,18 @@ pub struct MeanP50P90 {
     pub mean: Option<f64>,
     pub p50: Option<f64>,
     pub p90: Option<f64>,
+}
+
+/// Players waiting or in a match (lobby included) at the queue samples:
+/// the mean and the most in one sample, and the mean of each part; all null
+/// without samples after warm-up.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConcurrentPlayers {
+    pub samples: u64,
+    pub mean: Option<f64>,
+    pub max: Option<u32>,
+    pub waiting_mean: Option<f64>,
+    pub playing_mean: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -326,6 +344,10 @@ pub const MEANINGS: &[(&str, &str)] = &[
     ("abandon_rate", "share of tickets that gave up waiting"),
     ("still_waiting", "tickets still waiting when the run ended"),
     (
+        "concurrent_players",
+        "players online in the matchmaker (waiting or in a match) over the queue samples after warm-up: mean, most in one sample, and the mean waiting and playing; the figure a population is sized by",
+    ),
+    (
         "arrivals_blocked",
         "fresh arrivals dropped because a chosen player was busy",
     ),
@@ -405,7 +427,7 @@ pub const MEANINGS: &[(&str, &str)] = &[
     ),
     (
         "by_hour",
-        "per hour of the simulated day (0-23), warm-up excluded: tickets enqueued, matched, wait p50/p90/p99 of the matched (s), abandon rate, and tickets waiting in the queue samples (mean, max)",
+        "per hour of the simulated day (0-23), warm-up excluded: tickets enqueued, matched, wait p50/p90/p99 of the matched (s), abandon rate, tickets waiting in the queue samples (mean, max), and players waiting or in a match in them (mean, max)",
     ),
     (
         "roles",
