@@ -263,3 +263,63 @@ fn under_sweep_prune_each_match_is_allowed_when_the_two_intervals_first_touch() 
         "{story}"
     );
 }
+
+/// Issue 31: in a role queue `--explain` put the waiting down to `fill`
+/// and named no role. Built so the cause is known: one player in a hundred
+/// plays tank and nobody takes a second role, so the players around a
+/// ticket almost never hold the two tanks a match needs. The waiting is
+/// the role queue's, the short role is the tank, and the story says so.
+#[test]
+fn in_a_role_queue_short_of_tanks_the_waiting_is_the_roles_and_the_tank_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("r");
+    let o = mmsim(&[
+        "run",
+        &scenario("ci/regions-roles-fresh.toml"),
+        "--quiet",
+        "--tables",
+        "none",
+        "--explain",
+        "--set",
+        "roles.shares=[0.01, 0.3, 0.69]",
+        "--set",
+        "roles.second_prob=0",
+        "--out",
+        &out.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let share = &summary["explain"]["blocked_share"];
+    assert!(num(&share["roles"]) > 0.8, "{share}");
+    assert!(share.get("fill").is_none_or(|f| num(f) < 0.05), "{share}");
+    let mut by_short = std::collections::BTreeMap::<String, usize>::new();
+    let mut example = None;
+    for line in std::fs::read_to_string(out.join("explain.jsonl"))
+        .unwrap()
+        .lines()
+    {
+        let s: Value = serde_json::from_str(line).unwrap();
+        if s["last_blocker"] == "roles" {
+            let short = s["short_role"].as_str().unwrap_or("-").to_string();
+            *by_short.entry(short).or_default() += 1;
+            let roles = &s["roles_waiting"];
+            assert_eq!(roles["tank"]["slots"], 2, "{s}");
+            assert_eq!(roles["damage"]["slots"], 6, "{s}");
+            example.get_or_insert(s["ticket_id"].as_u64().unwrap());
+        }
+    }
+    let tank = by_short.get("tank").copied().unwrap_or(0);
+    assert!(
+        tank * 10 >= by_short.values().sum::<usize>() * 9,
+        "{by_short:?}"
+    );
+    let t = example.expect("a ticket held by roles").to_string();
+    let o = mmsim(&["explain", &out.to_string_lossy(), "--ticket", &t]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        text.contains("(short)") && text.contains("too few accept tank"),
+        "{text}"
+    );
+}

@@ -63,6 +63,33 @@ pub fn ticket_story(s: &TicketStory) -> String {
             );
         }
     }
+    if let Some(roles) = &s.roles_waiting {
+        // The role queue's side of the story: who waited for which slots.
+        let each: Vec<String> = roles
+            .iter()
+            .map(|(name, c)| {
+                let mark = if s.short_role.as_deref() == Some(name.as_str()) {
+                    " (short)"
+                } else if c.slots > 0 && c.waiting >= 2 * c.slots {
+                    " (surplus)"
+                } else {
+                    ""
+                };
+                format!("{name} {} for {}{mark}", c.waiting, c.slots)
+            })
+            .collect();
+        let _ = writeln!(
+            o,
+            "  waiting players by role at the last look, against one match's slots: {}",
+            each.join(", ")
+        );
+        if let Some(short) = &s.short_role {
+            let _ = writeln!(
+                o,
+                "    too few accept {short} to staff one match: no match could form, whatever the policy"
+            );
+        }
+    }
     if !s.candidates.is_empty() {
         let _ = writeln!(o, "  nearest candidates at the last look:");
         for c in &s.candidates {

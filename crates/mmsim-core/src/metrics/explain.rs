@@ -84,6 +84,22 @@ pub struct TicketStory {
     pub policy_rule: Option<BlockRule>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_rule_allowed_at_s: Option<f64>,
+    /// In a role queue, at the last look: for each role, the waiting
+    /// players who accept it and one match's slots for it; the ticket's
+    /// own role in surplus shows here as many waiting for few slots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles_waiting: Option<BTreeMap<String, RoleCount>>,
+    /// In a role queue, when the waiting players could not staff one
+    /// match's roles at the last look: the role they were shortest of.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub short_role: Option<String>,
+}
+
+/// Waiting players who accept a role, and one match's slots for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleCount {
+    pub waiting: u32,
+    pub slots: u32,
 }
 
 /// Upper edges of the wait buckets of `by_wait`, in seconds (the last is open).

@@ -14,7 +14,9 @@ pub enum BlockRule {
     /// The two parties cannot both fit the match's teams (two trios in 5v5
     /// may only meet as opponents: a split no team-size packing allows).
     PartySplit,
-    /// The role queue: the candidate's roles cannot complete the seed's.
+    /// The role queue: the candidate's roles cannot complete the seed's;
+    /// or the players a match with the ticket could draw on cannot staff
+    /// one match's roles at all (`explain::RoleSupply`).
     Roles,
     /// `[regions]`: no data centre both tickets may use at their waits.
     Latency,

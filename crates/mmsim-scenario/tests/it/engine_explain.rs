@@ -51,6 +51,7 @@ fn a_widening_window_is_named_and_the_second_it_would_allow_the_match_is_found()
         None,
         a,
         at(10),
+        None,
         &mut cands,
     );
     assert_eq!(rule, BlockRule::RatingWindow);
@@ -66,6 +67,7 @@ fn a_widening_window_is_named_and_the_second_it_would_allow_the_match_is_found()
         None,
         a,
         at(30),
+        None,
         &mut cands,
     );
     assert_eq!(rule, BlockRule::Fill);
@@ -101,7 +103,16 @@ fn a_quality_threshold_is_named_and_the_second_it_falls_to_the_score_is_found() 
     let a = pool.get(TicketId(1)).expect("waiting");
     let mut cands = Vec::new();
     let now = SimTime::ZERO + SimDuration::from_secs(5);
-    let rule = look(&pool, ONE_V_ONE, policy.as_ref(), None, a, now, &mut cands);
+    let rule = look(
+        &pool,
+        ONE_V_ONE,
+        policy.as_ref(),
+        None,
+        a,
+        now,
+        None,
+        &mut cands,
+    );
     assert_eq!(rule, BlockRule::QualityThreshold);
     assert_eq!(cands[0].window, None);
     // A 5v5 pool of two players cannot hold a match: that is `fill`.
@@ -110,7 +121,7 @@ fn a_quality_threshold_is_named_and_the_second_it_falls_to_the_score_is_found() 
         team_size: 5,
         roles: None,
     };
-    let rule = look(&pool, five, policy.as_ref(), None, a, now, &mut cands);
+    let rule = look(&pool, five, policy.as_ref(), None, a, now, None, &mut cands);
     assert_eq!(rule, BlockRule::Fill);
 }
 
@@ -122,7 +133,16 @@ fn a_mutual_window_blocks_from_the_newcomers_side_too() {
     let a = pool.get(TicketId(1)).expect("waiting");
     let now = SimTime::ZERO + SimDuration::from_secs(60);
     let mut cands = Vec::new();
-    let rule = look(&pool, ONE_V_ONE, policy.as_ref(), None, a, now, &mut cands);
+    let rule = look(
+        &pool,
+        ONE_V_ONE,
+        policy.as_ref(),
+        None,
+        a,
+        now,
+        None,
+        &mut cands,
+    );
     assert_eq!(rule, BlockRule::RatingWindow);
     assert_eq!(cands[0].window, Some(450.0));
     assert_eq!(cands[0].their_window, Some(150.0));
@@ -147,6 +167,7 @@ fn parties_that_cannot_share_a_split_are_named_before_the_window() {
         None,
         a,
         SimTime::ZERO,
+        None,
         &mut cands,
     );
     // 3 + 3 players pack as one trio per team: no split problem, and the
@@ -161,6 +182,7 @@ fn parties_that_cannot_share_a_split_are_named_before_the_window() {
         None,
         a,
         SimTime::ZERO,
+        None,
         &mut cands,
     );
     assert_eq!(rule, BlockRule::PartySplit);
@@ -174,6 +196,7 @@ fn parties_that_cannot_share_a_split_are_named_before_the_window() {
         None,
         a,
         SimTime::ZERO,
+        None,
         &mut cands,
     );
     assert_eq!(rule, BlockRule::Alone);

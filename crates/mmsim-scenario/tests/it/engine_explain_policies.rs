@@ -38,6 +38,7 @@ fn look_at(h: &Harness, id: u32, now_s: f64) -> (BlockRule, Vec<Candidate>) {
         None,
         t,
         at(now_s),
+        None,
         &mut cands,
     );
     (rule, cands)

@@ -11,12 +11,12 @@
 
 use super::Simulation;
 use crate::engine::regions::Regions;
-use crate::metrics::explain::{BlockRule, Candidate, TicketStory, RULES};
+use crate::metrics::explain::{BlockRule, Candidate, RoleCount, TicketStory, RULES};
 use crate::metrics::TicketEnd;
 use crate::model::{SimDuration, SimTime, TicketId};
 use crate::policy::{MatchFormat, Policy, Trigger};
 use crate::pool::{Pool, WaitingTicket};
-use crate::teams::{Packing, RoleFill};
+use crate::teams::{Packing, PoolRoles, RoleFill};
 use std::collections::HashMap;
 
 /// Candidates examined per look.
@@ -41,6 +41,87 @@ struct Live {
     rule_at: Option<SimDuration>,
     /// The blocker before a failed ready check took it out of the pool.
     before_check: Option<BlockRule>,
+    /// In a role queue: the waiting players' roles at the last look.
+    roles: Option<RoleSupply>,
+}
+
+/// In a role queue, the supply of each role around one ticket at one look:
+/// how many of the players a match with it could draw on accept the role,
+/// against the slots of one match; and whether they could staff a match
+/// at all (Hall's condition over every set of roles, necessary for any
+/// match). When they could not, no policy could have matched the ticket,
+/// and the role they are shortest of is the reason.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RoleSupply {
+    pub waiting: Vec<u32>,
+    pub slots: Vec<u32>,
+    pub staffable: bool,
+}
+
+impl RoleSupply {
+    /// Counted over `t` and the waiting tickets no pair rule keeps from it
+    /// (party split, roles, latency, its rating window), walked nearest
+    /// first and no further than its window reaches; `None` without a
+    /// role queue. These are the players a match with `t` could draw on.
+    pub fn around(
+        pool: &Pool,
+        format: MatchFormat,
+        policy: &dyn Policy,
+        regions: Option<&Regions>,
+        t: &WaitingTicket,
+        now: SimTime,
+    ) -> Option<RoleSupply> {
+        let comp = format.roles?;
+        let mut hall = PoolRoles::new(comp, format.teams);
+        let mut waiting = vec![0u32; comp.roles()];
+        let mut add = |masks: &[u8]| {
+            for &m in masks {
+                for (r, w) in waiting.iter_mut().enumerate() {
+                    *w += u32::from(m >> r & 1);
+                }
+            }
+            if let Some(h) = hall.as_mut() {
+                h.add(masks);
+            }
+        };
+        add(&t.roles);
+        let reach = policy.rating_window(t, now);
+        for (d, c) in pool.nearest(t.rating, t.id) {
+            if reach.is_some_and(|w| d > w) {
+                break;
+            }
+            if blocker(format, policy, regions, t, c, now).0.is_none() {
+                add(&c.roles);
+            }
+        }
+        let slots: Vec<u32> = (0..comp.roles())
+            .map(|r| (comp.slots(r) * format.teams) as u32)
+            .collect();
+        // Beyond the subset-counting size, each role on its own.
+        let staffable = hall.map_or_else(
+            || waiting.iter().zip(&slots).all(|(w, s)| w >= s),
+            |h| h.can_fill(),
+        );
+        Some(RoleSupply {
+            waiting,
+            slots,
+            staffable,
+        })
+    }
+
+    /// When the waiting players cannot staff a match, the role they are
+    /// shortest of, relative to its slots.
+    pub fn short_role(&self) -> Option<usize> {
+        if self.staffable {
+            return None;
+        }
+        (0..self.slots.len())
+            .filter(|&r| self.slots[r] > 0)
+            .min_by(|&a, &b| {
+                let share = |r: usize| f64::from(self.waiting[r]) / f64::from(self.slots[r]);
+                share(a).total_cmp(&share(b))
+            })
+    }
 }
 
 /// The explain state of a run: the waiting tickets' records. Looked up by
@@ -121,6 +202,9 @@ pub fn blocker(
 /// blocker: the nearest candidate's; when some candidate passes every pair
 /// rule, `QualityThreshold` under a policy with one and a pool that holds a
 /// match's players, else `Fill`; `Alone` when nobody else waits.
+// The world's parts one by one, as `blocker` takes them, plus the two
+// out-parameters a look fills: a bundle would be a type for one cold path.
+#[allow(clippy::too_many_arguments)]
 pub fn look(
     pool: &Pool,
     format: MatchFormat,
@@ -128,6 +212,7 @@ pub fn look(
     regions: Option<&Regions>,
     t: &WaitingTicket,
     now: SimTime,
+    roles: Option<&mut Option<RoleSupply>>,
     out: &mut Vec<Candidate>,
 ) -> BlockRule {
     out.clear();
@@ -146,8 +231,18 @@ pub fn look(
             rule_limit: own.and_then(|r| r.limit),
         });
     }
+    // In a role queue, the players a match with `t` could draw on: when
+    // they cannot staff one match's roles, that is why it waits, whatever
+    // the policy.
+    let supply = roles.map(|slot| {
+        *slot = RoleSupply::around(pool, format, policy, regions, t, now);
+        slot.as_ref().is_some_and(|s| !s.staffable)
+    });
     match out.first() {
         None => BlockRule::Alone,
+        Some(_) if supply == Some(true) && out.iter().any(|c| c.blocked_by.is_none()) => {
+            BlockRule::Roles
+        }
         Some(_) if out.iter().any(|c| c.blocked_by.is_none()) => {
             if pool.players() >= format.players() && policy.score_threshold(t.age_s(now)).is_some()
             {
@@ -260,7 +355,16 @@ impl Simulation<'_> {
                 last_look: t.enqueued,
                 ..Default::default()
             });
-            let rule = look(pool, format, policy, regions, t, now, &mut live.candidates);
+            let rule = look(
+                pool,
+                format,
+                policy,
+                regions,
+                t,
+                now,
+                Some(&mut live.roles),
+                &mut live.candidates,
+            );
             if live.current.is_none() && trigger == Trigger::Tick {
                 // Not looked at when it joined (a batch or tick-mode
                 // policy): until this pass it waited for the pass itself.
@@ -414,6 +518,18 @@ impl Simulation<'_> {
             latency_allowed_at_s: live.latency_at.map(secs),
             policy_rule: live.rule,
             policy_rule_allowed_at_s: live.rule_at.map(secs),
+            roles_waiting: live.roles.as_ref().and_then(|r| {
+                let names = &self.config.roles.as_ref()?.names;
+                Some(
+                    (names.iter().zip(r.waiting.iter().zip(&r.slots)))
+                        .map(|(n, (&waiting, &slots))| (n.clone(), RoleCount { waiting, slots }))
+                        .collect(),
+                )
+            }),
+            short_role: live.roles.as_ref().and_then(|r| {
+                let names = &self.config.roles.as_ref()?.names;
+                r.short_role().and_then(|i| names.get(i).cloned())
+            }),
         };
         if let Some(acc) = acc.1 {
             acc.story(story, counted);
