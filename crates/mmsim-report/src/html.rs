@@ -298,8 +298,10 @@ fn rows_table(h: &mut String, key: &str, rows: &[&Map<String, Value>]) {
             String::new()
         }
     );
+    // Long keys (`concurrent_mean_players`) may break after an underscore,
+    // so a wide table still fits the page.
     for c in &cols {
-        let _ = write!(h, "<th>{}</th>", esc(c));
+        let _ = write!(h, "<th>{}</th>", esc(c).replace('_', "_<wbr>"));
     }
     h.push_str("</tr></thead>\n<tbody>\n");
     for (i, o) in rows.iter().enumerate() {
