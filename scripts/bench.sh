@@ -56,6 +56,14 @@ import json, math, pathlib, re, sys
 out, doc, cores, profile = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 text = doc.read_text()
 
+def replace_or_keep(text, key, rows):
+    """A criterion table with no results (BENCH_SKIP_CRITERION without
+    them, or a BENCH_FILTER that left it out) keeps what the doc had."""
+    if len(rows) <= 2:
+        print(f"bench.sh: no criterion results for '{key}'; its table is kept", file=sys.stderr)
+        return text
+    return replace(text, key, "\n".join(rows))
+
 def replace(text, key, body):
     begin, end = f"<!-- bench:{key}:begin -->", f"<!-- bench:{key}:end -->"
     pattern = re.compile(re.escape(begin) + ".*?" + re.escape(end), re.S)
@@ -153,7 +161,7 @@ for name in sorted(ticks, key=lambda n: (order.index(n) if n in order else 99, n
             growth.append("–")
     per = human_time(r["100000"] / 1e5) if "100000" in r else "–"
     rows.append(f"| `{name}` | " + " | ".join(cells + growth) + f" | {per} | {'; '.join(flags) or 'no'} |")
-text = replace(text, "ticks", "\n".join(rows))
+text = replace_or_keep(text, "ticks", rows)
 
 # Team formers: one split of one match; n is players per match.
 rows = ["| former | n (players per match) → time per split | growth |", "|---|---|---|"]
@@ -162,7 +170,7 @@ for name, sizes, r, cells in group_rows("split/", None):
     growth = ", ".join(f"{r[b] / r[a]:.1f}× for {num(b) / num(a):.3g}× players"
                        for a, b in zip(sizes, sizes[1:]))
     rows.append(f"| `{name}` | {pairs} | {growth} |")
-text = replace(text, "formers", "\n".join(rows))
+text = replace_or_keep(text, "formers", rows)
 
 # Engine: whole 2-hour runs of a 1v1 queue.
 rows = ["| run | time per run | events/s |", "|---|---:|---:|"]
@@ -170,7 +178,7 @@ for group in sorted(g for g in results if g.startswith("engine")):
     for param, ns in sorted(results[group].items()):
         events = num(param.split("/")[-1])
         rows.append(f"| `{group}/{param}` | {human_time(ns)} | {si(events / (ns / 1e9)) if events else '–'} |")
-text = replace(text, "engine", "\n".join(rows))
+text = replace_or_keep(text, "engine", rows)
 
 build = "release build" if profile == "bench" else f"benches in the `{profile}` profile"
 text = replace(text, "machine", f"Measured with `scripts/bench.sh` on a {cores}-core machine, {build}.")
