@@ -136,7 +136,22 @@ JOB=$(sbatch --parsable --array=0-$((SHARDS - 1)) --cpus-per-task=1 --open-mode=
     --output="$T/task-%A_%a.out" --chdir="$ROOT" "$T/shard.sh") || fail "sbatch refused the array"
 say "submitted job array $JOB (tasks 0-$((SHARDS - 1)))"
 deadline=$((SECONDS + 900))
-while squeue -h -j "$JOB" 2>/dev/null | grep -q .; do
+last_seen=$SECONDS
+while :; do
+    if squeue -h -j "$JOB" 2>/dev/null | grep -q .; then
+        last_seen=$SECONDS
+    else
+        # A task that failed and asked for a requeue can be missing from
+        # squeue for a moment between its exit and its requeue: the array
+        # is done only when every shard is written, or when squeue has
+        # shown none of it for a minute.
+        done_all=1
+        for k in $(seq 0 $((SHARDS - 1))); do
+            [ -f "$RESULTS/shard-$k-of-$SHARDS.json" ] || done_all=0
+        done
+        [ $done_all = 1 ] && break
+        [ $((SECONDS - last_seen)) -lt 60 ] || break
+    fi
     [ $SECONDS -lt $deadline ] || fail "the array did not finish in 15 minutes: $(squeue -j "$JOB")"
     # Slurm holds a requeued task back for a couple of minutes (reason
     # BeginTime); on this test cluster there is no reason to wait.
