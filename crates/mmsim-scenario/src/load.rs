@@ -235,13 +235,7 @@ impl LoadedScenario {
             return Ok(());
         }
         // The profile is to blame when the same run at multiplier 1 would pass.
-        let flat = Budget::of(&super::Scenario {
-            arrivals: super::ArrivalsSection {
-                daily_profile: None,
-                ..self.scenario.arrivals.clone()
-            },
-            ..self.scenario.clone()
-        });
+        let flat = Budget::with_profile(&self.scenario, None);
         let (key, what) =
             if self.scenario.arrivals.daily_profile.is_some() && flat.min_cpu_s <= MAX_MIN_CPU_S {
                 (
@@ -399,12 +393,17 @@ pub struct Budget {
 
 impl Budget {
     pub fn of(s: &super::Scenario) -> Budget {
+        Budget::with_profile(s, s.arrivals.daily_profile.as_deref())
+    }
+
+    /// `of`, with `profile` in place of the scenario's daily profile.
+    fn with_profile(s: &super::Scenario, profile: Option<&[f64]>) -> Budget {
         let duration = s.run.duration.0;
         let duration_s = duration.as_secs_f64();
         // The profile's mean over the run, hour by hour as the engine
         // follows it, and the multiplier it draws at (the busiest hour
         // reached): every draw costs, kept or thinned.
-        let (profile, peak) = match &s.arrivals.daily_profile {
+        let (profile, peak) = match profile {
             None => (1.0, 1.0),
             Some(p) => {
                 let mut covered = 0.0;

@@ -141,7 +141,7 @@ pub fn summarize_records(
         json!({
             "samples": online.len(),
             "mean": mean(&all),
-            "max": all.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))).map(|x| x as u32),
+            "max": max_u32(&all),
             "waiting_mean": mean(&waiting),
             "playing_mean": mean(&playing),
         }),
@@ -226,6 +226,11 @@ pub fn summarize_records(
     Value::Object(out)
 }
 
+/// The largest of counts held as f64, as the u32 the summary writes.
+fn max_u32(v: &[f64]) -> Option<u32> {
+    v.iter().copied().reduce(f64::max).map(|x| x as u32)
+}
+
 /// Each hour of the day's tickets and queue samples, from the kept records.
 fn by_hour(
     meta: &super::RunMeta<'_>,
@@ -244,7 +249,10 @@ fn by_hour(
                 .iter()
                 .filter(|s| s.t.as_secs_f64() >= meta.warmup_s && hour(s.t.as_secs_f64()) == h)
                 .collect();
-            let q: Vec<f64> = in_hour.iter().map(|s| f64::from(s.waiting_tickets)).collect();
+            let q: Vec<f64> = in_hour
+                .iter()
+                .map(|s| f64::from(s.waiting_tickets))
+                .collect();
             let online: Vec<f64> = in_hour
                 .iter()
                 .map(|s| f64::from(s.waiting_players) + f64::from(s.players_in_matches))
@@ -260,9 +268,9 @@ fn by_hour(
                     "abandon_rate": ratio(abandoned, mine.len()),
                     "queue_samples": q.len(),
                     "queue_mean_tickets": mean(&q),
-                    "queue_max_tickets": q.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))).map(|x| x as u32),
+                    "queue_max_tickets": max_u32(&q),
                     "concurrent_mean_players": mean(&online),
-                    "concurrent_max_players": online.iter().copied().fold(None, |m: Option<f64>, x| Some(m.map_or(x, |m| m.max(x)))).map(|x| x as u32),
+                    "concurrent_max_players": max_u32(&online),
                 })
             })
         })

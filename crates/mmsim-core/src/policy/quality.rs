@@ -767,10 +767,6 @@ fn stale(
     params: &QualityParams,
 ) -> bool {
     let (lo, hi) = (cache.lo, cache.hi);
-    fn span(sorted: &[Change], lo: f64, hi: f64) -> impl Iterator<Item = &Change> {
-        let i = sorted.partition_point(|c| c.rating < lo);
-        sorted[i..].iter().take_while(move |c| c.rating <= hi)
-    }
     let in_span = |sorted| span(sorted, lo, hi);
     let Some(p) = cache.prefixes.as_mut() else {
         return in_span(changes).next().is_some() || in_span(taken_now).next().is_some();
@@ -815,16 +811,16 @@ fn stale(
 /// are all it needs to look at (a walk over a few sorted changes, where
 /// looking each kept ticket up in the mirror cost 5% more on `dota2-day`).
 fn lost_a_ticket(cache: &SeedCache, changes: &[Change], taken_now: &[Change]) -> bool {
-    let (lo, hi) = (cache.lo, cache.hi);
-    let gone = |sorted: &[Change]| {
-        let i = sorted.partition_point(|c| c.rating < lo);
-        sorted[i..]
-            .iter()
-            .take_while(|c| c.rating <= hi)
-            .filter(|c| !c.joined)
-            .any(|c| cache.fills.iter().any(|f| f.ids[1..].contains(&c.id)))
-    };
-    gone(changes) || gone(taken_now)
+    span(changes, cache.lo, cache.hi)
+        .chain(span(taken_now, cache.lo, cache.hi))
+        .filter(|c| !c.joined)
+        .any(|c| cache.fills.iter().any(|f| f.ids[1..].contains(&c.id)))
+}
+
+/// The changes of `sorted` (by rating) whose rating lies in `[lo, hi]`.
+fn span(sorted: &[Change], lo: f64, hi: f64) -> impl Iterator<Item = &Change> {
+    let i = sorted.partition_point(|c| c.rating < lo);
+    sorted[i..].iter().take_while(move |c| c.rating <= hi)
 }
 
 /// The next ticket of `hot` nearest to rating `r`, walking outward from
