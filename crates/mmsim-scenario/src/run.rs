@@ -33,8 +33,9 @@ pub struct Perf {
     /// or playing, and joined once all were free.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub trace_tickets_delayed: Option<u64>,
-    /// With the `quality` policy: seeds visited, searches, and searches
-    /// that found what the seed had (`policy::SearchWork`).
+    /// With the `quality` or `ruleset` policy: seeds visited, searches
+    /// (growths, for `ruleset`), and searches that found what the seed had
+    /// (`policy::SearchWork`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub search: Option<mmsim_core::policy::SearchWork>,
 }

@@ -105,7 +105,7 @@ impl Proposal {
 }
 
 /// What a policy that searches each seed's neighbourhood, and keeps the
-/// search while it stays current, did over a run (`perf.json` `search`):
+/// search while it stays current (`quality`, `ruleset`), did over a run (`perf.json` `search`):
 /// the measure of its cost that does not depend on the machine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SearchWork {
@@ -116,6 +116,7 @@ pub struct SearchWork {
     pub searches: u64,
     /// Searches of a seed searched before that found the same candidates
     /// it had: the most a finer rule for keeping searches could spare.
+    /// Counted by `quality` only (0 for `ruleset`).
     pub searches_unchanged: u64,
 }
 

@@ -81,6 +81,15 @@ fn teams_of(sel: TeamSel, teams: usize) -> std::ops::Range<usize> {
     }
 }
 
+/// Players on `team` of candidate `c`.
+fn players_in(c: &Candidate<'_>, team: usize) -> usize {
+    c.tickets
+        .iter()
+        .filter(|t| t.team == team)
+        .map(|t| t.players.len())
+        .sum()
+}
+
 fn eval(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Val {
     match e {
         Expr::Num(x) => Val::Num(*x),
@@ -102,15 +111,7 @@ fn eval(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Val {
         }
         Expr::Players { teams } => Val::List(
             teams_of(*teams, c.teams)
-                .map(|team| {
-                    let n: usize = c
-                        .tickets
-                        .iter()
-                        .filter(|t| t.team == team)
-                        .map(|t| t.players.len())
-                        .sum();
-                    Val::List(vec![Val::Num(1.0); n])
-                })
+                .map(|team| Val::List(vec![Val::Num(1.0); players_in(c, team)]))
                 .collect(),
         ),
         Expr::Flatten(inner) => {
@@ -219,12 +220,97 @@ fn numbers_by_values(exprs: &[Expr], rs: &Ruleset, c: &Candidate<'_>, agg: Party
         .collect()
 }
 
+/// A number-valued property's value without the tree's allocations: a
+/// number, a list (flattened, or one number per team), or a list per team.
+enum Shape {
+    Scalar(f64),
+    Flat(SmallVec<[f64; 16]>),
+    Teams(SmallVec<[SmallVec<[f64; 8]>; 4]>),
+}
+
+/// A member's number under the rule's party aggregation: `member_value`
+/// for a numeric source, without building a `Val`.
+fn member_number(ticket: &CandTicket<'_>, i: usize, source: Source, agg: PartyAgg) -> f64 {
+    let solo = ticket.players.len() == 1;
+    let own = |p: &Player| match source {
+        Source::Rating if solo => p.rating.value,
+        Source::Rating => p.party_rating.value,
+        Source::Games => f64::from(p.games),
+        Source::Tier => f64::from(p.tier),
+        Source::WinRate => p.win_rate,
+        Source::Languages | Source::Roles | Source::Latency => f64::NAN,
+    };
+    let all = ticket.players.iter().map(|p| own(p));
+    match agg {
+        PartyAgg::Avg => all.sum::<f64>() / ticket.players.len() as f64,
+        PartyAgg::Min => all.fold(f64::INFINITY, f64::min),
+        PartyAgg::Max => all.fold(f64::NEG_INFINITY, f64::max),
+        PartyAgg::Own | PartyAgg::Union | PartyAgg::Intersection => own(ticket.players[i]),
+    }
+}
+
+/// `aggregate` of a list of numbers.
+fn aggregate_numbers(f: AggFn, xs: &[f64]) -> f64 {
+    if f == AggFn::Count {
+        xs.len() as f64
+    } else {
+        reduce(f, xs)
+    }
+}
+
+/// `eval` for an expression over numbers only (a number attribute, the
+/// players, and what flattens or aggregates them); `None` for one that
+/// reads a string list, which only the tree evaluates.
+fn shape(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Option<Shape> {
+    Some(match e {
+        Expr::Num(x) => Shape::Scalar(*x),
+        Expr::Attr { teams, attr } => {
+            let source = rs.attributes[*attr]
+                .source
+                .filter(|s| !s.is_set() && *s != Source::Latency)?;
+            Shape::Teams(
+                teams_of(*teams, c.teams)
+                    .map(|team| {
+                        let mut xs = SmallVec::new();
+                        for t in c.tickets.iter().filter(|t| t.team == team) {
+                            for i in 0..t.players.len() {
+                                xs.push(member_number(t, i, source, agg));
+                            }
+                        }
+                        xs
+                    })
+                    .collect(),
+            )
+        }
+        Expr::Players { teams } => Shape::Teams(
+            teams_of(*teams, c.teams)
+                .map(|team| smallvec::smallvec![1.0; players_in(c, team)])
+                .collect(),
+        ),
+        Expr::Flatten(inner) => Shape::Flat(match shape(inner, rs, c, agg)? {
+            Shape::Scalar(x) => smallvec::smallvec![x],
+            Shape::Flat(xs) => xs,
+            Shape::Teams(teams) => teams.iter().flatten().copied().collect(),
+        }),
+        Expr::Agg(f, inner) => match shape(inner, rs, c, agg)? {
+            Shape::Scalar(x) => Shape::Scalar(if *f == AggFn::Count { 1.0 } else { x }),
+            Shape::Flat(xs) => Shape::Scalar(aggregate_numbers(*f, &xs)),
+            // An empty list of teams holds no lists: aggregated as values.
+            Shape::Teams(teams) if teams.is_empty() => Shape::Scalar(aggregate_numbers(*f, &[])),
+            Shape::Teams(teams) => {
+                Shape::Flat(teams.iter().map(|xs| aggregate_numbers(*f, xs)).collect())
+            }
+        },
+    })
+}
+
 /// The common shapes of a rule's property (a number attribute per player,
 /// flattened, or aggregated per team or over the match) evaluated straight
 /// into `out`, in the order the value tree's leaves come, without building
 /// the tree: a growing match checks its rules for every candidate ticket.
-/// False, with `out` untouched, for any other shape.
-fn numbers_direct(
+/// False, with `out` untouched, for any other shape (`shape` takes
+/// those).
+fn numbers_common(
     e: &Expr,
     rs: &Ruleset,
     c: &Candidate<'_>,
@@ -239,9 +325,7 @@ fn numbers_direct(
     let team_values = |team: usize, source: Source, xs: &mut SmallVec<[f64; 16]>| {
         for t in c.tickets.iter().filter(|t| t.team == team) {
             for i in 0..t.players.len() {
-                if let Val::Num(x) = member_value(t, i, source, agg) {
-                    xs.push(x);
-                }
+                xs.push(member_number(t, i, source, agg));
             }
         }
     };
@@ -315,6 +399,88 @@ fn numbers_direct(
         Expr::Players { .. } => return false,
     }
     true
+}
+
+/// A number-valued property evaluated straight into `out`, in the order
+/// the value tree's leaves come, without building the tree: a growing
+/// match checks its rules for every candidate ticket. False, with `out`
+/// untouched, for a property that reads a string list.
+fn numbers_direct(
+    e: &Expr,
+    rs: &Ruleset,
+    c: &Candidate<'_>,
+    agg: PartyAgg,
+    out: &mut Vec<f64>,
+) -> bool {
+    if numbers_common(e, rs, c, agg, out) {
+        return true;
+    }
+    match shape(e, rs, c, agg) {
+        None => false,
+        Some(Shape::Scalar(x)) => {
+            out.push(x);
+            true
+        }
+        Some(Shape::Flat(xs)) => {
+            out.extend_from_slice(&xs);
+            true
+        }
+        Some(Shape::Teams(teams)) => {
+            out.extend(teams.iter().flatten().copied());
+            true
+        }
+    }
+}
+
+/// A collection rule's count for each unit its measurement gives (each
+/// team when it keeps teams apart, else the whole match), for the shapes
+/// `teams[X].players.attributes[A]` and its flattening over a string-list
+/// attribute, without building the tree; `None` for any other shape.
+fn collection_direct(
+    e: &Expr,
+    rs: &Ruleset,
+    c: &Candidate<'_>,
+    agg: PartyAgg,
+    op: CollOp,
+    reference_bits: u64,
+) -> Option<SmallVec<[u32; 4]>> {
+    let (flat, teams, attr) = match e {
+        Expr::Attr { teams, attr } => (false, *teams, *attr),
+        Expr::Flatten(inner) => match **inner {
+            Expr::Attr { teams, attr } => (true, teams, attr),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let source = rs.attributes[attr].source.filter(|s| s.is_set())?;
+    let range = teams_of(teams, c.teams);
+    // Per team as the tree keeps them, unless flattened or no team is
+    // selected (an empty list: one unit of no sets).
+    let units = if flat || range.is_empty() {
+        1
+    } else {
+        range.len()
+    };
+    let mut counts: SmallVec<[u32; 4]> = smallvec::smallvec![0; units];
+    let mut ands: SmallVec<[u64; 4]> = smallvec::smallvec![u64::MAX; units];
+    for (k, team) in range.enumerate() {
+        let u = if units == 1 { 0 } else { k };
+        for t in c.tickets.iter().filter(|t| t.team == team) {
+            for i in 0..t.players.len() {
+                let Val::Set(b) = member_value(t, i, source, agg) else {
+                    return None;
+                };
+                counts[u] += (b & reference_bits).count_ones();
+                ands[u] &= b;
+            }
+        }
+    }
+    if op == CollOp::Intersection {
+        for (n, a) in counts.iter_mut().zip(&ands) {
+            *n = a.count_ones();
+        }
+    }
+    Some(counts)
 }
 
 fn scalar(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> f64 {
@@ -409,38 +575,66 @@ pub fn rule_passes(rs: &Ruleset, rule: &Rule, c: &Candidate<'_>, age_s: f64) -> 
             max,
             ..
         } => measure.iter().all(|e| {
-            let v = eval(e, rs, c, agg);
-            // Per team when the measurement keeps teams apart, else over
-            // the whole match.
-            let units: Vec<Val> = match v {
-                Val::List(items) if items.iter().any(|i| matches!(i, Val::List(_))) => items,
-                other => vec![other],
-            };
-            units.into_iter().all(|u| {
-                let mut sets = Vec::new();
-                leaves(u, &mut sets);
-                let count = match op {
-                    CollOp::Intersection => sets
-                        .iter()
-                        .map(|s| if let Val::Set(b) = s { *b } else { 0 })
-                        .fold(u64::MAX, |a, b| a & b)
-                        .count_ones(),
-                    CollOp::ReferenceIntersectionCount => sets
-                        .iter()
-                        .map(|s| match s {
-                            Val::Set(b) => (b & reference_bits).count_ones(),
-                            _ => 0,
-                        })
-                        .sum(),
-                };
-                within(f64::from(count), min.as_ref(), max.as_ref(), age_s)
-            })
+            if let Some(counts) = collection_direct(e, rs, c, agg, *op, *reference_bits) {
+                debug_assert_eq!(
+                    counts.to_vec(),
+                    collection_counts(e, rs, c, agg, *op, *reference_bits),
+                    "the direct count differs from the tree's"
+                );
+                return counts
+                    .iter()
+                    .all(|&n| within(f64::from(n), min.as_ref(), max.as_ref(), age_s));
+            }
+            collection_counts(e, rs, c, agg, *op, *reference_bits)
+                .into_iter()
+                .all(|n| within(f64::from(n), min.as_ref(), max.as_ref(), age_s))
         }),
         // The engine's regional layer hosts the match only where every
         // ticket's ping is within the limit.
         RuleKind::Latency { .. } => true,
         RuleKind::Compound { statement } => statement_holds(rs, statement, c, age_s),
     }
+}
+
+/// A collection rule's count per unit by building the value tree: the
+/// plain reading of the rules language, and the check of
+/// `collection_direct` in every debug build.
+fn collection_counts(
+    e: &Expr,
+    rs: &Ruleset,
+    c: &Candidate<'_>,
+    agg: PartyAgg,
+    op: CollOp,
+    reference_bits: u64,
+) -> Vec<u32> {
+    let v = eval(e, rs, c, agg);
+    // Per team when the measurement keeps teams apart, else over the
+    // whole match.
+    let units: Vec<Val> = match v {
+        Val::List(items) if items.iter().any(|i| matches!(i, Val::List(_))) => items,
+        other => vec![other],
+    };
+    units
+        .into_iter()
+        .map(|u| {
+            let mut sets = Vec::new();
+            leaves(u, &mut sets);
+            match op {
+                CollOp::Intersection => sets
+                    .iter()
+                    .map(|s| if let Val::Set(b) = s { *b } else { 0 })
+                    .fold(u64::MAX, |a, b| a & b)
+                    .count_ones(),
+                CollOp::ReferenceIntersectionCount => sets
+                    .iter()
+                    .map(|s| match s {
+                        Val::Set(b) => (b & reference_bits).count_ones(),
+                        _ => 0,
+                    })
+                    .sum(),
+            }
+        })
+        .collect()
 }
 
 fn statement_holds(rs: &Ruleset, s: &Statement, c: &Candidate<'_>, age_s: f64) -> bool {
@@ -468,5 +662,163 @@ impl Ruleset {
             .iter()
             .filter(|r| !r.in_compound && (!partial || r.team_free))
             .all(|r| rule_passes(self, r, c, age_s))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PlayerId, Rating};
+    use proptest::prelude::*;
+
+    /// Attribute 0 is a number (the rating), 1 a string list (roles).
+    fn ruleset() -> Ruleset {
+        let mut rs = Ruleset::parse(
+            r#"{ "ruleLanguageVersion": "1.0",
+                 "playerAttributes": [{ "name": "skill", "type": "number" },
+                     { "name": "character", "type": "string_list" }],
+                 "teams": [{ "name": "t", "maxPlayers": 4, "quantity": 3 }],
+                 "rules": [{ "name": "A", "type": "comparison", "operation": ">",
+                     "measurements": ["avg(teams[*].players.attributes[skill])"],
+                     "referenceValue": 0 },
+                   { "name": "B", "type": "collection", "operation": "intersection",
+                     "measurements": ["flatten(teams[*].players.attributes[character])"],
+                     "minCount": 0 }] }"#,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        rs.bind(
+            |a| match a {
+                "character" => Some(Source::Roles),
+                other => Source::by_convention(other),
+            },
+            |_| Some(vec!["a".into(), "b".into(), "c".into()]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        rs
+    }
+
+    fn team_sel() -> impl Strategy<Value = TeamSel> {
+        prop_oneof![
+            Just(TeamSel::All),
+            (0usize..4, 0usize..3).prop_map(|(first, count)| TeamSel::Range { first, count }),
+        ]
+    }
+
+    fn agg_fn() -> impl Strategy<Value = AggFn> {
+        prop_oneof![
+            Just(AggFn::Avg),
+            Just(AggFn::Min),
+            Just(AggFn::Max),
+            Just(AggFn::Sum),
+            Just(AggFn::Count),
+            Just(AggFn::Median),
+        ]
+    }
+
+    /// Number-valued expressions up to three levels deep.
+    fn expr() -> impl Strategy<Value = Expr> {
+        let leaf = prop_oneof![
+            (-5.0..5.0_f64).prop_map(Expr::Num),
+            team_sel().prop_map(|teams| Expr::Attr { teams, attr: 0 }),
+            team_sel().prop_map(|teams| Expr::Players { teams }),
+        ];
+        leaf.prop_recursive(3, 8, 1, |inner| {
+            prop_oneof![
+                inner.clone().prop_map(|e| Expr::Flatten(Box::new(e))),
+                (agg_fn(), inner).prop_map(|(f, e)| Expr::Agg(f, Box::new(e))),
+            ]
+        })
+    }
+
+    fn party_agg() -> impl Strategy<Value = PartyAgg> {
+        prop_oneof![
+            Just(PartyAgg::Own),
+            Just(PartyAgg::Avg),
+            Just(PartyAgg::Min),
+            Just(PartyAgg::Max),
+            Just(PartyAgg::Union),
+            Just(PartyAgg::Intersection),
+        ]
+    }
+
+    /// Tickets of one to three players: (team, per player its rating and
+    /// role mask).
+    fn tickets() -> impl Strategy<Value = Vec<(usize, Vec<(f64, u8)>)>> {
+        prop::collection::vec(
+            (
+                0usize..3,
+                prop::collection::vec((1000.0..2000.0_f64, 1u8..8), 1..4),
+            ),
+            0..8,
+        )
+    }
+
+    fn players(tickets: &[(usize, Vec<(f64, u8)>)]) -> Vec<Player> {
+        let mut out = Vec::new();
+        for (_, members) in tickets {
+            let party = members.iter().map(|m| m.0).sum::<f64>() / members.len() as f64;
+            for &(r, roles) in members {
+                let mut p = Player::new(PlayerId(out.len() as u32), r, Rating::new(r, 50.0, 0.06));
+                p.party_rating = Rating::new(party, 50.0, 0.06);
+                p.roles = roles;
+                out.push(p);
+            }
+        }
+        out
+    }
+
+    fn candidate<'a>(tickets: &[(usize, Vec<(f64, u8)>)], players: &'a [Player]) -> Candidate<'a> {
+        let mut next = 0;
+        Candidate {
+            teams: 3,
+            tickets: tickets
+                .iter()
+                .map(|(team, members)| {
+                    let ps = players[next..next + members.len()].iter().collect();
+                    next += members.len();
+                    CandTicket {
+                        team: *team,
+                        players: ps,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn direct_numbers_are_the_value_tree_s(
+            e in expr(),
+            agg in party_agg(),
+            ts in tickets(),
+        ) {
+            let rs = ruleset();
+            let ps = players(&ts);
+            let c = candidate(&ts, &ps);
+            let mut direct = Vec::new();
+            prop_assert!(numbers_direct(&e, &rs, &c, agg, &mut direct));
+            let tree = numbers_by_values(std::slice::from_ref(&e), &rs, &c, agg);
+            let bits = |xs: &[f64]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&direct), bits(&tree), "{:?}", e);
+        }
+
+        #[test]
+        fn direct_collection_counts_are_the_value_tree_s(
+            teams in team_sel(),
+            flat in any::<bool>(),
+            intersection in any::<bool>(),
+            reference in 0u64..8,
+            agg in party_agg(),
+            ts in tickets(),
+        ) {
+            let rs = ruleset();
+            let ps = players(&ts);
+            let c = candidate(&ts, &ps);
+            let attr = Expr::Attr { teams, attr: 1 };
+            let e = if flat { Expr::Flatten(Box::new(attr)) } else { attr };
+            let op = if intersection { CollOp::Intersection } else { CollOp::ReferenceIntersectionCount };
+            let direct = collection_direct(&e, &rs, &c, agg, op, reference).expect("a direct shape");
+            prop_assert_eq!(direct.to_vec(), collection_counts(&e, &rs, &c, agg, op, reference));
+        }
     }
 }

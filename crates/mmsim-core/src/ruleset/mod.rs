@@ -502,6 +502,34 @@ impl Ruleset {
         })
     }
 
+    /// The waits (s) at which an expansion changes a limit that
+    /// `passes` checks, ascending: between two of them a candidate's rules
+    /// give the same answer. The latency rule's steps are left out, as
+    /// `passes` leaves the rule to the regional layer.
+    pub fn step_waits(&self) -> Vec<f64> {
+        let mut waits: Vec<f64> = Vec::new();
+        let mut add = |s: Option<&Steps>| {
+            if let Some(s) = s {
+                waits.extend(s.steps.iter().map(|&(w, _)| w));
+            }
+        };
+        for r in &self.rules {
+            match &r.kind {
+                RuleKind::Distance { max, min, .. } | RuleKind::Collection { max, min, .. } => {
+                    add(max.as_ref());
+                    add(min.as_ref());
+                }
+                RuleKind::BatchDistance { max, .. } => add(Some(max)),
+                RuleKind::Comparison { .. }
+                | RuleKind::Latency { .. }
+                | RuleKind::Compound { .. } => {}
+            }
+        }
+        waits.sort_by(f64::total_cmp);
+        waits.dedup();
+        waits
+    }
+
     /// The attributes some rule reads, in declaration order.
     pub fn used_attributes(&self) -> Vec<usize> {
         let mut used = Vec::new();

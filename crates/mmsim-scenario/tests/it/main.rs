@@ -19,5 +19,6 @@ mod metrics_oracle;
 mod outcome_sections;
 mod policy_plugins;
 mod policy_quality_cadence;
+mod policy_ruleset_memory;
 mod rating_sections;
 mod teams_sections;
