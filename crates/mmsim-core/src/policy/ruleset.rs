@@ -16,10 +16,14 @@
 //! within that distance and no step was crossed; it was checked on every
 //! pass in between. `RulesetPolicy::exhaustive` grows every seed on every
 //! pass: the oracle the tests hold it to, over random pools and presets.
+//! While a match grows, its team-free rules are read from running totals
+//! (`ruleset::fold`) where their shapes fold, so a candidate's check does
+//! not re-read every ticket chosen so far.
 
 use super::{MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger};
 use crate::model::{ParamError, SimDuration, SimTime, TicketId};
 use crate::pool::WaitingTicket;
+use crate::ruleset::fold::Growing;
 use crate::ruleset::{AgeSelection, CandTicket, Candidate, Ruleset};
 use crate::teams::{Packing, RoleFill};
 use rand_pcg::Pcg64;
@@ -76,6 +80,9 @@ pub struct RulesetPolicy {
     /// Passes so far: a kept growth is current only if it was checked on
     /// the pass before (a seed a pass did not reach missed its changes).
     pass: u64,
+    /// The team-free rules as running totals, reused by every growth;
+    /// `None` when they do not fold (or for the exhaustive oracle).
+    fold: Option<Growing>,
     work: SearchWork,
 }
 
@@ -117,6 +124,7 @@ impl RulesetPolicy {
             .any(|r| !r.in_compound && r.team_free);
         RulesetPolicy {
             steps: rs.step_waits(),
+            fold: Growing::new(&rs),
             rs,
             any_team_free,
             remember: true,
@@ -128,11 +136,14 @@ impl RulesetPolicy {
         }
     }
 
-    /// The same policy growing every seed on every pass, keeping nothing:
-    /// the slow, obvious version the tests compare `new`'s against.
+    /// The same policy growing every seed on every pass, keeping nothing,
+    /// and reading the team-free rules off the growing match itself rather
+    /// than running totals: the slow, obvious version the tests compare
+    /// `new`'s against.
     pub fn exhaustive(p: RulesetParams) -> Self {
         RulesetPolicy {
             remember: false,
+            fold: None,
             ..RulesetPolicy::new(p)
         }
     }
@@ -219,6 +230,46 @@ fn candidate<'a>(
     }
 }
 
+/// The growing match as its team-free rules read it.
+enum Partial<'g, 'p> {
+    /// The ruleset has no team-free rule.
+    Nothing,
+    /// Running totals (`ruleset::fold`), where every team-free rule folds.
+    Folded(&'g mut Growing),
+    /// The match itself, everyone on team 0, for `Ruleset::passes`.
+    Tree(Candidate<'p>),
+}
+
+impl<'p> Partial<'_, 'p> {
+    fn add(&mut self, t: CandTicket<'p>) {
+        match self {
+            Partial::Nothing => {}
+            Partial::Folded(g) => g.add(&t),
+            Partial::Tree(c) => c.tickets.push(t),
+        }
+    }
+
+    /// Whether the team-free rules pass with `t` added, at `age_s`.
+    fn passes_with(
+        &mut self,
+        rs: &Ruleset,
+        view: &PoolView<'p>,
+        t: &WaitingTicket,
+        age_s: f64,
+    ) -> bool {
+        match self {
+            Partial::Nothing => true,
+            Partial::Folded(g) => g.passes_with(rs, Some(&cand_ticket(view, t, 0)), age_s),
+            Partial::Tree(c) => {
+                c.tickets.push(cand_ticket(view, t, 0));
+                let ok = rs.passes(c, age_s, true);
+                c.tickets.pop();
+                ok
+            }
+        }
+    }
+}
+
 /// The ages `age_s` chooses between, kept as a match grows: the youngest
 /// and the oldest ticket's wait so far.
 #[derive(Clone, Copy)]
@@ -276,13 +327,15 @@ impl RulesetPolicy {
     /// the proposal if the full match passes every rule, else what the
     /// failure depended on. `capped`: whether `candidates` stops short of
     /// the free pool (then running out of them is no reason to look
-    /// farther).
+    /// farther). `fold`: the policy's running totals of the team-free
+    /// rules, if they fold, to start afresh from the seed.
     fn grow<'a>(
         &self,
         view: &PoolView<'_>,
         seed: &'a WaitingTicket,
         candidates: impl Iterator<Item = &'a WaitingTicket>,
         capped: bool,
+        fold: Option<&mut Growing>,
     ) -> Result<Proposal, Miss> {
         let format = view.format;
         let need = format.players();
@@ -301,16 +354,20 @@ impl RulesetPolicy {
         let mut packing = Packing::new(format.teams, format.team_size);
         packing.try_add(seed.size());
         let mut roles = RoleFill::new(format.roles, format.teams, &seed.roles);
-        // The growing match as the team-free rules see it (everyone on team
-        // 0), and its ages, kept as tickets are taken rather than rebuilt
-        // for every candidate.
-        let mut partial = Candidate {
-            teams: format.teams,
-            tickets: Vec::with_capacity(need),
+        // The growing match as the team-free rules see it, kept as tickets
+        // are taken rather than rebuilt for every candidate.
+        let mut partial = if !self.any_team_free {
+            Partial::Nothing
+        } else if let Some(g) = fold {
+            g.clear();
+            Partial::Folded(g)
+        } else {
+            Partial::Tree(Candidate {
+                teams: format.teams,
+                tickets: Vec::with_capacity(need),
+            })
         };
-        if self.any_team_free {
-            partial.tickets.push(cand_ticket(view, seed, 0));
-        }
+        partial.add(cand_ticket(view, seed, 0));
         let seed_age = seed.age_s(view.now);
         let mut ages = Ages {
             newest: f64::INFINITY,
@@ -333,18 +390,11 @@ impl RulesetPolicy {
             }
             if t.size() <= room && t.size() <= format.team_size && roles.admits(&t.roles) {
                 let with_t = ages.with(t.age_s(view.now));
-                let ok = !self.any_team_free || {
-                    partial.tickets.push(cand_ticket(view, t, 0));
-                    let ok = self.rs.passes(&partial, with_t.of(&self.rs), true);
-                    partial.tickets.pop();
-                    ok
-                };
+                let ok = partial.passes_with(&self.rs, view, t, with_t.of(&self.rs));
                 if ok && packing.try_add(t.size()) {
                     roles.take(&t.roles);
                     chosen.push(t);
-                    if self.any_team_free {
-                        partial.tickets.push(cand_ticket(view, t, 0));
-                    }
+                    partial.add(cand_ticket(view, t, 0));
                     ages = with_t;
                     room -= t.size();
                 }
@@ -412,9 +462,11 @@ impl Policy for RulesetPolicy {
                     .nearest(seed.rating, seed.id)
                     .map(|(_, t)| t)
                     .take(MAX_CANDIDATES);
-                if let Ok(p) = self.grow(view, seed, near, true) {
+                let mut fold = self.fold.take();
+                if let Ok(p) = self.grow(view, seed, near, true, fold.as_mut()) {
                     out.push(p);
                 }
+                self.fold = fold;
             }
             Trigger::Tick => {
                 self.pass += 1;
@@ -423,6 +475,7 @@ impl Policy for RulesetPolicy {
                 }
                 let mut pass = super::FreePass::new(view.pool);
                 let mut near = Vec::with_capacity(MAX_CANDIDATES);
+                let mut fold = self.fold.take();
                 for k in 0..pass.len() {
                     if pass.free_players() < view.format.players() {
                         break;
@@ -447,7 +500,8 @@ impl Policy for RulesetPolicy {
                         near.len() < MAX_CANDIDATES
                     });
                     let capped = near.len() == MAX_CANDIDATES;
-                    let p = match self.grow(view, seed, near.iter().map(|&(_, t)| t), capped) {
+                    let candidates = near.iter().map(|&(_, t)| t);
+                    let p = match self.grow(view, seed, candidates, capped, fold.as_mut()) {
                         Ok(p) => p,
                         Err(miss) => {
                             if self.remember {
@@ -473,6 +527,7 @@ impl Policy for RulesetPolicy {
                     }
                     out.push(p);
                 }
+                self.fold = fold;
             }
         }
     }

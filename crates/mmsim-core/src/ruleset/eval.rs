@@ -22,7 +22,7 @@ pub struct Candidate<'a> {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-enum Val {
+pub(super) enum Val {
     Num(f64),
     Set(u64),
     List(Vec<Val>),
@@ -46,7 +46,12 @@ fn player_value(p: &Player, source: Source, solo: bool) -> Val {
 
 /// The value every member of `ticket` takes under the rule's party
 /// aggregation (each their own with `PartyAgg::Own`).
-fn member_value(ticket: &CandTicket<'_>, i: usize, source: Source, agg: PartyAgg) -> Val {
+pub(super) fn member_value(
+    ticket: &CandTicket<'_>,
+    i: usize,
+    source: Source,
+    agg: PartyAgg,
+) -> Val {
     let solo = ticket.players.len() == 1;
     let own = |p: &Player| player_value(p, source, solo);
     let nums = || {
@@ -155,7 +160,7 @@ fn aggregate(f: AggFn, v: Val) -> Val {
     }
 }
 
-fn reduce(f: AggFn, xs: &[f64]) -> f64 {
+pub(super) fn reduce(f: AggFn, xs: &[f64]) -> f64 {
     if xs.is_empty() {
         return f64::NAN;
     }
@@ -178,8 +183,12 @@ fn reduce(f: AggFn, xs: &[f64]) -> f64 {
     }
 }
 
-fn numbers(exprs: &[Expr], rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Vec<f64> {
-    let mut out = Vec::new();
+/// A property's numbers: held inline, as a rule is checked for every
+/// candidate ticket of a growing match.
+pub(super) type Numbers = SmallVec<[f64; 32]>;
+
+fn numbers(exprs: &[Expr], rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Numbers {
+    let mut out = Numbers::new();
     for e in exprs {
         if !numbers_direct(e, rs, c, agg, &mut out) {
             let mut vals = Vec::new();
@@ -230,7 +239,12 @@ enum Shape {
 
 /// A member's number under the rule's party aggregation: `member_value`
 /// for a numeric source, without building a `Val`.
-fn member_number(ticket: &CandTicket<'_>, i: usize, source: Source, agg: PartyAgg) -> f64 {
+pub(super) fn member_number(
+    ticket: &CandTicket<'_>,
+    i: usize,
+    source: Source,
+    agg: PartyAgg,
+) -> f64 {
     let solo = ticket.players.len() == 1;
     let own = |p: &Player| match source {
         Source::Rating if solo => p.rating.value,
@@ -315,7 +329,7 @@ fn numbers_common(
     rs: &Ruleset,
     c: &Candidate<'_>,
     agg: PartyAgg,
-    out: &mut Vec<f64>,
+    out: &mut Numbers,
 ) -> bool {
     let numeric = |attr: usize| {
         rs.attributes[attr]
@@ -410,7 +424,7 @@ fn numbers_direct(
     rs: &Ruleset,
     c: &Candidate<'_>,
     agg: PartyAgg,
-    out: &mut Vec<f64>,
+    out: &mut Numbers,
 ) -> bool {
     if numbers_common(e, rs, c, agg, out) {
         return true;
@@ -492,8 +506,50 @@ fn scalar(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> f64 {
     }
 }
 
-fn within(x: f64, lo: Option<&Steps>, hi: Option<&Steps>, age_s: f64) -> bool {
+pub(super) fn within(x: f64, lo: Option<&Steps>, hi: Option<&Steps>, age_s: f64) -> bool {
     !x.is_nan() && lo.is_none_or(|s| x >= s.at(age_s)) && hi.is_none_or(|s| x <= s.at(age_s))
+}
+
+/// A distance rule's verdict on its measured values `xs` and reference `r`.
+pub(super) fn distance_holds(
+    xs: &[f64],
+    r: Option<f64>,
+    min: Option<&Steps>,
+    max: Option<&Steps>,
+    age_s: f64,
+) -> bool {
+    if xs.iter().any(|x| x.is_nan()) {
+        return false;
+    }
+    match r {
+        Some(r) => xs.iter().all(|x| within((x - r).abs(), min, max, age_s)),
+        None => {
+            let mut s = Numbers::from_slice(xs);
+            s.sort_by(f64::total_cmp);
+            let spread = s.last().copied().unwrap_or(0.0) - s.first().copied().unwrap_or(0.0);
+            let closest = s
+                .windows(2)
+                .map(|w| w[1] - w[0])
+                .fold(f64::INFINITY, f64::min);
+            max.is_none_or(|m| spread <= m.at(age_s)) && min.is_none_or(|m| closest >= m.at(age_s))
+        }
+    }
+}
+
+/// A comparison rule's verdict on its measured values `xs` and reference `r`.
+pub(super) fn comparison_holds(xs: &[f64], r: Option<f64>, op: super::CmpOp) -> bool {
+    if xs.iter().any(|x| x.is_nan()) {
+        return false;
+    }
+    match r {
+        Some(r) => xs.iter().all(|&x| op.holds(x, r)),
+        None if op == super::CmpOp::Eq => xs.windows(2).all(|w| w[0] == w[1]),
+        None => {
+            let mut s = Numbers::from_slice(xs);
+            s.sort_by(f64::total_cmp);
+            s.windows(2).all(|w| w[0] != w[1])
+        }
+    }
 }
 
 /// Whether `rule` passes for candidate `c` whose expansions stand at `age_s`.
@@ -507,28 +563,8 @@ pub fn rule_passes(rs: &Ruleset, rule: &Rule, c: &Candidate<'_>, age_s: f64) -> 
             min,
         } => {
             let xs = numbers(measure, rs, c, agg);
-            if xs.iter().any(|x| x.is_nan()) {
-                return false;
-            }
-            match reference {
-                Some(r) => {
-                    let r = scalar(r, rs, c, agg);
-                    xs.iter()
-                        .all(|x| within((x - r).abs(), min.as_ref(), max.as_ref(), age_s))
-                }
-                None => {
-                    let mut s = xs.clone();
-                    s.sort_by(f64::total_cmp);
-                    let spread =
-                        s.last().copied().unwrap_or(0.0) - s.first().copied().unwrap_or(0.0);
-                    let closest = s
-                        .windows(2)
-                        .map(|w| w[1] - w[0])
-                        .fold(f64::INFINITY, f64::min);
-                    max.as_ref().is_none_or(|m| spread <= m.at(age_s))
-                        && min.as_ref().is_none_or(|m| closest >= m.at(age_s))
-                }
-            }
+            let r = reference.as_ref().map(|r| scalar(r, rs, c, agg));
+            distance_holds(&xs, r, min.as_ref(), max.as_ref(), age_s)
         }
         RuleKind::Comparison {
             measure,
@@ -536,21 +572,8 @@ pub fn rule_passes(rs: &Ruleset, rule: &Rule, c: &Candidate<'_>, age_s: f64) -> 
             op,
         } => {
             let xs = numbers(measure, rs, c, agg);
-            if xs.iter().any(|x| x.is_nan()) {
-                return false;
-            }
-            match reference {
-                Some(r) => {
-                    let r = scalar(r, rs, c, agg);
-                    xs.iter().all(|&x| op.holds(x, r))
-                }
-                None if *op == super::CmpOp::Eq => xs.windows(2).all(|w| w[0] == w[1]),
-                None => {
-                    let mut s = xs.clone();
-                    s.sort_by(f64::total_cmp);
-                    s.windows(2).all(|w| w[0] != w[1])
-                }
-            }
+            let r = reference.as_ref().map(|r| scalar(r, rs, c, agg));
+            comparison_holds(&xs, r, *op)
         }
         RuleKind::BatchDistance { attr, max } => {
             let source = rs.attributes[*attr].source.unwrap_or(Source::Latency);
@@ -795,7 +818,7 @@ mod tests {
             let rs = ruleset();
             let ps = players(&ts);
             let c = candidate(&ts, &ps);
-            let mut direct = Vec::new();
+            let mut direct = Numbers::new();
             prop_assert!(numbers_direct(&e, &rs, &c, agg, &mut direct));
             let tree = numbers_by_values(std::slice::from_ref(&e), &rs, &c, agg);
             let bits = |xs: &[f64]| xs.iter().map(|x| x.to_bits()).collect::<Vec<_>>();

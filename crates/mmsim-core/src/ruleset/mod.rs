@@ -11,6 +11,7 @@ pub mod accelbyte;
 pub mod eval;
 pub mod explain;
 pub mod flexmatch;
+pub mod fold;
 
 pub use eval::{CandTicket, Candidate};
 
