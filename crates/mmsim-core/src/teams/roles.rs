@@ -781,22 +781,31 @@ pub fn split_fits(parties: &[&[u8]], split: &[Vec<usize>], comp: Composition) ->
     })
 }
 
-/// Whether `solve` finds a placement, remembered by the parties' masks as
-/// a multiset: a fill asks about the same few compositions of parties again
-/// and again (every seed, every pass), and the search with its flow costs
-/// far more than a lookup. The answer depends on nothing else, so the
-/// memory cannot change a result; it is per thread and emptied when large.
-fn solvable(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
+/// `solve`'s placement (the team of each party, in `parties`' order),
+/// remembered by the parties' masks as a multiset: a fill asks about the
+/// same few compositions of parties again and again (every seed, every
+/// pass), and the search with its flow costs far more than a lookup.
+/// Parties with the same masks are interchangeable, so a placement found
+/// for one order of them serves every order; whether one exists depends
+/// on nothing else, so the memory cannot change a result. It is per
+/// thread and emptied when large.
+fn placement(parties: &[&[u8]], teams: usize, comp: Composition) -> Option<SmallVec<[u32; 16]>> {
     use rustc_hash::FxHashMap;
     use std::cell::RefCell;
+    type Known = FxHashMap<SmallVec<[u8; 32]>, Option<SmallVec<[u32; 16]>>>;
     thread_local! {
         // Looked up, never iterated: the hasher cannot reach an output.
-        static KNOWN: RefCell<FxHashMap<SmallVec<[u8; 32]>, bool>> = RefCell::new(FxHashMap::default());
+        static KNOWN: RefCell<Known> = RefCell::new(FxHashMap::default());
     }
     const LIMIT: usize = 1 << 20;
+    if teams > u8::MAX as usize || parties.iter().any(|p| p.len() > u8::MAX as usize) {
+        // Beyond what the key's bytes name: searched, not remembered.
+        return solve(parties, teams, comp)
+            .map(|team_of| team_of.into_iter().map(|t| t as u32).collect());
+    }
     // The key: teams, the composition, then each party's sorted masks with
-    // its length, parties in sorted order.
-    let mut sorted: SmallVec<[SmallVec<[u8; 5]>; 16]> = parties
+    // its length, parties in sorted order (`order[j]`: the party j-th).
+    let masks: SmallVec<[SmallVec<[u8; 5]>; 16]> = parties
         .iter()
         .map(|p| {
             let mut m: SmallVec<[u8; 5]> = SmallVec::from_slice(p);
@@ -804,30 +813,38 @@ fn solvable(parties: &[&[u8]], teams: usize, comp: Composition) -> bool {
             m
         })
         .collect();
-    sorted.sort_unstable();
+    let mut order: SmallVec<[usize; 16]> = (0..parties.len()).collect();
+    order.sort_by(|&a, &b| masks[a].cmp(&masks[b]));
     let mut key: SmallVec<[u8; 32]> = SmallVec::new();
     key.push(teams as u8);
     key.extend(comp.slots[..comp.roles()].iter().copied());
     key.push(u8::MAX);
-    for p in &sorted {
-        key.push(p.len() as u8);
-        key.extend(p.iter().copied());
+    for &i in &order {
+        key.push(masks[i].len() as u8);
+        key.extend(masks[i].iter().copied());
     }
-    if teams > u8::MAX as usize || sorted.iter().any(|p| p.len() > u8::MAX as usize) {
-        return solve(parties, teams, comp).is_some();
-    }
-    if let Some(ok) = KNOWN.with(|k| k.borrow().get(&key).copied()) {
-        return ok;
-    }
-    let ok = solve(parties, teams, comp).is_some();
-    KNOWN.with(|k| {
-        let mut k = k.borrow_mut();
-        if k.len() >= LIMIT {
-            k.clear();
+    let known = KNOWN.with(|k| k.borrow().get(&key).cloned());
+    let sorted_teams = match known {
+        Some(found) => found,
+        None => {
+            let sorted: SmallVec<[&[u8]; 16]> = order.iter().map(|&i| parties[i]).collect();
+            let found: Option<SmallVec<[u32; 16]>> = solve(&sorted, teams, comp)
+                .map(|team_of| team_of.into_iter().map(|t| t as u32).collect());
+            KNOWN.with(|k| {
+                let mut k = k.borrow_mut();
+                if k.len() >= LIMIT {
+                    k.clear();
+                }
+                k.insert(key, found.clone());
+            });
+            found
         }
-        k.insert(key, ok);
-    });
-    ok
+    }?;
+    let mut team_of: SmallVec<[u32; 16]> = smallvec::smallvec![0; parties.len()];
+    for (j, &i) in order.iter().enumerate() {
+        team_of[i] = sorted_teams[j];
+    }
+    Some(team_of)
 }
 
 /// The free players of a pass (a policy's tick over the pool), counted by
@@ -918,6 +935,8 @@ pub struct RoleFill<'a> {
     /// parties in it.
     witness: Option<SmallVec<[(Inside, usize); 4]>>,
     placed: usize,
+    /// The composition's slots in each subset of roles, on one team.
+    one: Inside,
 }
 
 impl<'a> RoleFill<'a> {
@@ -935,11 +954,13 @@ impl<'a> RoleFill<'a> {
             groups: 0,
             witness: None,
             placed: 0,
+            one: [0; 1 << SUBSET_ROLES],
         };
         if let Some(c) = comp {
             if c.roles() <= SUBSET_ROLES {
                 fill.subsets = 1 << c.roles();
                 fill.cap = slots_by_subset(c, teams);
+                fill.one = slots_by_subset(c, 1);
                 fill.witness =
                     Some(smallvec::smallvec![([0; 1 << SUBSET_ROLES], c.team_size()); teams]);
             }
@@ -977,11 +998,11 @@ impl<'a> RoleFill<'a> {
             return true;
         }
         self.place_chosen(comp);
-        if self.fits_witness(comp, masks).is_some() {
+        if self.fits_witness(masks).is_some() {
             return true;
         }
         self.chosen.push(masks);
-        let ok = solvable(&self.chosen, self.teams, comp);
+        let ok = placement(&self.chosen, self.teams, comp).is_some();
         self.chosen.pop();
         ok
     }
@@ -989,13 +1010,12 @@ impl<'a> RoleFill<'a> {
     /// The first team of the witness placement that party `masks` fits
     /// (room, and Hall's condition on the team's own slots, which is exact
     /// for one team): then the chosen parties with it can be placed.
-    fn fits_witness(&self, comp: Composition, masks: &[u8]) -> Option<usize> {
+    fn fits_witness(&self, masks: &[u8]) -> Option<usize> {
         let witness = self.witness.as_ref()?;
         let mut party: Inside = [0; 1 << SUBSET_ROLES];
         count(&mut party, masks, self.subsets, true);
-        let one = slots_by_subset(comp, 1);
         witness.iter().position(|(inside, room)| {
-            *room >= masks.len() && (0..self.subsets).all(|s| inside[s] + party[s] <= one[s])
+            *room >= masks.len() && (0..self.subsets).all(|s| inside[s] + party[s] <= self.one[s])
         })
     }
 
@@ -1004,19 +1024,20 @@ impl<'a> RoleFill<'a> {
     fn place_chosen(&mut self, comp: Composition) {
         while self.placed < self.chosen.len() && self.subsets > 0 {
             let masks = self.chosen[self.placed];
-            match self.fits_witness(comp, masks) {
+            match self.fits_witness(masks) {
                 Some(t) => {
                     let (inside, room) = &mut self.witness.as_mut().expect("fits a witness")[t];
                     count(inside, masks, self.subsets, true);
                     *room -= masks.len();
                 }
                 None => {
-                    self.witness = solve(&self.chosen, self.teams, comp).map(|team_of| {
+                    self.witness = placement(&self.chosen, self.teams, comp).map(|team_of| {
                         let mut teams: SmallVec<[(Inside, usize); 4]> = smallvec::smallvec![
                             ([0; 1 << SUBSET_ROLES], comp.team_size());
                             self.teams
                         ];
                         for (p, t) in self.chosen.iter().zip(team_of) {
+                            let t = t as usize;
                             count(&mut teams[t].0, p, self.subsets, true);
                             teams[t].1 -= p.len();
                         }
