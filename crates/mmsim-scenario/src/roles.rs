@@ -193,7 +193,7 @@ mod tests {
         s.shares = vec![1.0, 1.0, 1.0];
         assert_eq!(s.validate(2, 17).unwrap_err().key, "roles");
         // The quality policy fills and splits by roles too (its refusal is
-        // lifted; `policy::quality_roles` checks its teams).
+        // lifted; `policy::quality::roles` checks its teams).
         assert_eq!(s.validate(2, 5), Ok(()));
         s.shares = vec![1.0];
         assert_eq!(s.validate(2, 5).unwrap_err().key, "roles.shares");

@@ -7,7 +7,8 @@ use serde::de::{Deserialize, Deserializer, Error};
 use serde::Serialize;
 
 /// Declares a plug-in family. Each line `"name" => Variant(module::Params)
-/// builds Type` adds `pub mod module` (its file), re-exports `Params` and
+/// builds Type` (ending `in "module/"` when the module is a folder) adds
+/// `pub mod module` (its file), re-exports `Params` and
 /// `Type`, and a variant of the config enum tagged `name`. Every
 /// `Params` implements `Default`, `Serialize`, `Deserialize` and an inherent
 /// `validate(&self) -> Result<(), ParamError>`; `Type::new(Params)` builds the
@@ -17,6 +18,9 @@ use serde::Serialize;
 /// `Params::validate` takes those arguments as well (team formers need the
 /// match format), and so does the generated `validate_params`.
 macro_rules! plugins {
+    // A plug-in's file: `module.rs`, or the folder `in "module/"` names.
+    (@file $module:ident) => { concat!(stringify!($module), ".rs") };
+    (@file $module:ident $folder:literal) => { $folder };
     // The validate dispatch, apart so that the argument list is one token
     // tree: a variable that repeats per argument cannot be used inside the
     // per-variant repetition.
@@ -29,7 +33,7 @@ macro_rules! plugins {
         $(#[$meta:meta])*
         pub enum $Config:ident tagged $tag:literal builds $Trait:path
             $(, validate($($arg:ident: $Arg:ty),*))?, catalogue $Cat:ident {
-            $( $(#[$vmeta:meta])* $name:literal => $Variant:ident($module:ident::$Params:ident) builds $Built:ident, )+
+            $( $(#[$vmeta:meta])* $name:literal => $Variant:ident($module:ident::$Params:ident) builds $Built:ident $(in $folder:literal)?, )+
         }
     ) => {
         $crate::model::registry::plugins! {
@@ -46,7 +50,7 @@ macro_rules! plugins {
                 name: $name,
                 source: $module::$Params::SOURCE,
                 parameters: $module::$Params::PARAMETERS,
-                file: concat!(stringify!($module), ".rs"),
+                file: $crate::model::registry::plugins!(@file $module $($folder)?),
             }, )+
         ];
     };

@@ -4,8 +4,6 @@
 
 mod cadence;
 mod pair_rule;
-mod quality_explain;
-mod quality_roles;
 /// A miniature engine that drives one policy with hand-placed tickets: the
 /// unit tests' harness, and a plug-in author's.
 pub mod testkit;
@@ -295,7 +293,7 @@ crate::model::registry::plugins! {
         "weighted-score" => WeightedScore(weighted_score::WeightedScoreParams) builds WeightedScore,
         "sweep-prune" => SweepPrune(sweep_prune::SweepPruneParams) builds SweepPrune,
         "virtual-decay" => VirtualDecay(decay::DecayParams) builds VirtualDecay,
-        "quality" => Quality(quality::QualityParams) builds Quality,
+        "quality" => Quality(quality::QualityParams) builds Quality in "quality/",
         "eomm" => Eomm(eomm::EommParams) builds Eomm,
         "ruleset" => Ruleset(ruleset::RulesetParams) builds RulesetPolicy,
     }

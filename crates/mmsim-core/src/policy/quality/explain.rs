@@ -2,8 +2,8 @@
 //! by the policy's own criteria, so the engine can say when the falling
 //! threshold would first have allowed it.
 
-use super::quality::{criteria, party_facts, QualityParams};
-use super::PoolView;
+use super::{criteria, party_facts, QualityParams};
+use crate::policy::PoolView;
 use crate::model::TicketId;
 
 /// The match's weighted score at `view.now`, its parties by team as given;

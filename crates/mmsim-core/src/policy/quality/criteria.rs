@@ -1,0 +1,165 @@
+//! The post's seven criteria, scored for one candidate split, and the
+//! bounds a split's criteria cannot beat.
+
+use super::*;
+use crate::policy::PoolView;
+use crate::pool::WaitingTicket;
+use crate::teams::dota::{self};
+use smallvec::SmallVec;
+
+/// The per-criterion scores of one candidate, in [0, 1].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Criteria {
+    pub balance: f64,
+    pub skill: f64,
+    pub experience: f64,
+    pub top_player: f64,
+    pub parties: f64,
+    pub team_language: f64,
+    pub match_language: f64,
+    pub wait: f64,
+}
+
+impl Criteria {
+    /// Weighted average of the criteria.
+    pub fn score(&self, w: &QualityWeights) -> f64 {
+        let pairs = [
+            (self.balance, w.balance),
+            (self.skill, w.skill),
+            (self.experience, w.experience),
+            (self.top_player, w.top_player),
+            (self.parties, w.parties),
+            (self.team_language, w.team_language),
+            (self.match_language, w.match_language),
+            (self.wait, w.wait),
+        ];
+        let total: f64 = pairs.iter().map(|p| p.1).sum();
+        pairs.iter().map(|(s, w)| s * w).sum::<f64>() / total
+    }
+}
+
+/// What the criteria need to know about one party of a candidate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PartyFacts {
+    pub aggregate: dota::PartyAggregate,
+    /// Highest party-adjusted MMR among the members.
+    pub top_adjusted: f64,
+    /// Languages every member speaks (bit set).
+    pub languages: u32,
+    pub wait_s: f64,
+}
+
+/// Scores a candidate: `parties` and, per team, indices into `parties`.
+pub fn criteria<T: AsRef<[usize]>>(
+    p: &QualityParams,
+    parties: &[PartyFacts],
+    split: &[T],
+    team_size: usize,
+) -> Criteria {
+    let clamp01 = |x: f64| x.clamp(0.0, 1.0);
+    let team_means: SmallVec<[f64; 4]> = split
+        .iter()
+        .map(|team| {
+            let (sum, n) = team.as_ref().iter().fold((0.0, 0usize), |(s, n), &i| {
+                let a = &parties[i].aggregate;
+                (s + a.adjusted_skill * a.size as f64, n + a.size)
+            });
+            sum / n.max(1) as f64
+        })
+        .collect();
+    let gap = spread(team_means.iter().copied());
+    let p_win = 1.0 / (1.0 + 10f64.powf(-gap / 400.0));
+    let skill = spread(parties.iter().map(|f| f.aggregate.skill));
+    let exp = spread(parties.iter().map(|f| f.aggregate.experience));
+    let top = spread(split.iter().map(|team| {
+        team.as_ref()
+            .iter()
+            .map(|&i| parties[i].top_adjusted)
+            .fold(f64::NEG_INFINITY, f64::max)
+    }));
+    let team_common = split
+        .iter()
+        .filter(|team| {
+            team.as_ref()
+                .iter()
+                .fold(u32::MAX, |m, &i| m & parties[i].languages)
+                != 0
+        })
+        .count() as f64
+        / split.len().max(1) as f64;
+    let match_common = parties.iter().fold(u32::MAX, |m, f| m & f.languages) != 0;
+    let mean_wait = parties.iter().map(|f| f.wait_s).sum::<f64>() / parties.len().max(1) as f64;
+    Criteria {
+        balance: clamp01(1.0 - (p_win - 0.5).abs() / p.balance_tolerance),
+        skill: clamp01(1.0 - skill / p.skill_range),
+        experience: clamp01(1.0 - exp / p.experience_range),
+        top_player: clamp01(1.0 - top / p.top_range),
+        parties: dota::party_parity(split, team_size),
+        team_language: team_common,
+        match_language: if match_common { 1.0 } else { 0.0 },
+        wait: clamp01(mean_wait / p.wait_scale.secs()),
+    }
+}
+
+pub(super) fn spread(values: impl Iterator<Item = f64>) -> f64 {
+    let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
+    if hi >= lo {
+        hi - lo
+    } else {
+        0.0
+    }
+}
+
+/// A ticket's party facts at `view.now`.
+pub(crate) fn party_facts(params: &QualityParams, view: &PoolView<'_>, t: &WaitingTicket) -> PartyFacts {
+    let members: Vec<_> = t.players.iter().map(|p| &view.players[p.index()]).collect();
+    let aggregate = dota::aggregate(&members, &params.party_adjust);
+    let mmrs: Vec<f64> = members
+        .iter()
+        .map(|m| dota::member_mmr(m, members.len()))
+        .collect();
+    let top_adjusted = dota::adjusted_mmrs(&mmrs, &params.party_adjust)
+        .into_iter()
+        .fold(f64::NEG_INFINITY, f64::max);
+    PartyFacts {
+        aggregate,
+        top_adjusted,
+        languages: members.iter().fold(u32::MAX, |m, p| m & p.languages),
+        wait_s: t.age_s(view.now),
+    }
+}
+
+/// The best top-player criterion any split of parties whose best members'
+/// adjusted MMRs are `tops` can score: the teams' best players are distinct
+/// parties' tops, the highest is among them, and the weakest team's best is
+/// at most the `teams`-th highest top, so the gap is at least their
+/// difference (computed as `criteria` computes it, so the bound holds to
+/// the last bit).
+pub(super) fn top_player_bound(p: &QualityParams, tops: &[f64], teams: usize) -> f64 {
+    if teams < 2 || tops.len() < teams {
+        return 1.0;
+    }
+    let mut sorted: Inline<f64> = tops.iter().copied().collect();
+    sorted.sort_unstable_by(|a, b| b.total_cmp(a));
+    let gap = sorted[0] - sorted[teams - 1];
+    (1.0 - gap / p.top_range).clamp(0.0, 1.0)
+}
+
+/// The best party-parity criterion any split of `parties` parties, the
+/// largest of `largest` players, into `teams` teams of `team_size` can
+/// score: counts differ by one when the parties do not divide evenly, and
+/// the largest party's team holds at most `1 + team_size - largest`
+/// parties while the fullest of the others holds at least its share of the
+/// rest.
+pub(super) fn parties_bound(parties: usize, largest: usize, teams: usize, team_size: usize) -> f64 {
+    if team_size < 2 || teams < 2 {
+        return 1.0;
+    }
+    let uneven = usize::from(!parties.is_multiple_of(teams));
+    let with_largest = 1 + team_size.saturating_sub(largest);
+    let others = parties.saturating_sub(with_largest).div_ceil(teams - 1);
+    let gap = uneven.max(others.saturating_sub(with_largest));
+    (1.0 - gap as f64 / (team_size - 1) as f64).clamp(0.0, 1.0)
+}

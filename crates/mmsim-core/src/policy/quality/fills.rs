@@ -1,0 +1,175 @@
+//! Memos of which party sizes can fill the teams (`FillTable`) and of a
+//! fill's splits, so a pass does not ask the same packing twice.
+
+use super::*;
+use crate::model::{SimTime, TicketId};
+use smallvec::SmallVec;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// Per-party (or per-team) values of one candidate, inline up to ten: a
+/// seed's fills and splits are made and dropped by the thousand every pass
+/// in a busy pool, and the heap allocator was a third of the policy's time.
+pub(super) type Inline<T> = SmallVec<[T; 10]>;
+
+/// One distinct fill of a seed, with the splits found for it so far.
+pub(super) struct FillMemo {
+    /// Seed first, then the chosen neighbours in nearest-first order: the
+    /// order the oracle lists them in.
+    pub(super) ids: Inline<TicketId>,
+    pub(super) slots: Inline<u32>,
+    /// When each party joined, for the wait criterion.
+    pub(super) enqueued: Inline<SimTime>,
+    /// Whether the parties can fill the teams at all; when not, no split
+    /// is tried.
+    pub(super) feasible: bool,
+    /// The criteria that do not depend on the split, with those that do at
+    /// their best (1) and the wait at 0: scores are monotone in every
+    /// criterion, so with the wait of the pass this bounds every split's
+    /// score, and a fill whose bound misses the threshold needs no split.
+    pub(super) bound: Criteria,
+    /// Per split kind (0: balanced on MMR, 1: party counts first), the
+    /// split once computed: its team priority comes from the fill's tickets
+    /// (`team_priority`), so it holds as long as the fill does.
+    pub(super) splits: [Option<SplitMemo>; 2],
+}
+
+impl FillMemo {
+    /// The parties' mean wait at `now`, with the oracle's arithmetic.
+    pub(super) fn mean_wait_s(&self, now: SimTime) -> f64 {
+        self.enqueued
+            .iter()
+            .map(|&at| now.since(at).as_secs_f64())
+            .sum::<f64>()
+            / self.enqueued.len().max(1) as f64
+    }
+}
+
+pub(super) struct SplitMemo {
+    /// Team of each party, or `None` when the greedy fill got stuck.
+    pub(super) team_of: Option<Inline<usize>>,
+    /// The criteria but the wait (which moves with time; set per pass).
+    pub(super) criteria: Criteria,
+}
+
+/// `can_fill` answers keyed by the size counts and the team rooms: the same
+/// few questions come up in every fill and split.
+#[derive(Default)]
+pub(super) struct FillTable {
+    pub(super) packed: HashMap<u64, bool, BuildHasherDefault<FxHasher>>,
+    pub(super) known: HashMap<Box<[u8]>, bool, BuildHasherDefault<FxHasher>>,
+    pub(super) key: Vec<u8>,
+    pub(super) sizes: Vec<usize>,
+}
+
+impl FillTable {
+    /// `can_fill` of the multiset with `counts[s]` parties of size `s`.
+    pub(super) fn can_fill(&mut self, counts: &[usize], caps: &[usize]) -> bool {
+        if counts.iter().skip(2).all(|&c| c == 0) {
+            // Solos only: `can_fill` asks that the totals agree and that
+            // some team has room for one.
+            let solos = counts.get(1).copied().unwrap_or(0);
+            let largest = caps.iter().copied().max().unwrap_or(0);
+            return solos == caps.iter().sum::<usize>() && (solos == 0 || largest >= 1);
+        }
+        if let Some(ok) = two_teams(counts, caps) {
+            return ok;
+        }
+        // Small formats (every count and room under 16, 15 numbers in all)
+        // pack into one word; others use a byte key.
+        if counts.len() + caps.len() < 16 && counts.iter().chain(caps).all(|&c| c < 16) {
+            let packed = counts
+                .iter()
+                .chain(std::iter::once(&15))
+                .chain(caps)
+                .fold(0u64, |k, &c| (k << 4) | c as u64);
+            if let Some(&ok) = self.packed.get(&packed) {
+                return ok;
+            }
+            let ok = crate::teams::can_fill(expand(counts, &mut self.sizes), caps);
+            self.packed.insert(packed, ok);
+            return ok;
+        }
+        if counts.iter().chain(caps).any(|&c| c > u8::MAX as usize) {
+            return crate::teams::can_fill(expand(counts, &mut self.sizes), caps);
+        }
+        self.key.clear();
+        self.key.extend(counts.iter().map(|&c| c as u8));
+        self.key.push(u8::MAX);
+        self.key.extend(caps.iter().map(|&c| c as u8));
+        if let Some(&ok) = self.known.get(&self.key[..]) {
+            return ok;
+        }
+        let ok = crate::teams::can_fill(expand(counts, &mut self.sizes), caps);
+        self.known.insert(self.key.clone().into_boxed_slice(), ok);
+        ok
+    }
+}
+
+/// `teams::can_fill` for two teams of at most 127 players together, by the
+/// subset sums of the parties as a bit set: a few shifts where a table
+/// lookup hashes the key (a fill asks this for every party it tries).
+/// `None` when the question is outside that range.
+pub(super) fn two_teams(counts: &[usize], caps: &[usize]) -> Option<bool> {
+    let &[first, second] = caps else {
+        return None;
+    };
+    let room = first + second;
+    if room > 127 || counts.first().is_some_and(|&c| c > 0) {
+        return None;
+    }
+    let total: usize = counts.iter().enumerate().map(|(s, &c)| s * c).sum();
+    if total != room {
+        return Some(false);
+    }
+    let largest = first.max(second);
+    // Subset sums of the parties of two or more; solos fill the rest.
+    let mut sums: u128 = 1;
+    let mut parties = 0;
+    for (size, &c) in counts.iter().enumerate().skip(2) {
+        if c == 0 {
+            continue;
+        }
+        if size > largest {
+            return Some(false);
+        }
+        parties += size * c;
+        for _ in 0..c {
+            sums |= sums << size;
+        }
+    }
+    // Some sum S of parties in the first team with S <= first and the rest,
+    // parties - S, at most second.
+    let lo = parties.saturating_sub(second);
+    if lo > first {
+        return Some(false);
+    }
+    let window = (u128::MAX >> (127 - (first - lo))) << lo;
+    Some(sums & window != 0)
+}
+
+pub(super) fn expand<'a>(counts: &[usize], sizes: &'a mut Vec<usize>) -> &'a [usize] {
+    sizes.clear();
+    for (s, &c) in counts.iter().enumerate() {
+        sizes.extend(std::iter::repeat_n(s, c));
+    }
+    sizes
+}
+
+/// A small multiplicative hash for the short byte keys of `FillTable`.
+#[derive(Default)]
+pub(super) struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+}
