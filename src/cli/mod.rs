@@ -380,8 +380,31 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 scenario::gb(budget.memory_bytes),
                 budget.min_cpu_s.ceil()
             );
+            let e = scenario::estimate::estimate(s);
+            // Wall times: under a minute to the hundredth of a second.
+            let wall = |x: f64| {
+                if x < 60.0 {
+                    format!("{x:.2} s")
+                } else {
+                    span(x)
+                }
+            };
+            say!(
+                "estimate: about {} for one seed on this machine, every output written ({}); at the busiest moment about {} players online at once",
+                wall(e.run_s),
+                if e.whole {
+                    format!("the pilots ran the whole simulation, in {}", wall(e.pilots_wall_s))
+                } else {
+                    format!(
+                        "pilots of the first {} and half of it took {}; later stretches cost what the pilot's second half did",
+                        span(e.pilot.as_secs_f64()),
+                        wall(e.pilots_wall_s)
+                    )
+                },
+                crate::report::text::num(e.peak_concurrent_players.round())
+            );
             if settings > 0 {
-                say!("sweep: {settings} settings, each valid");
+                say!("sweep: {settings} settings, each valid (the estimate is per setting)");
             }
             Ok(())
         }

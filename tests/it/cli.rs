@@ -239,6 +239,51 @@ fn validate_describes_the_world_it_would_run() {
     assert!(!text.contains(".000s"), "{text}");
 }
 
+/// Issue 31: `validate` estimates the run's time and its peak of players
+/// online from a pilot; a short scenario's pilot is the whole simulation,
+/// so its peak is the run's own.
+#[test]
+fn validate_estimates_the_run_from_a_pilot() {
+    let o = mmsim(&["validate", &scenario("smoke.toml")]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("estimate: about "))
+        .unwrap_or_else(|| panic!("no estimate in:\n{text}"));
+    assert!(
+        line.contains("the pilots ran the whole simulation"),
+        "{line}"
+    );
+    let peak: f64 = line
+        .split("about ")
+        .nth(2)
+        .and_then(|r| r.split(' ').next())
+        .map(|n| n.replace(',', ""))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no peak in {line}"));
+    let tmp = tempfile::tempdir().unwrap();
+    let o = run_to(&tmp.path().join("r"), &["--tables", "none"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tmp.path().join("r/summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        Some(peak),
+        summary["concurrent_players"]["max"].as_f64(),
+        "{line}"
+    );
+    // Two days of it: the pilots stop short and the rest is priced.
+    let o = mmsim(&[
+        "validate",
+        &scenario("smoke.toml"),
+        "--set",
+        "run.duration=48h",
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(text.contains("pilots of the first "), "{text}");
+}
+
 #[test]
 fn validate_and_compare_report_what_they_see() {
     let o = mmsim(&["validate", &scenario("gamedev-1v1.toml")]);

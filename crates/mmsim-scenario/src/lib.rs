@@ -9,6 +9,7 @@ mod attributes;
 mod backfill;
 mod config;
 mod engagement;
+pub mod estimate;
 mod ladder;
 mod load;
 mod locate;
