@@ -165,6 +165,18 @@ pub fn ticket_story(s: &TicketStory) -> String {
             secs(at)
         );
     }
+    if !s.expansions.is_empty() {
+        let steps: Vec<String> = s
+            .expansions
+            .iter()
+            .map(|e| format!("{} {} {} at {}", e.rule, e.limit, e.value, secs(e.at_s)))
+            .collect();
+        let _ = writeln!(
+            o,
+            "  the ruleset's expansions its wait reached: {}",
+            steps.join(", ")
+        );
+    }
     o
 }
 

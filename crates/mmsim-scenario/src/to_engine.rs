@@ -86,6 +86,13 @@ impl FromScenario for Config {
             engagement: s.engagement.as_ref().map(|e| e.to_engine()),
             explain: s.metrics.explain,
             modes: s.modes.as_ref().map(|m| m.to_engine(s)),
+            expansions: match &s.policy {
+                mmsim_core::policy::PolicyConfig::Ruleset(p) => p
+                    .ruleset
+                    .as_ref()
+                    .map_or_else(Vec::new, |rs| rs.expansion_steps()),
+                _ => Vec::new(),
+            },
         }
     }
 }

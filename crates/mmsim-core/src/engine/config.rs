@@ -69,4 +69,7 @@ pub struct Config {
     pub explain: bool,
     /// Several queues (game modes) over the players; `None`: one queue.
     pub modes: Option<super::ModesConfig>,
+    /// Under a vendor's ruleset, its expansion steps
+    /// (`Ruleset::expansion_steps`), for explain's stories; else empty.
+    pub expansions: Vec<crate::model::ExpansionStep>,
 }

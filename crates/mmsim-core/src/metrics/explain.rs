@@ -93,6 +93,10 @@ pub struct TicketStory {
     /// match's roles at the last look: the role they were shortest of.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub short_role: Option<String>,
+    /// Under a vendor's ruleset: each expansion step of each rule that the
+    /// ticket's own wait reached before it left, in order of the wait.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub expansions: Vec<crate::model::ExpansionStep>,
 }
 
 /// Waiting players who accept a role, and one match's slots for it.

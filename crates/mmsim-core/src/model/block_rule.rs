@@ -111,3 +111,15 @@ impl BlockRule {
         }
     }
 }
+
+/// One expansion step of a vendor ruleset's rule: from `at_s` of waiting,
+/// the rule's `limit` (`maxDistance`, `minCount`, `maxLatency`, ...) is
+/// `value`. Rulesets list them; explain's ticket stories say which a
+/// ticket's wait reached.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ExpansionStep {
+    pub at_s: f64,
+    pub rule: String,
+    pub limit: String,
+    pub value: f64,
+}

@@ -10,7 +10,7 @@ mod player;
 pub mod registry;
 mod time;
 
-pub use block_rule::{BlockRule, RULES};
+pub use block_rule::{BlockRule, ExpansionStep, RULES};
 pub use ids::{MatchId, Party, PerTeam, PlayerId, TicketId};
 pub use param::{check, parse_duration, HumanDuration, ParamError};
 pub use player::{Category, Player, Rating};

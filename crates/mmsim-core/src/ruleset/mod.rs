@@ -531,6 +531,38 @@ impl Ruleset {
         waits
     }
 
+    /// Every expansion step of every rule (the latency rule's too), by
+    /// wait, then in the rules' order: what `--explain` lists as a
+    /// ticket's wait reaches each.
+    pub fn expansion_steps(&self) -> Vec<crate::model::ExpansionStep> {
+        let mut out = Vec::new();
+        for r in &self.rules {
+            let limits: [(&str, Option<&Steps>); 2] = match &r.kind {
+                RuleKind::Distance { max, min, .. } => {
+                    [("maxDistance", max.as_ref()), ("minDistance", min.as_ref())]
+                }
+                RuleKind::Collection { max, min, .. } => {
+                    [("maxCount", max.as_ref()), ("minCount", min.as_ref())]
+                }
+                RuleKind::BatchDistance { max, .. } => [("maxDistance", Some(max)), ("", None)],
+                RuleKind::Latency { max } => [("maxLatency", Some(max)), ("", None)],
+                RuleKind::Comparison { .. } | RuleKind::Compound { .. } => [("", None), ("", None)],
+            };
+            for (limit, steps) in limits {
+                for &(at_s, value) in steps.map_or(&[][..], |s| &s.steps[..]) {
+                    out.push(crate::model::ExpansionStep {
+                        at_s,
+                        rule: r.name.clone(),
+                        limit: limit.to_owned(),
+                        value,
+                    });
+                }
+            }
+        }
+        out.sort_by(|a, b| a.at_s.total_cmp(&b.at_s));
+        out
+    }
+
     /// The attributes some rule reads, in declaration order.
     pub fn used_attributes(&self) -> Vec<usize> {
         let mut used = Vec::new();

@@ -81,3 +81,61 @@ fn accelbyte_roles_forms_what_growing_every_seed_forms() {
         &["run.duration=2h", "run.warmup=30m"],
     );
 }
+
+/// `--explain` under a ruleset: each ticket's story lists exactly the
+/// expansion steps its own wait reached, as the ruleset files state them.
+#[test]
+fn a_ruleset_ticket_s_story_lists_the_expansion_steps_its_wait_reached() {
+    for (name, steps) in [
+        (
+            "rulesets/flexmatch-three-teams.toml",
+            vec![
+                (10.0, "FastConnection", "maxLatency", 100.0),
+                (20.0, "FastConnection", "maxLatency", 150.0),
+            ],
+        ),
+        (
+            "rulesets/accelbyte-roles-5v5.toml",
+            // Latency from 100 ms, 50 more every 5 s up to 300
+            // (`region_expansion_*`); the mmr distance flexes at 60 s.
+            vec![
+                (5.0, "region expansion", "maxLatency", 150.0),
+                (10.0, "region expansion", "maxLatency", 200.0),
+                (15.0, "region expansion", "maxLatency", 250.0),
+                (20.0, "region expansion", "maxLatency", 300.0),
+                (60.0, "mmr", "maxDistance", 500.0),
+            ],
+        ),
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../scenarios")
+            .join(name);
+        let sets: Vec<String> = ["run.duration=40m", "run.warmup=10m", "metrics.explain=true"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let s = load(&path, &sets).expect("preset is valid").scenario;
+        let stories = mmsim_scenario::run::run_keeping(&s, s.run.seed)
+            .output
+            .explain
+            .expect("explain was on");
+        let mut reached = vec![0; steps.len() + 1];
+        for story in &stories {
+            let waited = story.left_s - story.enqueued_s;
+            let expected: Vec<(f64, &str, &str, f64)> = steps
+                .iter()
+                .copied()
+                .filter(|&(at, ..)| at <= waited)
+                .collect();
+            let got: Vec<(f64, &str, &str, f64)> = story
+                .expansions
+                .iter()
+                .map(|e| (e.at_s, e.rule.as_str(), e.limit.as_str(), e.value))
+                .collect();
+            assert_eq!(got, expected, "{name}: ticket {}", story.ticket_id);
+            reached[got.len()] += 1;
+        }
+        // Tickets that reached none, some and every step.
+        assert!(reached.iter().all(|&n| n > 0), "{name}: {reached:?}");
+    }
+}

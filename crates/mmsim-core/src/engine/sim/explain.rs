@@ -492,7 +492,15 @@ impl Simulation<'_> {
             TicketEnd::Declined => ("declined", None),
             TicketEnd::Waiting => ("waiting", None),
         };
+        let waited_s = left.since(t.enqueued).as_secs_f64();
         let story = TicketStory {
+            expansions: self
+                .config
+                .expansions
+                .iter()
+                .filter(|e| e.at_s <= waited_s)
+                .cloned()
+                .collect(),
             ticket_id: t.id.0,
             party_size: t.size() as u32,
             rating: t.rating,
