@@ -929,10 +929,10 @@ pub struct RoleFill<'a> {
     /// A placement of the chosen parties on teams that works, when the
     /// counts are kept: per team its Hall counts and its room. A party
     /// that fits some team of it keeps the fill feasible without a search;
-    /// only one that fits none needs `solvable`. `None` once no placement
-    /// is known. Brought up to date only when a party is involved (the
-    /// pooled test decides solos alone): `placed` counts the chosen
-    /// parties in it.
+    /// only one that fits none needs `placement` (a search, or its
+    /// memory). `None` once no placement is known. Brought up to date only
+    /// when a party is involved (the pooled test decides solos alone):
+    /// `placed` counts the chosen parties in it.
     witness: Option<SmallVec<[(Inside, usize); 4]>>,
     placed: usize,
     /// The composition's slots in each subset of roles, on one team.
