@@ -380,7 +380,13 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 scenario::gb(budget.memory_bytes),
                 budget.min_cpu_s.ceil()
             );
-            let e = scenario::estimate::estimate(s);
+            let Some(e) = scenario::estimate::estimate(s, &budget) else {
+                say!("estimate: none; the budget's lower bound is already more than a day of CPU, so no pilot was run");
+                if settings > 0 {
+                    say!("sweep: {settings} settings, each valid");
+                }
+                return Ok(());
+            };
             // Wall times: under a minute to the hundredth of a second.
             let wall = |x: f64| {
                 if x < 60.0 {

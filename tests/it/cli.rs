@@ -273,12 +273,12 @@ fn validate_estimates_the_run_from_a_pilot() {
         summary["concurrent_players"]["max"].as_f64(),
         "{line}"
     );
-    // Two days of it: the pilots stop short and the rest is priced.
+    // A month of it: the pilots stop short and the rest is priced.
     let o = mmsim(&[
         "validate",
         &scenario("smoke.toml"),
         "--set",
-        "run.duration=48h",
+        "run.duration=30d",
     ]);
     let text = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(text.contains("pilots of the first "), "{text}");

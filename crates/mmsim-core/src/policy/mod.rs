@@ -17,7 +17,7 @@ pub use quality::QualityWeights;
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
-use crate::teams::{Packing, PoolRoles, RoleFill};
+use crate::teams::{Packing, PoolRoles, RoleFill, RoleWindows};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -402,6 +402,9 @@ pub struct FreePass<'a> {
     /// In a role queue, once asked (`track_roles`): the free players by
     /// role mask, to tell when no role-feasible match is left.
     roles: Option<PoolRoles>,
+    /// The same counts along the rating axis, to tell when none is left
+    /// within a seed's window.
+    windows: Option<RoleWindows>,
 }
 
 impl<'a> FreePass<'a> {
@@ -423,6 +426,7 @@ impl<'a> FreePass<'a> {
             taken: vec![false; n as usize],
             free_players: pool.players(),
             roles: None,
+            windows: None,
             sorted,
         }
     }
@@ -442,6 +446,35 @@ impl<'a> FreePass<'a> {
             }
             r
         });
+        let (sorted, taken) = (&self.sorted, &self.taken);
+        self.windows = RoleWindows::new(comp, format.teams, sorted.len(), |i| {
+            if taken[i] {
+                &[]
+            } else {
+                &sorted[i].roles[..]
+            }
+        });
+    }
+
+    /// Whether the free players within `max_distance` of the ticket at
+    /// `pos` (the tickets `walk` would visit, and it) could staff one
+    /// role-feasible match (always, when roles are not counted): when not,
+    /// a fill from it must fail.
+    pub fn window_can_fill(&self, pos: usize, max_distance: f64) -> bool {
+        let Some(w) = self.windows.as_ref() else {
+            return true;
+        };
+        #[cfg(test)]
+        if tests::NO_WINDOW_COUNTS.with(std::cell::Cell::get) {
+            return true;
+        }
+        let r = self.sorted[pos].rating;
+        // The bounds `walk` tests, computed as it computes them.
+        let lo = self.sorted.partition_point(|t| r - t.rating > max_distance);
+        let hi = self
+            .sorted
+            .partition_point(|t| t.rating - r <= max_distance);
+        w.can_fill(lo, hi.max(pos + 1))
     }
 
     /// Whether the free players could still staff a full role-feasible
@@ -483,6 +516,9 @@ impl<'a> FreePass<'a> {
             self.free_players -= self.sorted[pos].size();
             if let Some(r) = self.roles.as_mut() {
                 r.remove(&self.sorted[pos].roles);
+            }
+            if let Some(w) = self.windows.as_mut() {
+                w.remove(pos, &self.sorted[pos].roles);
             }
             self.up[pos] = pos as u32 + 1;
             self.down[pos + 1] = pos as u32;
@@ -619,6 +655,12 @@ pub fn greedy_pass(
             continue;
         };
         let w = window(seed);
+        // No staff for one match within the window: the walk would fail.
+        if !pass.window_can_fill(pos, w) {
+            #[cfg(test)]
+            tests::SKIPPED.with(|c| c.set(c.get() + 1));
+            continue;
+        }
         if let Some(tickets) = pass.fill(view.format, pos, w, |d, t| accept(seed, d, t)) {
             emit(tickets);
         }
@@ -697,4 +739,96 @@ pub fn propose_mutual_windows(
         |_, d, t| d <= window(t),
         |tickets| out.push(Proposal::new(tickets)),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{PlayerId, Rating};
+    use crate::teams::Composition;
+    use rand::{Rng, SeedableRng};
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Set: `window_can_fill` says yes without counting (the oracle).
+        pub(super) static NO_WINDOW_COUNTS: Cell<bool> = const { Cell::new(false) };
+        /// Seeds `greedy_pass` skipped on the window's counts.
+        pub(super) static SKIPPED: Cell<u64> = const { Cell::new(0) };
+    }
+
+    /// Random 5v5 role queues (1 tank, 1 healer, 3 damage a team) with
+    /// scarce tanks, parties and flexible players, and windows that widen
+    /// with the wait: the pass proposes the same whether or not seeds
+    /// whose window cannot staff a match are skipped, and it skips some.
+    #[test]
+    fn skipping_windows_that_cannot_staff_a_match_changes_no_proposal() {
+        let mut rng = Pcg64::seed_from_u64(11);
+        let format = MatchFormat {
+            teams: 2,
+            team_size: 5,
+            roles: Some(Composition::new(&[1, 1, 3])),
+        };
+        for _ in 0..40 {
+            let n = rng.random_range(20..400);
+            let tank_share = rng.random_range(0.02..0.2);
+            let mut players = Vec::new();
+            let mut pool = Pool::default();
+            for id in 0..n {
+                let size = if rng.random_bool(0.15) { 2 } else { 1 };
+                let rating = 1500.0 + rng.random_range(-600.0..600.0_f64);
+                let mut members = smallvec::SmallVec::new();
+                let mut roles = smallvec::SmallVec::new();
+                for _ in 0..size {
+                    let mut mask = if rng.random_bool(tank_share) {
+                        1u8
+                    } else if rng.random_bool(0.2) {
+                        2
+                    } else {
+                        4
+                    };
+                    if rng.random_bool(0.1) {
+                        mask |= 1 << rng.random_range(0..3);
+                    }
+                    let pid = PlayerId(players.len() as u32);
+                    let mut p = Player::new(pid, rating, Rating::new(rating, 50.0, 0.06));
+                    p.roles = mask;
+                    players.push(p);
+                    members.push(pid);
+                    roles.push(mask);
+                }
+                pool.insert(WaitingTicket {
+                    id: TicketId(id),
+                    players: members,
+                    rating,
+                    enqueued: SimTime::from_ms(rng.random_range(0..120_000)),
+                    requeue: false,
+                    roles,
+                });
+            }
+            let view = PoolView {
+                now: SimTime::from_ms(120_000),
+                pool: &pool,
+                players: &players,
+                format,
+            };
+            let run = |oracle: bool| {
+                NO_WINDOW_COUNTS.with(|c| c.set(oracle));
+                let mut out = Vec::new();
+                greedy_pass(
+                    &view,
+                    |t| 30.0 + 3.0 * t.age_s(view.now),
+                    |_, _, _| true,
+                    |m| out.push(m),
+                );
+                NO_WINDOW_COUNTS.with(|c| c.set(false));
+                out
+            };
+            assert_eq!(run(false), run(true));
+        }
+        assert!(
+            SKIPPED.with(Cell::get) > 100,
+            "skipped {}",
+            SKIPPED.with(Cell::get)
+        );
+    }
 }

@@ -20,7 +20,7 @@ pub use accelbyte::AccelByteMode;
 pub use balanced::{balanced_split, RatingSource};
 pub use dota::PartyAdjust;
 pub use fill::{can_fill, can_place_parties, check_fill, Packing};
-pub use roles::{Composition, PartyRoles, PoolRoles, RoleFill};
+pub use roles::{Composition, PartyRoles, PoolRoles, RoleFill, RoleWindows};
 
 use crate::model::{ParamError, Player};
 use rand_pcg::Pcg64;

@@ -902,6 +902,105 @@ impl PoolRoles {
     }
 }
 
+/// The free players of a pass counted by role mask along the rating axis
+/// (a Fenwick tree per mask over the pass's positions), so a seed can tell
+/// in O(log n) whether the free players inside its rating window could
+/// staff one match at all (`PoolRoles::can_fill`'s test on the window).
+/// When they cannot, its fill must fail, and the walk of the whole window
+/// (a damage seed looking for the tanks taken around it, while tanks
+/// remain elsewhere) is spared: a necessary condition only, so it changes
+/// no proposal.
+#[derive(Clone, Debug)]
+pub struct RoleWindows {
+    subsets: usize,
+    need: Inside,
+    n: usize,
+    /// `subsets` trees of `n + 1` counts, one after the other.
+    trees: Vec<u32>,
+}
+
+impl RoleWindows {
+    /// Counts for a format of `teams` teams of `comp` over positions
+    /// `0..n`, `masks(i)` the members' masks of the ticket at position i;
+    /// `None` for more than `SUBSET_ROLES` roles.
+    pub fn new<'m>(
+        comp: Composition,
+        teams: usize,
+        n: usize,
+        masks: impl Fn(usize) -> &'m [u8],
+    ) -> Option<RoleWindows> {
+        if comp.roles() > SUBSET_ROLES {
+            return None;
+        }
+        let subsets = 1usize << comp.roles();
+        let mut trees = vec![0u32; subsets * (n + 1)];
+        for i in 0..n {
+            for &m in masks(i) {
+                let k = (usize::from(m) & (subsets - 1)) * (n + 1) + i + 1;
+                trees[k] += 1;
+            }
+        }
+        // Each tree built in place, in linear time.
+        for tree in trees.chunks_mut(n + 1) {
+            for i in 1..=n {
+                let j = i + (i & i.wrapping_neg());
+                if j <= n {
+                    tree[j] += tree[i];
+                }
+            }
+        }
+        Some(RoleWindows {
+            subsets,
+            need: slots_by_subset(comp, teams),
+            n,
+            trees,
+        })
+    }
+
+    /// Counts out the members of the ticket at `pos` (taken in the pass).
+    pub fn remove(&mut self, pos: usize, masks: &[u8]) {
+        for &m in masks {
+            let tree = (usize::from(m) & (self.subsets - 1)) * (self.n + 1);
+            let mut i = pos + 1;
+            while i <= self.n {
+                self.trees[tree + i] -= 1;
+                i += i & i.wrapping_neg();
+            }
+        }
+    }
+
+    fn prefix(&self, mask: usize, end: usize) -> u32 {
+        let tree = mask * (self.n + 1);
+        let (mut i, mut sum) = (end, 0);
+        while i > 0 {
+            sum += self.trees[tree + i];
+            i -= i & i.wrapping_neg();
+        }
+        sum
+    }
+
+    /// Whether the free players at positions `lo..hi` could staff one
+    /// match: for every nonempty set S of roles, those who can take a role
+    /// in S cover S's slots.
+    pub fn can_fill(&self, lo: usize, hi: usize) -> bool {
+        let mut by_mask: Inside = [0; 1 << SUBSET_ROLES];
+        for (m, c) in by_mask.iter_mut().enumerate().take(self.subsets) {
+            *c = self.prefix(m, hi) - self.prefix(m, lo);
+        }
+        let total: u32 = by_mask.iter().sum();
+        let full = self.subsets - 1;
+        (1..self.subsets).all(|s| {
+            // Players whose roles all lie outside S.
+            let outside = full & !s;
+            let cannot: u32 = (0..self.subsets)
+                .filter(|&m| m & !outside == 0)
+                .map(|m| by_mask[m])
+                .sum();
+            total - cannot >= self.need[s]
+        })
+    }
+}
+
 /// The candidate check of a policy's fill: the role masks of the parties
 /// chosen so far. With roles off (`comp` is `None`) it admits everything
 /// and never allocates.
