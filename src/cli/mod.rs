@@ -380,34 +380,9 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 scenario::gb(budget.memory_bytes),
                 budget.min_cpu_s.ceil()
             );
-            let Some(e) = scenario::estimate::estimate(s, &budget) else {
-                say!("estimate: none; the budget's lower bound is already more than a day of CPU, so no pilot was run");
-                if settings > 0 {
-                    say!("sweep: {settings} settings, each valid");
-                }
-                return Ok(());
-            };
-            // Wall times: under a minute to the hundredth of a second.
-            let wall = |x: f64| {
-                if x < 60.0 {
-                    format!("{x:.2} s")
-                } else {
-                    span(x)
-                }
-            };
             say!(
-                "estimate: about {} for one seed on this machine, every output written ({}); at the busiest moment about {} players online at once",
-                wall(e.run_s),
-                if e.whole {
-                    format!("the pilots ran the whole simulation, in {}", wall(e.pilots_wall_s))
-                } else {
-                    format!(
-                        "pilots of the first {} and half of it took {}; later stretches cost what the pilot's second half did",
-                        span(e.pilot.as_secs_f64()),
-                        wall(e.pilots_wall_s)
-                    )
-                },
-                crate::report::text::num(e.peak_concurrent_players.round())
+                "{}",
+                estimate_line(scenario::estimate::estimate(s, &budget))
             );
             if settings > 0 {
                 say!("sweep: {settings} settings, each valid (the estimate is per setting)");
@@ -462,6 +437,39 @@ fn span(secs: f64) -> String {
         out += &format!("{sec}s");
     }
     out
+}
+
+/// `validate`'s estimate line: the run's time and its peak from the pilots,
+/// or why no pilot ran.
+fn estimate_line(e: Option<scenario::estimate::Estimate>) -> String {
+    let Some(e) = e else {
+        return "estimate: none; the budget's lower bound is already more than a day of CPU, so no pilot was run".to_owned();
+    };
+    // Wall times: under a minute to the hundredth of a second.
+    let wall = |x: f64| {
+        if x < 60.0 {
+            format!("{x:.2} s")
+        } else {
+            span(x)
+        }
+    };
+    let how = if e.whole {
+        format!(
+            "the pilots ran the whole simulation, in {}",
+            wall(e.pilots_wall_s)
+        )
+    } else {
+        format!(
+            "pilots of the first {} and half of it took {}; later stretches cost what the pilot's second half did",
+            span(e.pilot.as_secs_f64()),
+            wall(e.pilots_wall_s)
+        )
+    };
+    format!(
+        "estimate: about {} for one seed on this machine, every output written ({how}); at the busiest moment about {} players online at once",
+        wall(e.run_s),
+        crate::report::text::num(e.peak_concurrent_players.round())
+    )
 }
 
 /// What `validate` says of the world beyond the first line: the party mix,

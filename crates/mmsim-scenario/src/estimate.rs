@@ -44,18 +44,11 @@ pub struct Estimate {
 
 /// The daily profile's arrivals between `a` and `b` (in hours of rate 1).
 fn mass(profile: Option<&[f64]>, a: SimDuration, b: SimDuration) -> f64 {
-    const HOUR_MS: u64 = 3_600_000;
-    let Some(p) = profile else {
-        return (b.as_ms().saturating_sub(a.as_ms())) as f64 / HOUR_MS as f64;
-    };
-    let mut total = 0.0;
-    let mut t = a.as_ms();
-    while t < b.as_ms() {
-        let end = ((t / HOUR_MS + 1) * HOUR_MS).min(b.as_ms());
-        total += p[((t / HOUR_MS) % 24) as usize] * (end - t) as f64 / HOUR_MS as f64;
-        t = end;
+    const HOUR_MS: f64 = 3_600_000.0;
+    match profile {
+        None => b.as_ms().saturating_sub(a.as_ms()) as f64 / HOUR_MS,
+        Some(p) => crate::load::profile_ms(p, a, b) / HOUR_MS,
     }
-    total
 }
 
 /// One pilot: the scenario cut to `d`; its wall time, tickets and busiest
@@ -198,11 +191,7 @@ fn steady_peak(s: &Scenario, short: &Pilot, long: &Pilot) -> f64 {
     }
     let playing = flow * (mean_s + s.format.lobby.secs());
     let profile = s.arrivals.daily_profile.as_deref();
-    let busiest = profile.map_or(1.0, |p| {
-        crate::load::hours_reached(s.run.duration.0)
-            .map(|h| p[h])
-            .fold(0.0, f64::max)
-    });
+    let busiest = profile.map_or(1.0, |p| crate::load::busiest_hour(p, s.run.duration.0));
     let pilot_rate = mass(profile, short.d, long.d) / ((to - from) / 3600.0).max(1e-12);
     let scale = if pilot_rate > 0.0 {
         busiest / pilot_rate
@@ -229,14 +218,9 @@ fn finish(s: &Scenario, p: &Pilot, spent: f64, whole: bool, sim_s: f64, tickets:
     let scale = match s.arrivals.daily_profile.as_deref() {
         None => 1.0,
         Some(profile) => {
-            let reached = |d: SimDuration| {
-                crate::load::hours_reached(d)
-                    .map(|h| profile[h])
-                    .fold(0.0_f64, f64::max)
-            };
-            let pilot_peak = reached(p.d);
+            let pilot_peak = crate::load::busiest_hour(profile, p.d);
             if pilot_peak > 0.0 {
-                reached(s.run.duration.0) / pilot_peak
+                crate::load::busiest_hour(profile, s.run.duration.0) / pilot_peak
             } else {
                 1.0
             }

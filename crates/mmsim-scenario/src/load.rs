@@ -2,7 +2,7 @@
 //! errors that name the key, its line and what is allowed.
 
 use super::Scenario;
-use mmsim_core::model::ParamError;
+use mmsim_core::model::{ParamError, SimDuration};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -372,10 +372,31 @@ const HOUR_MS: u64 = 3_600_000;
 
 /// The hours of the day (0 to 23) a run of `duration` reaches, as the
 /// engine indexes the daily profile.
-pub fn hours_reached(duration: mmsim_core::model::SimDuration) -> impl Iterator<Item = usize> {
+pub fn hours_reached(duration: SimDuration) -> impl Iterator<Item = usize> {
     // The last arrival may fall on the end itself, in the next hour.
     let hours = (duration.as_ms() / HOUR_MS + 1).min(24);
     0..hours as usize
+}
+
+/// The daily profile's rate summed over each millisecond from `a` to `b`
+/// (hour by hour, as the engine follows it).
+pub fn profile_ms(profile: &[f64], a: SimDuration, b: SimDuration) -> f64 {
+    let mut covered = 0.0;
+    let mut t = a.as_ms();
+    while t < b.as_ms() {
+        let end = ((t / HOUR_MS + 1) * HOUR_MS).min(b.as_ms());
+        covered += profile[((t / HOUR_MS) % 24) as usize] * (end - t) as f64;
+        t = end;
+    }
+    covered
+}
+
+/// The daily profile's busiest hour among those a run of `duration`
+/// reaches: the multiplier the engine draws arrivals at.
+pub fn busiest_hour(profile: &[f64], duration: SimDuration) -> f64 {
+    hours_reached(duration)
+        .map(|h| profile[h])
+        .fold(0.0, f64::max)
 }
 
 /// A run's rough cost, known before it starts.
@@ -406,16 +427,9 @@ impl Budget {
         let (profile, peak) = match profile {
             None => (1.0, 1.0),
             Some(p) => {
-                let mut covered = 0.0;
-                let mut start = 0u64;
-                while start < duration.as_ms() {
-                    let end = (start + HOUR_MS).min(duration.as_ms());
-                    covered += p[((start / HOUR_MS) % 24) as usize] * (end - start) as f64;
-                    start = end;
-                }
+                let covered = profile_ms(p, SimDuration::ZERO, duration);
                 let mean = covered / duration.as_ms().max(1) as f64;
-                let peak = hours_reached(duration).map(|h| p[h]).fold(0.0, f64::max);
-                (mean, peak)
+                (mean, busiest_hour(p, duration))
             }
         };
         let draws = s.arrivals.rate_per_s * peak * duration_s;

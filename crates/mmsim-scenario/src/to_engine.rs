@@ -26,11 +26,7 @@ impl FromScenario for Config {
         let peak = a
             .daily_profile
             .as_ref()
-            .map(|p| {
-                crate::load::hours_reached(s.run.duration.0)
-                    .map(|h| p[h])
-                    .fold(0.0, f64::max)
-            })
+            .map(|p| crate::load::busiest_hour(p, s.run.duration.0))
             .unwrap_or(1.0);
         let total: f64 = a.party_sizes.iter().sum();
         let party_size_cdf = a

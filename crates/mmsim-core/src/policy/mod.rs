@@ -17,7 +17,7 @@ pub use quality::QualityWeights;
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
-use crate::teams::{Packing, PoolRoles, RoleFill, RoleWindows};
+use crate::teams::{Packing, RoleFill, RoleWindows};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -400,10 +400,8 @@ pub struct FreePass<'a> {
     /// rest of a pass cannot form anything.
     free_players: usize,
     /// In a role queue, once asked (`track_roles`): the free players by
-    /// role mask, to tell when no role-feasible match is left.
-    roles: Option<PoolRoles>,
-    /// The same counts along the rating axis, to tell when none is left
-    /// within a seed's window.
+    /// role mask along the rating axis, to tell when no role-feasible
+    /// match is left, in the pool or within a seed's window.
     windows: Option<RoleWindows>,
 }
 
@@ -425,7 +423,6 @@ impl<'a> FreePass<'a> {
             down: (0..=n).collect(),
             taken: vec![false; n as usize],
             free_players: pool.players(),
-            roles: None,
             windows: None,
             sorted,
         }
@@ -438,14 +435,6 @@ impl<'a> FreePass<'a> {
         if self.sorted.iter().any(|t| t.roles.len() != t.size()) {
             return;
         }
-        self.roles = PoolRoles::new(comp, format.teams).map(|mut r| {
-            for (t, taken) in self.sorted.iter().zip(&self.taken) {
-                if !taken {
-                    r.add(&t.roles);
-                }
-            }
-            r
-        });
         let (sorted, taken) = (&self.sorted, &self.taken);
         self.windows = RoleWindows::new(comp, format.teams, sorted.len(), |i| {
             if taken[i] {
@@ -481,7 +470,9 @@ impl<'a> FreePass<'a> {
     /// match (always, when roles are not counted): once not, every further
     /// fill of the pass must fail.
     pub fn roles_can_fill(&self) -> bool {
-        self.roles.as_ref().is_none_or(PoolRoles::can_fill)
+        self.windows
+            .as_ref()
+            .is_none_or(|w| w.can_fill(0, self.sorted.len()))
     }
 
     /// Players in the tickets still free in this pass.
@@ -514,9 +505,6 @@ impl<'a> FreePass<'a> {
         if !self.taken[pos] {
             self.taken[pos] = true;
             self.free_players -= self.sorted[pos].size();
-            if let Some(r) = self.roles.as_mut() {
-                r.remove(&self.sorted[pos].roles);
-            }
             if let Some(w) = self.windows.as_mut() {
                 w.remove(pos, &self.sorted[pos].roles);
             }

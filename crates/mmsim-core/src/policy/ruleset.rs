@@ -241,31 +241,33 @@ enum Partial<'g, 'p> {
 }
 
 impl<'p> Partial<'_, 'p> {
-    fn add(&mut self, t: CandTicket<'p>) {
-        match self {
-            Partial::Nothing => {}
-            Partial::Folded(g) => g.add(&t),
-            Partial::Tree(c) => c.tickets.push(t),
+    /// Ticket `t` as the team-free rules read it (on team 0); `None` when
+    /// no rule reads it.
+    fn read(&self, view: &PoolView<'p>, t: &WaitingTicket) -> Option<CandTicket<'p>> {
+        (!matches!(self, Partial::Nothing)).then(|| cand_ticket(view, t, 0))
+    }
+
+    fn add(&mut self, t: Option<CandTicket<'p>>) {
+        match (self, t) {
+            (Partial::Folded(g), Some(t)) => g.add(&t),
+            (Partial::Tree(c), Some(t)) => c.tickets.push(t),
+            _ => {}
         }
     }
 
-    /// Whether the team-free rules pass with `t` added, at `age_s`.
-    fn passes_with(
-        &mut self,
-        rs: &Ruleset,
-        view: &PoolView<'p>,
-        t: &WaitingTicket,
-        age_s: f64,
-    ) -> bool {
-        match self {
-            Partial::Nothing => true,
-            Partial::Folded(g) => g.passes_with(rs, Some(&cand_ticket(view, t, 0)), age_s),
-            Partial::Tree(c) => {
-                c.tickets.push(cand_ticket(view, t, 0));
+    /// Whether the team-free rules pass with `t` (as `read` gave it)
+    /// added, at `age_s`.
+    fn passes_with(&mut self, rs: &Ruleset, t: Option<&CandTicket<'p>>, age_s: f64) -> bool {
+        match (self, t) {
+            (Partial::Folded(g), t) => g.passes_with(rs, t, age_s),
+            (Partial::Tree(c), Some(t)) => {
+                c.tickets.push(t.clone());
                 let ok = rs.passes(c, age_s, true);
                 c.tickets.pop();
                 ok
             }
+            (Partial::Tree(c), None) => rs.passes(c, age_s, true),
+            (Partial::Nothing, _) => true,
         }
     }
 }
@@ -367,7 +369,7 @@ impl RulesetPolicy {
                 tickets: Vec::with_capacity(need),
             })
         };
-        partial.add(cand_ticket(view, seed, 0));
+        partial.add(partial.read(view, seed));
         let seed_age = seed.age_s(view.now);
         let mut ages = Ages {
             newest: f64::INFINITY,
@@ -390,11 +392,12 @@ impl RulesetPolicy {
             }
             if t.size() <= room && t.size() <= format.team_size && roles.admits(&t.roles) {
                 let with_t = ages.with(t.age_s(view.now));
-                let ok = partial.passes_with(&self.rs, view, t, with_t.of(&self.rs));
+                let read = partial.read(view, t);
+                let ok = partial.passes_with(&self.rs, read.as_ref(), with_t.of(&self.rs));
                 if ok && packing.try_add(t.size()) {
                     roles.take(&t.roles);
                     chosen.push(t);
-                    partial.add(cand_ticket(view, t, 0));
+                    partial.add(read);
                     ages = with_t;
                     room -= t.size();
                 }

@@ -897,9 +897,17 @@ impl PoolRoles {
     /// nonempty set S of roles, those who can take a role in S (all but
     /// those whose roles lie outside S) cover S's slots.
     pub fn can_fill(&self) -> bool {
-        let full = self.subsets - 1;
-        (1..self.subsets).all(|s| self.total - self.inside[full & !s] >= self.need[s])
+        staffs(&self.inside, self.total, &self.need, self.subsets)
     }
+}
+
+/// Hall's condition for one match: with `inside[S]` the players whose
+/// roles all lie in S (of `total`), for every nonempty set S of roles those
+/// who can take a role in S (all but those whose roles lie outside S)
+/// cover S's slots `need[S]`.
+fn staffs(inside: &Inside, total: u32, need: &Inside, subsets: usize) -> bool {
+    let full = subsets - 1;
+    (1..subsets).all(|s| total - inside[full & !s] >= need[s])
 }
 
 /// The free players of a pass counted by role mask along the rating axis
@@ -983,21 +991,18 @@ impl RoleWindows {
     /// match: for every nonempty set S of roles, those who can take a role
     /// in S cover S's slots.
     pub fn can_fill(&self, lo: usize, hi: usize) -> bool {
-        let mut by_mask: Inside = [0; 1 << SUBSET_ROLES];
-        for (m, c) in by_mask.iter_mut().enumerate().take(self.subsets) {
-            *c = self.prefix(m, hi) - self.prefix(m, lo);
+        let mut inside: Inside = [0; 1 << SUBSET_ROLES];
+        let mut total = 0;
+        for m in 0..self.subsets {
+            let n = self.prefix(m, hi) - self.prefix(m, lo);
+            total += n;
+            let mut bits = supersets(m as u8, self.subsets);
+            while bits != 0 {
+                inside[bits.trailing_zeros() as usize] += n;
+                bits &= bits - 1;
+            }
         }
-        let total: u32 = by_mask.iter().sum();
-        let full = self.subsets - 1;
-        (1..self.subsets).all(|s| {
-            // Players whose roles all lie outside S.
-            let outside = full & !s;
-            let cannot: u32 = (0..self.subsets)
-                .filter(|&m| m & !outside == 0)
-                .map(|m| by_mask[m])
-                .sum();
-            total - cannot >= self.need[s]
-        })
+        staffs(&inside, total, &self.need, self.subsets)
     }
 }
 

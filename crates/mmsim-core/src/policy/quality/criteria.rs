@@ -4,7 +4,7 @@
 use super::*;
 use crate::policy::PoolView;
 use crate::pool::WaitingTicket;
-use crate::teams::dota::{self};
+use crate::teams::dota;
 use smallvec::SmallVec;
 
 /// The per-criterion scores of one candidate, in [0, 1].
