@@ -89,7 +89,7 @@ pub enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Seed instead of the scenario's run.seed.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = whole::<u64>)]
         seed: Option<u64>,
         /// Override a scenario key, e.g. --set policy.limit=200 (repeatable).
         #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -103,7 +103,7 @@ pub enum Command {
         quiet: bool,
         /// Run seeds seed..seed+N-1 and give every metric a mean and 95% CI
         /// (default: the scenario's run.replications).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>)]
         replications: Option<u32>,
         /// `none` skips the per-row Parquet tables (tickets, matches, queue):
         /// summary, plots and report only.
@@ -196,7 +196,7 @@ pub enum Command {
         /// A folder `mmsim run --explain` wrote.
         run: PathBuf,
         /// The ticket's id (the `ticket` column of tickets.parquet).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>)]
         ticket: u32,
     },
     #[command(flatten)]
@@ -423,6 +423,34 @@ fn dispatch(command: Command) -> Result<(), CliError> {
 }
 
 /// A scenario's duration as it would be written: `12h`, `10m`, `1h30m`, `45s`.
+/// A whole-number flag's value. clap's own parser says "invalid digit
+/// found in string" and takes `-1` for an unknown flag; this names what the
+/// flag allows.
+pub(crate) fn whole<T>(s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr + num_bound::Max,
+{
+    s.trim()
+        .parse::<T>()
+        .map_err(|_| format!("`{s}` is not a whole number from 0 to {}", T::MAX_TEXT))
+}
+
+/// The largest value of each flag's number type, as `whole` names it.
+pub(crate) mod num_bound {
+    pub trait Max {
+        const MAX_TEXT: &'static str;
+    }
+    impl Max for u32 {
+        const MAX_TEXT: &'static str = "4294967295";
+    }
+    impl Max for u64 {
+        const MAX_TEXT: &'static str = "18446744073709551615";
+    }
+    impl Max for usize {
+        const MAX_TEXT: &'static str = "18446744073709551615";
+    }
+}
+
 fn span(secs: f64) -> String {
     let s = secs.round() as u64;
     let (h, m, sec) = (s / 3600, s % 3600 / 60, s % 60);

@@ -24,7 +24,7 @@ pub enum TuningCommand {
         #[arg(long)]
         out: Option<PathBuf>,
         /// Runs at once (default: all cores).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::whole::<usize>)]
         jobs: Option<usize>,
         /// Run only the K-th of N slices of the settings (K from 0) and write
         /// shard-K-of-N.json for `mmsim merge`.
@@ -34,7 +34,7 @@ pub enum TuningCommand {
         #[arg(long, value_name = "X,Y", value_delimiter = ',')]
         metrics: Vec<String>,
         /// Seeds per setting instead of the scenario's run.replications.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::whole::<u32>)]
         replications: Option<u32>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
@@ -64,12 +64,12 @@ pub enum TuningCommand {
         #[arg(long)]
         update: bool,
         /// Seeds per scenario (default: the baseline's; 5 for new baselines).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::whole::<u32>)]
         seeds: Option<u32>,
         /// Override a key in every checked scenario (to see what a change would do).
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::whole::<usize>)]
         jobs: Option<usize>,
     },
     /// Search one or two parameters for the setting that minimises a metric under constraints.
@@ -92,12 +92,12 @@ pub enum TuningCommand {
         #[arg(long = "subject-to", value_name = "METRIC<VALUE")]
         subject_to: Vec<String>,
         /// Seeds per point (default: the scenario's run.replications, at least 3).
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::whole::<u32>)]
         seeds: Option<u32>,
         /// Refinements around the best point after the first grid.
-        #[arg(long, default_value_t = 2)]
+        #[arg(long, default_value_t = 2, allow_negative_numbers = true, value_parser = super::whole::<usize>)]
         rounds: usize,
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true, value_parser = super::whole::<usize>)]
         jobs: Option<usize>,
         #[arg(long = "set", value_name = "KEY=VALUE")]
         sets: Vec<String>,

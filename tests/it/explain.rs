@@ -323,3 +323,184 @@ fn in_a_role_queue_short_of_tanks_the_waiting_is_the_roles_and_the_tank_is_named
         "{text}"
     );
 }
+
+/// The stories of a `--explain` run of `preset` with `sets`.
+fn stories(dir: &Path, preset: &str, sets: &[&str]) -> Vec<Value> {
+    let out = dir.join("bf");
+    let out_s = out.to_string_lossy().into_owned();
+    let preset = scenario(preset);
+    let mut args = vec![
+        "run",
+        &preset,
+        "--quiet",
+        "--tables",
+        "none",
+        "--explain",
+        "--out",
+        &out_s,
+    ];
+    for s in sets {
+        args.extend_from_slice(&["--set", s]);
+    }
+    let o = mmsim(&args);
+    assert!(o.status.success(), "{}", stderr(&o));
+    std::fs::read_to_string(out.join("explain.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Counts of `open_slot.blocked_by`, and the stories of backfill joiners.
+fn slot_causes(stories: &[Value]) -> (std::collections::BTreeMap<String, usize>, Vec<&Value>) {
+    let mut causes = std::collections::BTreeMap::new();
+    for s in stories {
+        if let Some(b) = s["open_slot"]["blocked_by"].as_str() {
+            *causes.entry(b.to_string()).or_insert(0) += 1;
+        }
+    }
+    let joined = stories
+        .iter()
+        .filter(|s| s.get("backfill").is_some())
+        .collect();
+    (causes, joined)
+}
+
+#[test]
+fn a_backfill_slot_with_a_closed_window_takes_only_the_leaver_s_own_rating_and_says_so() {
+    // Solos only, everyone accepts, and a slot's window is 0 and never
+    // widens: a slot can take only a ticket at exactly the leaver's rating,
+    // so every slot a waiting ticket saw was kept from it by the window.
+    let dir = tempfile::tempdir().unwrap();
+    let s = stories(
+        dir.path(),
+        "backfill-5v5.toml",
+        &[
+            "run.duration=\"6h\"",
+            "arrivals.party_sizes=[1.0]",
+            "acceptance.accept_prob=1",
+            "backfill.window=0",
+            "backfill.widen_per_s=0",
+            "backfill.max_window=0",
+        ],
+    );
+    let (causes, joined) = slot_causes(&s);
+    assert_eq!(causes.keys().collect::<Vec<_>>(), ["window"], "{causes:?}");
+    assert!(causes["window"] > 50, "{causes:?}");
+    for st in &s {
+        let slot = &st["open_slot"];
+        if slot.is_object() {
+            assert_eq!(num(&slot["window"]), 0.0, "{st}");
+            assert!(num(&slot["distance"]) > 0.0, "{st}");
+        }
+    }
+    // Ratings start at 1500: a newcomer can fill a first-match leaver's slot.
+    assert!(joined.len() > 10, "{}", joined.len());
+    for st in joined {
+        let b = &st["backfill"];
+        assert_eq!(num(&b["distance"]), 0.0, "{st}");
+        assert_eq!(b["window_reached_s"], b["slot_opened_s"], "{st}");
+        assert!(num(&b["slot_opened_s"]) <= num(&st["left_s"]), "{st}");
+        assert_eq!(st["outcome"], "matched", "{st}");
+    }
+}
+
+#[test]
+fn a_backfill_slot_alone_in_its_team_never_takes_a_duo_and_a_joiner_s_window_is_the_slot_s() {
+    // Duos only and a window that reaches everyone: a slot alone in its
+    // team can take nobody, so every slot a ticket saw was kept from it by
+    // the party's size; duos join only where a team has two slots open.
+    let dir = tempfile::tempdir().unwrap();
+    let s = stories(
+        dir.path(),
+        "backfill-5v5.toml",
+        &[
+            "run.duration=\"6h\"",
+            "match.team_size=4",
+            "arrivals.party_sizes=[0, 1]",
+            "acceptance.accept_prob=1",
+            "backfill.leave_per_min=0.03",
+            "backfill.window=20",
+            "backfill.widen_per_s=4",
+            "backfill.max_window=3000",
+        ],
+    );
+    let (causes, joined) = slot_causes(&s);
+    assert_eq!(
+        causes.keys().collect::<Vec<_>>(),
+        ["party_size"],
+        "{causes:?}"
+    );
+    for st in &s {
+        if st["open_slot"].is_object() {
+            assert_eq!(st["open_slot"]["team_open"], 1, "{st}");
+        }
+    }
+    assert!(joined.len() > 10, "{}", joined.len());
+    let mut widened = 0;
+    for st in joined {
+        let b = &st["backfill"];
+        let (opened, left) = (num(&b["slot_opened_s"]), num(&st["left_s"]));
+        // The slot's window at the join, by the scenario's own numbers.
+        let expect = (20.0 + 4.0 * (left - opened)).min(3000.0);
+        assert!((num(&b["window"]) - expect).abs() < 1e-6, "{st}");
+        let d = num(&b["distance"]);
+        assert!(d <= num(&b["window"]) + 1e-9, "{st}");
+        let reached = num(&b["window_reached_s"]);
+        assert!(
+            (reached - (opened + ((d - 20.0) / 4.0).max(0.0)).min(left)).abs() < 1e-6,
+            "{st}"
+        );
+        widened += usize::from(d > 20.0);
+    }
+    assert!(widened > 0, "no joiner needed the window to widen");
+}
+
+#[test]
+fn in_a_role_queue_a_backfill_slot_names_the_role_nobody_waiting_could_take() {
+    // Solos who each play one role, mostly damage, and a window that
+    // reaches everyone: a slot a waiting ticket saw but did not fill was
+    // kept from it by roles (or by a declined joiner's ready check), and a
+    // joiner took the leaver's role.
+    let dir = tempfile::tempdir().unwrap();
+    let s = stories(
+        dir.path(),
+        "ci/regions-roles-fresh.toml",
+        &[
+            "arrivals.party_sizes=[1.0]",
+            "roles.second_prob=0",
+            "backfill.leave_per_min=0.03",
+            "backfill.window=3000",
+            "backfill.max_window=3000",
+        ],
+    );
+    let (causes, joined) = slot_causes(&s);
+    assert!(causes.get("roles").copied().unwrap_or(0) > 10, "{causes:?}");
+    assert!(
+        causes.keys().all(|k| k == "roles" || k == "ready_check"),
+        "{causes:?}"
+    );
+    for st in &s {
+        if st["open_slot"]["blocked_by"] == "roles" {
+            assert!(st["open_slot"]["role"].is_string(), "{st}");
+        }
+    }
+    assert!(!joined.is_empty());
+    for st in joined {
+        assert!(st["backfill"]["role"].is_string(), "{st}");
+    }
+    let t = s
+        .iter()
+        .find(|st| st["open_slot"]["blocked_by"] == "roles")
+        .unwrap()["ticket_id"]
+        .to_string();
+    let o = mmsim(&[
+        "explain",
+        &dir.path().join("bf").to_string_lossy(),
+        "--ticket",
+        &t,
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8_lossy(&o.stdout);
+    assert!(text.contains("could take the leaver's role in "), "{text}");
+}

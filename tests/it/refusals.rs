@@ -203,3 +203,43 @@ fn a_missing_population_section_is_named() {
         "{err}"
     );
 }
+
+#[test]
+fn a_negative_or_wordy_number_flag_names_the_flag_and_what_it_allows() {
+    // clap's own parser took `-1` for an unknown flag ("to pass '-1' as a
+    // value, use '-- -1'") and said "invalid digit found in string".
+    let smoke = crate::common::scenario("smoke.toml");
+    for (args, flag) in [
+        (vec!["explain", "output", "--ticket", "-1"], "--ticket"),
+        (vec!["explain", "output", "--ticket", "ten"], "--ticket"),
+        (vec!["run", &smoke, "--seed", "-3"], "--seed"),
+        (
+            vec!["run", &smoke, "--replications", "-2"],
+            "--replications",
+        ),
+        (
+            vec![
+                "tune",
+                &smoke,
+                "--param",
+                "policy.base",
+                "--range",
+                "1:2",
+                "--minimise",
+                "wait_s.p90",
+                "--jobs",
+                "-1",
+            ],
+            "--jobs",
+        ),
+    ] {
+        let o = mmsim(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(flag) && err.contains("is not a whole number from 0 to"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("use '--"), "{args:?}: {err}");
+    }
+}

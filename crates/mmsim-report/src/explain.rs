@@ -1,7 +1,7 @@
 //! What held tickets back, as text: one ticket's story (`mmsim explain`)
 //! and the summary's per-rule figures.
 
-use mmsim_core::metrics::explain::{BlockRule, TicketStory};
+use mmsim_core::metrics::explain::{BlockRule, SlotBlock, TicketStory};
 use std::fmt::Write as _;
 
 fn secs(s: f64) -> String {
@@ -21,6 +21,9 @@ pub fn ticket_story(s: &TicketStory) -> String {
     );
     let waited = s.left_s - s.enqueued_s;
     let ended = match (s.outcome.as_str(), s.match_id) {
+        ("matched", Some(m)) if s.backfill.is_some() => {
+            format!("joined running match {m} by backfill")
+        }
         ("matched", Some(m)) => format!("matched into match {m}"),
         ("abandoned", _) => "gave up".to_owned(),
         ("declined", _) => "declined the ready check".to_owned(),
@@ -163,6 +166,48 @@ pub fn ticket_story(s: &TicketStory) -> String {
             o,
             "    its latency limit first allowed the host at {} of waiting",
             secs(at)
+        );
+    }
+    if let Some(b) = &s.backfill {
+        let role = b.role.as_ref().map_or(String::new(), |r| format!(" ({r})"));
+        let _ = writeln!(
+            o,
+            "  it took the slot{role} a player rated {:.0} left at {}: {:.0} points from that rating, \
+             inside the slot's window of {:.0}, which had reached it at {} ({} before it joined)",
+            b.leaver_rating,
+            secs(b.slot_opened_s),
+            b.distance,
+            b.window,
+            secs(b.window_reached_s),
+            secs((s.left_s - b.window_reached_s).max(0.0))
+        );
+    }
+    if let Some(slot) = &s.open_slot {
+        let role = slot
+            .role
+            .as_ref()
+            .map_or(String::new(), |r| format!(" in {r}"));
+        let why = match slot.blocked_by {
+            SlotBlock::Window => format!(
+                "{:.0} points from the leaver's rating, outside the slot's window of {:.0}",
+                slot.distance, slot.window
+            ),
+            SlotBlock::PartySize => format!(
+                "a party of {} for {} open slot(s) in that team",
+                s.party_size, slot.team_open
+            ),
+            SlotBlock::Roles => format!(
+                "nobody in the party could take the leaver's role{role} with the team's other open roles"
+            ),
+            SlotBlock::ReadyCheck => {
+                "the slot was waiting for a declined joiner's ready check".to_owned()
+            }
+        };
+        let _ = writeln!(
+            o,
+            "  {} backfill slot(s) open at the last look; the nearest{role}, left by a player rated {:.0}, \
+             did not take it: {why}",
+            slot.open_slots, slot.leaver_rating
         );
     }
     if !s.expansions.is_empty() {

@@ -87,10 +87,11 @@ pub fn from_text(
     path: &Path,
     sets: &[String],
 ) -> Result<LoadedScenario, ScenarioError> {
-    let parse_err = |e: toml::de::Error| schema_error(path, text, &e);
     // Schema errors in the file itself come with the file's lines.
-    let scenario: Scenario = toml::from_str(text).map_err(parse_err)?;
-    let table: toml::Table = toml::from_str(text).map_err(parse_err)?;
+    let scenario: Scenario =
+        toml::from_str(text).map_err(|e| schema_error::<Scenario>(path, text, &e))?;
+    let table: toml::Table =
+        toml::from_str(text).map_err(|e| schema_error::<toml::Table>(path, text, &e))?;
     // Not yet validated: an override may repair a value the file gets wrong.
     let parsed = LoadedScenario {
         scenario,
@@ -269,8 +270,8 @@ impl LoadedScenario {
     /// errors: the file's line for a mistake in the file, the overrides for
     /// one they introduced. `T` should ignore the sections it does not own.
     pub fn section<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
-        let from_file: T =
-            toml::from_str(&self.source).map_err(|e| schema_error(&self.path, &self.source, &e))?;
+        let from_file: T = toml::from_str(&self.source)
+            .map_err(|e| schema_error::<T>(&self.path, &self.source, &e))?;
         if self.sets.is_empty() {
             return Ok(from_file);
         }
@@ -481,8 +482,17 @@ pub fn gb(bytes: u64) -> String {
 
 /// A parse or schema error of the file, naming the key it is about at the
 /// key's own line when the file lets us find it.
-fn schema_error(path: &Path, text: &str, e: &toml::de::Error) -> ScenarioError {
-    let found = super::locate::locate(text, e.span(), e.message());
+fn schema_error<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    text: &str,
+    e: &toml::de::Error,
+) -> ScenarioError {
+    let retry = |changed: &str| {
+        toml::from_str::<T>(changed)
+            .err()
+            .map(|e| e.message().to_owned())
+    };
+    let found = super::locate::locate_with(text, e.span(), e.message(), Some(&retry));
     match found.key {
         Some(key) => ScenarioError::Invalid {
             path: path.to_owned(),

@@ -31,8 +31,33 @@ struct Node {
     raw: String,
 }
 
+/// Parses a changed copy of the file as the schema does: serde's message
+/// when it still fails, `None` when it does not.
+pub type Retry<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// Keys that name a tagged section's variant (`[policy] kind`, `[outcome]
+/// model`, `skill = { dist = ... }`): taking one out fails for its own
+/// sake, not for the error being looked for.
+const TAGS: [&str; 5] = ["kind", "model", "system", "method", "dist"];
+
 /// Finds the key `message` (serde's, at byte `span` of `text`) is about.
+#[cfg(test)]
 pub fn locate(text: &str, span: Option<Range<usize>>, message: &str) -> Located {
+    locate_with(text, span, message, None)
+}
+
+/// `locate`, and when the message names no key, the key whose removal
+/// changes the error, found by parsing the file again without each of the
+/// section's keys in turn (`retry`). serde checks a section's values in the
+/// file's order before it looks for missing ones, so the first key whose
+/// removal changes the message is the one it stopped at, whatever the
+/// message says; the guess from the quoted value is the fallback.
+pub fn locate_with(
+    text: &str,
+    span: Option<Range<usize>>,
+    message: &str,
+    retry: Option<Retry<'_>>,
+) -> Located {
     let message = message.trim().replace('\n', " ");
     let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
     let Some(span) = span else {
@@ -83,8 +108,19 @@ pub fn locate(text: &str, span: Option<Range<usize>>, message: &str) -> Located 
                 line: Some(line_of(at.key_at)),
                 message: "is missing: this section needs it".into(),
             };
-        } else if let Some(k) = offending_child(&message, &kids) {
+        } else if let Some(k) = retry
+            .and_then(|r| culprit(text, &kids, &message, r))
+            .or_else(|| offending_child(&message, &kids))
+        {
             target = k;
+            // A table inside the section (`[policy.weights]`): on to the
+            // key inside it.
+            while let (true, Some(r)) = (target.container, retry) {
+                match culprit(text, &children(target), &message, r) {
+                    Some(k) => target = k,
+                    None => break,
+                }
+            }
         }
     }
     Located {
@@ -218,6 +254,54 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     Some(&text[start..start + len])
 }
 
+/// The first of `kids` (in the file's order) without which the file fails
+/// differently or not at all.
+fn culprit<'n>(text: &str, kids: &[&'n Node], message: &str, retry: Retry<'_>) -> Option<&'n Node> {
+    let mut order: Vec<&'n Node> = kids.to_vec();
+    order.sort_by_key(|k| k.key_at);
+    order.into_iter().find(|k| {
+        let name = k.path.rsplit('.').next().unwrap_or("");
+        let Some(changed) = without(text, k.range.clone()) else {
+            return false;
+        };
+        // A copy that is no longer TOML says nothing about the schema.
+        if changed.parse::<toml::Table>().is_err() {
+            return false;
+        }
+        match retry(&changed) {
+            None => true,
+            Some(m) if TAGS.contains(&name) && m.contains(&format!("`{name}`")) => false,
+            Some(m) => m.trim().replace('\n', " ") != message,
+        }
+    })
+}
+
+/// `text` without the key-value pair at `range`, and the comma that joins
+/// it to its neighbour in an inline table.
+fn without(text: &str, range: Range<usize>) -> Option<String> {
+    let bytes = text.as_bytes();
+    let (mut start, mut end) = (range.start, range.end.min(text.len()));
+    if start >= end {
+        return None;
+    }
+    let mut after = end;
+    while after < bytes.len() && (bytes[after] == b' ' || bytes[after] == b'\t') {
+        after += 1;
+    }
+    if bytes.get(after) == Some(&b',') {
+        end = after + 1;
+    } else {
+        let mut before = start;
+        while before > 0 && (bytes[before - 1] == b' ' || bytes[before - 1] == b'\t') {
+            before -= 1;
+        }
+        if before > 0 && bytes[before - 1] == b',' {
+            start = before - 1;
+        }
+    }
+    Some(format!("{}{}", &text[..start], &text[end..]))
+}
+
 /// The key inside a table that serde's message is about: a plain value
 /// equal to the one quoted, a list holding it, or the first list or table
 /// when the message says a list or table was not wanted.
@@ -313,6 +397,68 @@ pub fn reword(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A tagged section as the schema has them: serde reports its errors
+    /// at the section's start without the key.
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct File {
+        policy: Policy,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+    #[allow(dead_code)]
+    enum Policy {
+        Widening {
+            keep: bool,
+            base: f64,
+            weights: Option<Weights>,
+        },
+    }
+    #[derive(serde::Deserialize)]
+    #[allow(dead_code)]
+    struct Weights {
+        skill: f64,
+        wait: f64,
+    }
+
+    fn schema(text: &str) -> Located {
+        let e = toml::from_str::<File>(text).err().expect("a schema error");
+        let retry = |t: &str| {
+            toml::from_str::<File>(t)
+                .err()
+                .map(|e| e.message().to_owned())
+        };
+        locate_with(text, e.span(), e.message(), Some(&retry))
+    }
+
+    #[test]
+    fn a_tagged_section_s_error_is_the_key_whose_removal_changes_it() {
+        // `keep = true` is fine and quotes the same value as the bad `base`:
+        // the guess from the value alone picked `keep`.
+        let text = "[policy]\nkind = \"widening\"\nkeep = true\nbase = true\n";
+        let l = schema(text);
+        assert_eq!(l.key.as_deref(), Some("policy.base"));
+        assert_eq!(l.line, Some(4));
+        let guess = locate(
+            text,
+            toml::from_str::<File>(text).err().unwrap().span(),
+            "invalid type: boolean `true`, expected f64",
+        );
+        assert_eq!(guess.key.as_deref(), Some("policy.keep"));
+    }
+
+    #[test]
+    fn a_table_inside_a_tagged_section_is_walked_into() {
+        let text = "[policy]\nkind = \"widening\"\nkeep = true\nbase = 1\n\n[policy.weights]\nskill = 1\nwait = [2]\n";
+        let l = schema(text);
+        assert_eq!(l.key.as_deref(), Some("policy.weights.wait"));
+        assert_eq!(l.line, Some(8));
+        // A missing key is still named as missing, at its section.
+        let l = schema("[policy]\nkind = \"widening\"\nkeep = true\n");
+        assert_eq!(l.key.as_deref(), Some("policy.base"));
+        assert_eq!(l.message, "is missing: this section needs it");
+    }
 
     fn at(text: &str, needle: &str, message: &str) -> Located {
         let start = text.find(needle).unwrap();

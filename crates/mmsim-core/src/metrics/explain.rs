@@ -97,6 +97,82 @@ pub struct TicketStory {
     /// ticket's own wait reached before it left, in order of the wait.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub expansions: Vec<crate::model::ExpansionStep>,
+    /// With `[backfill]`, a ticket that joined a running match: the slot
+    /// it filled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backfill: Option<BackfillJoin>,
+    /// With `[backfill]`, at the last look: the open slot that came
+    /// nearest to taking the ticket, and what kept it from doing so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_slot: Option<OpenSlotSeen>,
+}
+
+/// The slot of a running match a ticket filled by backfill.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BackfillJoin {
+    /// The rating of the player whose leave opened the slot.
+    pub leaver_rating: f64,
+    /// When the slot opened, in seconds of simulated time.
+    pub slot_opened_s: f64,
+    /// Rating points between the ticket and the leaver.
+    pub distance: f64,
+    /// The slot's window (each side of the leaver's rating) when the
+    /// ticket joined.
+    pub window: f64,
+    /// When the slot's widening window first reached the ticket's rating,
+    /// in seconds of simulated time (the slot took the nearest fitting
+    /// ticket from then on, so a later join means nearer ones came first).
+    pub window_reached_s: f64,
+    /// In a role queue, the leaver's role, which the ticket took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+/// Open slots of running matches at one look, from one waiting ticket's
+/// side: the slot that came nearest to taking it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OpenSlotSeen {
+    /// Slots open at that look.
+    pub open_slots: u32,
+    /// The slot reported: the nearest (to the leaver's rating) of those
+    /// the ticket's party fits, else the nearest of all.
+    pub leaver_rating: f64,
+    pub distance: f64,
+    /// The slot's window at that look.
+    pub window: f64,
+    /// Open slots in the leaver's team: a party fits only as many.
+    pub team_open: u32,
+    /// In a role queue, the leaver's role.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+    /// What kept that slot from taking the ticket.
+    pub blocked_by: SlotBlock,
+}
+
+/// Why an open backfill slot did not take a waiting ticket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlotBlock {
+    /// The ticket is further from the leaver's rating than the slot's window.
+    Window,
+    /// The party has more players than its team has open slots.
+    PartySize,
+    /// In a role queue: nobody in the party plays the leaver's role, or the
+    /// rest do not fit the team's other open roles.
+    Roles,
+    /// The slot waits for the answer of a joiner who declined its ready check.
+    ReadyCheck,
+}
+
+impl SlotBlock {
+    pub fn name(self) -> &'static str {
+        match self {
+            SlotBlock::Window => "the slot's rating window",
+            SlotBlock::PartySize => "party size",
+            SlotBlock::Roles => "roles",
+            SlotBlock::ReadyCheck => "a ready check",
+        }
+    }
 }
 
 /// Waiting players who accept a role, and one match's slots for it.

@@ -13,11 +13,13 @@
 //! that can play it fills it (`backfill_roles.rs`); with a ready check the
 //! joiner answers it first (`backfill_ready.rs`).
 
-use super::backfill_roles::{open_counts, NO_ROLE};
+use super::backfill_roles::{open_counts, party_roles, NO_ROLE};
 use super::{timer_key, Event, Simulation, Slot};
+use crate::metrics::explain::{BackfillJoin, OpenSlotSeen, SlotBlock};
 use crate::metrics::TicketEnd;
-use crate::model::{SimDuration, SimTime, TicketId};
+use crate::model::{Player, SimDuration, SimTime, TicketId};
 use crate::outcome::TeamSkills;
+use crate::pool::WaitingTicket;
 use crate::teams::roles::MAX_ROLES;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
@@ -86,6 +88,79 @@ fn team_open_roles(open: &[OpenSlot], o: &OpenSlot, roles: usize) -> [u8; MAX_RO
     )
 }
 
+/// What one team's open slots can take: as many players as are open, and
+/// in a role queue (its number of roles) as many of each role.
+struct Room {
+    players: usize,
+    roles: Option<(usize, [u8; MAX_ROLES])>,
+}
+
+impl Room {
+    fn of(open: &[OpenSlot], o: &OpenSlot, roles: Option<usize>) -> Room {
+        Room {
+            players: open.iter().filter(|x| x.same_team(o)).count(),
+            roles: roles.map(|n| (n, team_open_roles(open, o, n))),
+        }
+    }
+}
+
+/// What keeps a slot in the leaver's `role`, with its team's `room`, from
+/// taking `t`, its window aside; `None` when it could. The one rule for
+/// both the backfill pass and `--explain`.
+fn misfit(players: &[Player], t: &WaitingTicket, room: &Room, role: u8) -> Option<SlotBlock> {
+    if t.size() > room.players {
+        return Some(SlotBlock::PartySize);
+    }
+    match &room.roles {
+        Some((n, counts)) if party_roles(players, t, counts, *n, role).is_none() => {
+            Some(SlotBlock::Roles)
+        }
+        _ => None,
+    }
+}
+
+/// From `t`'s side, the open slot that came nearest to taking it at
+/// `now`: the nearest (to the leaver's rating) of the slots its party
+/// fits, else the nearest of all; with the rule that kept it.
+pub(super) fn nearest_slot(
+    bf: &Backfills,
+    players: &[Player],
+    t: &WaitingTicket,
+    roles: Option<usize>,
+    role_names: Option<&[String]>,
+    now: SimTime,
+) -> Option<OpenSlotSeen> {
+    let seen = bf.open.iter().map(|o| {
+        let room = Room::of(&bf.open, o, roles);
+        let distance = (t.rating - o.rating).abs();
+        let w = window(&bf.config, o.opened, now);
+        let block = misfit(players, t, &room, o.role);
+        let block = if o.retry_at > now {
+            Some(SlotBlock::ReadyCheck)
+        } else {
+            block.or((distance > w).then_some(SlotBlock::Window))
+        };
+        (o, room.players, distance, w, block)
+    });
+    let fits = |b: &Option<SlotBlock>| !matches!(b, Some(SlotBlock::PartySize | SlotBlock::Roles));
+    let (o, team_open, distance, w, block) = seen.min_by(|a, b| {
+        (!fits(&a.4), a.2)
+            .partial_cmp(&(!fits(&b.4), b.2))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    })?;
+    Some(OpenSlotSeen {
+        open_slots: bf.open.len() as u32,
+        leaver_rating: o.rating,
+        distance,
+        window: w,
+        team_open: team_open as u32,
+        role: role_names.and_then(|n| n.get(o.role as usize).cloned()),
+        // The backfill pass before the look takes any ticket a slot can:
+        // one it could still take means the pass has not run since.
+        blocked_by: block?,
+    })
+}
+
 #[doc(hidden)]
 pub struct Backfills {
     config: Backfill,
@@ -135,6 +210,33 @@ impl Backfills {
 /// The window of a slot open since `opened`, at `now`.
 pub fn window(c: &Backfill, opened: SimTime, now: SimTime) -> f64 {
     (c.window + c.widen_per_s * now.since(opened).as_secs_f64()).min(c.max_window)
+}
+
+/// The slot `o` that `t` fills at `now`, as its story tells it.
+fn join_story(
+    c: &Backfill,
+    o: &OpenSlot,
+    t: &WaitingTicket,
+    now: SimTime,
+    role_names: Option<&[String]>,
+) -> BackfillJoin {
+    let distance = (t.rating - o.rating).abs();
+    // The window widens linearly from the slot's opening; it had reached
+    // the ticket when it joined, so the crossing is at most now.
+    let after_s = if distance <= c.window || c.widen_per_s <= 0.0 {
+        0.0
+    } else {
+        (distance - c.window) / c.widen_per_s
+    };
+    let opened_s = o.opened.as_secs_f64();
+    BackfillJoin {
+        leaver_rating: o.rating,
+        slot_opened_s: opened_s,
+        distance,
+        window: window(c, o.opened, now),
+        window_reached_s: (opened_s + after_s).min(now.as_secs_f64()),
+        role: role_names.and_then(|n| n.get(o.role as usize).cloned()),
+    }
 }
 
 /// Redraws the winner of two teams for a final P(team 0) `p1` after it was
@@ -341,31 +443,16 @@ impl Simulation<'_> {
                 continue;
             }
             let w = window(&bf.config, o.opened, now);
-            // A party fits when its team has as many slots open.
-            let room = bf.open.iter().filter(|x| x.same_team(&o)).count();
-            let found: Option<TicketId> = match self.format.roles {
-                None => self
-                    .pool
-                    .nearest(o.rating, TicketId(u32::MAX))
-                    .take_while(|(d, _)| *d <= w)
-                    .find(|(_, t)| t.size() <= room)
-                    .map(|(_, t)| t.id),
-                // The ticket asks for the leaver's role: only a party that
-                // can play it, the rest in the team's other open roles.
-                Some(comp) => {
-                    let counts = team_open_roles(&bf.open, &o, comp.roles());
-                    self.pool
-                        .nearest(o.rating, TicketId(u32::MAX))
-                        .take_while(|(d, _)| *d <= w)
-                        .find(|(_, t)| {
-                            t.size() <= room
-                                && self
-                                    .joiner_roles(t, &counts, comp.roles(), o.role)
-                                    .is_some()
-                        })
-                        .map(|(_, t)| t.id)
-                }
-            };
+            // A party fits when its team has as many slots open; in a role
+            // queue the ticket asks for the leaver's role, the rest in the
+            // team's other open roles.
+            let room = Room::of(&bf.open, &o, self.format.roles.map(|c| c.roles()));
+            let found: Option<TicketId> = self
+                .pool
+                .nearest(o.rating, TicketId(u32::MAX))
+                .take_while(|(d, _)| *d <= w)
+                .find(|(_, t)| misfit(&self.players, t, &room, o.role).is_none())
+                .map(|(_, t)| t.id);
             match found {
                 Some(id) => {
                     if self.ready.is_some() && !self.backfill_ready_check(k, id) {
@@ -393,7 +480,7 @@ impl Simulation<'_> {
         let assigned: SmallVec<[u8; 8]> = match self.format.roles {
             Some(comp) => {
                 let counts = team_open_roles(&bf.open, &o, comp.roles());
-                self.joiner_roles(&t, &counts, comp.roles(), o.role)
+                party_roles(&self.players, &t, &counts, comp.roles(), o.role)
                     .expect("the party fits the open roles")
             }
             None => SmallVec::new(),
@@ -406,6 +493,11 @@ impl Simulation<'_> {
         let match_id = self.active[s]
             .id
             .expect("open slots are in running matches");
+        if self.explain.is_some() {
+            let names = self.config.roles.as_ref().map(|r| &r.names[..]);
+            let story = join_story(&bf.config, &o, &t, now, names);
+            self.explain_backfill(&t, story);
+        }
         self.leave(&t, now, TicketEnd::Matched(match_id), &assigned);
         let Some(bf) = self.bf.as_mut() else {
             return;

@@ -4,7 +4,7 @@
 //! queue's own (`teams::roles`), asked of the open slots instead of a whole
 //! team's composition.
 
-use super::Simulation;
+use crate::model::Player;
 use crate::pool::WaitingTicket;
 use crate::teams::roles::{assign_roles, Composition, MAX_ROLES};
 use smallvec::SmallVec;
@@ -71,21 +71,19 @@ pub fn joiner_roles(
     None
 }
 
-impl Simulation<'_> {
-    /// `joiner_roles` for a waiting ticket, its members' main roles read
-    /// from the population.
-    pub(super) fn joiner_roles(
-        &self,
-        t: &WaitingTicket,
-        open: &[u8; MAX_ROLES],
-        roles: usize,
-        role: u8,
-    ) -> Option<SmallVec<[u8; 8]>> {
-        let mains: SmallVec<[u8; 8]> = t
-            .players
-            .iter()
-            .map(|p| self.players[p.index()].main_role)
-            .collect();
-        joiner_roles(&t.roles, &mains, open, roles, role)
-    }
+/// `joiner_roles` for a waiting ticket, its members' main roles read from
+/// the population.
+pub(super) fn party_roles(
+    players: &[Player],
+    t: &WaitingTicket,
+    open: &[u8; MAX_ROLES],
+    roles: usize,
+    role: u8,
+) -> Option<SmallVec<[u8; 8]>> {
+    let mains: SmallVec<[u8; 8]> = t
+        .players
+        .iter()
+        .map(|p| players[p.index()].main_role)
+        .collect();
+    joiner_roles(&t.roles, &mains, open, roles, role)
 }

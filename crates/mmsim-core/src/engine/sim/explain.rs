@@ -11,7 +11,9 @@
 
 use super::Simulation;
 use crate::engine::regions::Regions;
-use crate::metrics::explain::{BlockRule, Candidate, RoleCount, TicketStory, RULES};
+use crate::metrics::explain::{
+    BackfillJoin, BlockRule, Candidate, OpenSlotSeen, RoleCount, TicketStory, RULES,
+};
 use crate::metrics::TicketEnd;
 use crate::model::{SimDuration, SimTime, TicketId};
 use crate::policy::{MatchFormat, Policy, Trigger};
@@ -43,6 +45,10 @@ struct Live {
     before_check: Option<BlockRule>,
     /// In a role queue: the waiting players' roles at the last look.
     roles: Option<RoleSupply>,
+    /// With `[backfill]`: the open slot nearest to taking it at the last
+    /// look, and the slot it filled if it joined a running match.
+    slot: Option<OpenSlotSeen>,
+    joined: Option<BackfillJoin>,
 }
 
 /// In a role queue, the supply of each role around one ticket at one look:
@@ -350,6 +356,8 @@ impl Simulation<'_> {
         let regions = self.regions.as_deref();
         let mut acc = (self.warmup_end, self.collector.explain());
         let (pool, format) = (&self.pool, self.format);
+        let (bf, players) = (self.bf.as_ref(), &self.players[..]);
+        let role_names = self.config.roles.as_ref().map(|r| &r.names[..]);
         let mut look_at = |t: &WaitingTicket| {
             let live = ex.live.entry(t.id).or_insert_with(|| Live {
                 last_look: t.enqueued,
@@ -375,6 +383,16 @@ impl Simulation<'_> {
             live.first.get_or_insert(rule);
             live.current = Some(rule);
             live.threshold = policy.score_threshold(t.age_s(now));
+            live.slot = bf.and_then(|bf| {
+                super::backfill::nearest_slot(
+                    bf,
+                    players,
+                    t,
+                    format.roles.map(|c| c.roles()),
+                    role_names,
+                    now,
+                )
+            });
         };
         match trigger {
             Trigger::Join(id) => {
@@ -466,6 +484,21 @@ impl Simulation<'_> {
         }
     }
 
+    /// `t` is about to join a running match by backfill, into `slot`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn explain_backfill(&mut self, t: &WaitingTicket, slot: BackfillJoin) {
+        if let Some(ex) = self.explain.as_mut() {
+            ex.live
+                .entry(t.id)
+                .or_insert_with(|| Live {
+                    last_look: t.enqueued,
+                    ..Default::default()
+                })
+                .joined = Some(slot);
+        }
+    }
+
     /// A ticket leaves the queue: its story goes to the collector.
     #[cold]
     #[inline(never)]
@@ -538,6 +571,9 @@ impl Simulation<'_> {
                 let names = &self.config.roles.as_ref()?.names;
                 r.short_role().and_then(|i| names.get(i).cloned())
             }),
+            // A joiner's story is the slot it filled, not one it missed before.
+            open_slot: live.slot.filter(|_| live.joined.is_none()),
+            backfill: live.joined,
         };
         if let Some(acc) = acc.1 {
             acc.story(story, counted);
