@@ -20,5 +20,6 @@ mod outcome_sections;
 mod policy_plugins;
 mod policy_quality_cadence;
 mod policy_ruleset_memory;
+mod rating_ladder;
 mod rating_sections;
 mod teams_sections;
