@@ -27,7 +27,8 @@
 //! games it is not: a ladder whose teams are balanced on rating stays
 //! balanced on skill whatever the ratings' spread, so nothing pulls a
 //! stretched ladder back (the Dota preset's ladder with a boost of 2 ends
-//! 1.5 times as wide as the skills after 16 days). Whether a calibrating
+//! 16 days with a slope of rating on skill near 1.5; docs/scenarios.md).
+//! Whether a calibrating
 //! rating is shown or used by the matchmaker is for the caller to decide
 //! from `games`.
 //!

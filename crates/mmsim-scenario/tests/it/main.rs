@@ -3,6 +3,7 @@
 //! The scenario crate's integration tests: one binary. Most modules are
 //! checks of mmsim-core that build their world from scenario text (which
 
+mod docs_claims;
 mod engine_acceptance;
 mod engine_backfill;
 mod engine_backfill_ready;

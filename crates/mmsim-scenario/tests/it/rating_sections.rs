@@ -176,9 +176,9 @@ fn a_trueskill_beta_left_out_is_derived_from_the_outcome_model() {
     let modes = include_str!("../../../../scenarios/modes-ranked-casual.toml");
     let without_beta = modes.replace("beta = 300\n", "");
     assert_ne!(without_beta, modes);
-    let err = mmsim_scenario::from_text(&without_beta, path, &[])
-        .err()
-        .expect("modes of 5 and 1 with no beta")
-        .to_string();
+    let err = match mmsim_scenario::from_text(&without_beta, path, &[]) {
+        Ok(_) => panic!("modes of 5 and 1 with no beta were accepted"),
+        Err(e) => e.to_string(),
+    };
     assert!(err.contains("rating.beta"), "{err}");
 }
