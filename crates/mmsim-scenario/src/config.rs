@@ -392,6 +392,23 @@ impl Scenario {
         if let Some(regions) = &self.regions {
             regions.validate().map_err(|e| prefixed("regions", e))?;
         }
+        // A derived β fits one team size; modes of several need it given.
+        if let (RatingConfig::Trueskill(t), Some(modes)) = (&self.rating, &self.modes) {
+            let size = self.format.team_size;
+            if t.beta.is_none()
+                && modes
+                    .queues
+                    .iter()
+                    .any(|q| q.team_size.is_some_and(|n| n != size))
+            {
+                return Err(ParamError::new(
+                    "rating.beta",
+                    format!(
+                        "must be given when modes play different team sizes: left out, it is derived from the outcome model for one team size (match.team_size = {size}); give a number > 0, e.g. the one for the mode that counts most"
+                    ),
+                ));
+            }
+        }
         let a = &self.arrivals;
         if !traced {
             positive("arrivals.rate_per_s", a.rate_per_s)?;

@@ -34,4 +34,4 @@ pub use provenance::Provenance;
 pub use regions::{ExpansionSection, HomeSection, RegionsSection, SeasonedSection};
 pub use roles::RolesSection;
 pub use ruleset::RulesetSection;
-pub use to_engine::FromScenario;
+pub use to_engine::{rating_config, FromScenario};

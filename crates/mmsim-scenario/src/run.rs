@@ -62,7 +62,7 @@ pub fn run_logging(
 ) -> anyhow::Result<RunOutput> {
     let started = Instant::now();
     let parts = Parts::from_scenario(scenario);
-    let rating = scenario.rating.build();
+    let rating = crate::to_engine::rating_config(scenario).build();
     let mut sim = Simulation::new(Config::from_scenario(scenario), seed, parts, rows);
     if let Some(log) = log {
         sim = sim.with_log(log);

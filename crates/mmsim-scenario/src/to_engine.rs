@@ -97,7 +97,7 @@ impl FromScenario for Parts {
     fn from_scenario(s: &Scenario) -> Parts {
         Parts {
             policy: build_policy(s),
-            rating: s.rating.build(),
+            rating: rating_config(s).build(),
             outcome: s.outcome.build(),
             former: Some(s.teams.build()),
             regional: s.regions.as_ref().map_or_else(Vec::new, |r| {
@@ -110,6 +110,20 @@ impl FromScenario for Parts {
 
 /// The scenario's policy; `eomm` gets the engagement model it predicts with
 /// (validation made sure there is one).
+/// The scenario's `[rating]` with what it leaves to the outcome model
+/// filled in: a TrueSkill β left out is derived from `[outcome] scale` and
+/// `[match] team_size` (`rating::trueskill::logistic_beta`), so the rating system
+/// believes games as noisy as the outcome model makes them. The one place
+/// the rating's scale is tied to the outcome's.
+pub fn rating_config(s: &Scenario) -> RatingConfig {
+    match (&s.rating, &s.outcome) {
+        (RatingConfig::Trueskill(p), mmsim_core::outcome::OutcomeConfig::Logistic(o)) => {
+            RatingConfig::Trueskill(p.with_outcome(o.scale, s.format.team_size as usize))
+        }
+        (other, _) => other.clone(),
+    }
+}
+
 fn build_policy(s: &Scenario) -> Box<dyn mmsim_core::policy::Policy> {
     match (&s.policy, &s.engagement) {
         (mmsim_core::policy::PolicyConfig::Eomm(p), Some(e)) => {

@@ -9,18 +9,35 @@
 //! tests.
 //!
 //! Scale: mmsim's skills and thresholds live on an Elo-like scale around
-//! 1500, so the defaults are TrueSkill's classic 25 / 8.333 / 4.1667 /
-//! 0.0833 multiplied by 60: μ 1500, σ 500, β 250, τ 5. TrueSkill is
-//! scale-free (multiplying μ, σ, β and τ by a constant multiplies every
-//! result by it), so this changes nothing but the units.
+//! 1500, so the defaults are TrueSkill's classic 25 / 8.333 / 0.0833
+//! multiplied by 60: μ 1500, σ 500, τ 5. TrueSkill is scale-free
+//! (multiplying μ, σ, β and τ by a constant multiplies every result by it),
+//! so this changes nothing but the units. β is different: it is the
+//! system's belief about how noisy a game is, which the outcome model
+//! decides, so a β that disagrees with the outcome model makes the ladder's
+//! prediction over- or under-confident. Left out, it is derived from the
+//! outcome model ([`logistic_beta`]; the scenario layer passes the outcome's
+//! `scale` and the match's team size).
 //!
 //! Calibration: for a player's first `calibration_games` games (counted in
 //! `Rating.games` before the match), the change of their mean is multiplied
-//! by `calibration_boost`; σ is updated as usual. This is what makes new
-//! ratings visibly move faster in team games, where one match tells little
-//! about one member and σ alone would shrink slowly. Whether a calibrating
-//! rating is shown or used by the matchmaker is for the caller to decide from
-//! `games`.
+//! by `calibration_boost`; σ is updated as usual. The default boost is 1
+//! (none): a boost moves a mean further than the evidence supports while σ
+//! shrinks as if it had not, so the overshoot is never taken back. In team
+//! games it is not: a ladder whose teams are balanced on rating stays
+//! balanced on skill whatever the ratings' spread, so nothing pulls a
+//! stretched ladder back (the Dota preset's ladder with a boost of 2 ends
+//! 16 days with a slope of rating on skill near 1.5; docs/scenarios.md).
+//! Whether a calibrating
+//! rating is shown or used by the matchmaker is for the caller to decide
+//! from `games`.
+//!
+//! Surprise: the Dota post's "a surprising match outcome will tend to cause
+//! an increase in uncertainty". With `surprise_gain` g > 0, every player's
+//! new σ is multiplied by 1 + g·u, u = max(0, 1 − 2p) and p the system's
+//! own pre-match probability that the winner would win: nothing for an
+//! expected or even result, up to 1 + g for a certain loser winning. σ never
+//! rises above a new player's `sigma`.
 
 use super::{blend, check_non_negative, check_positive, stamp, RatingSystem};
 use crate::model::{ParamError, Rating, SimTime};
@@ -40,8 +57,11 @@ pub struct TrueSkillParams {
     /// (TrueSkill's μ/3).
     pub sigma: f64,
     /// Performance noise β, in rating points: a player β above another wins
-    /// about 76% of 1v1 games. Default 250 (TrueSkill's σ/2).
-    pub beta: f64,
+    /// about 76% of 1v1 games. Absent: derived from the outcome model
+    /// ([`logistic_beta`]), by the scenario layer; a system built without
+    /// one uses Elo's 400-point scale in 1v1 (196.0).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub beta: Option<f64>,
     /// Dynamics τ, in rating points: added (in quadrature) to every σ before
     /// each match so ratings never freeze. Default 5 (TrueSkill's σ/100).
     pub tau: f64,
@@ -53,8 +73,28 @@ pub struct TrueSkillParams {
     /// post's 10). 0 turns calibration off. Default 10.
     pub calibration_games: u32,
     /// Factor on a calibrating player's change of mean (1 = no boost).
-    /// Default 2.
+    /// Default 1: see the module's note on calibration.
     pub calibration_boost: f64,
+    /// How much a surprising result raises the deviation: σ is multiplied
+    /// by 1 + gain·u, u = max(0, 1 − 2·P(winner wins)). 0 (the default)
+    /// turns it off.
+    pub surprise_gain: f64,
+}
+
+/// The β under which TrueSkill predicts what the logistic outcome model
+/// decides, for teams of `team_size`: the outcome model gives an even
+/// match's win probability a slope of ln(10) / (4·scale) per point of team
+/// strength (the members' mean skill), TrueSkill one of
+/// φ(0)·n / (β·sqrt(2n)) = sqrt(n/2) / (β·sqrt(2π)) per point of the mean
+/// (it sums n members' performances, each with noise β). Equal slopes give
+/// β = scale · sqrt(n/2) · 4 / (ln 10 · sqrt(2π)) ≈ 0.6930 · scale ·
+/// sqrt(n/2): 196.0 in 1v1 and 438.3 in 5v5 at Elo's 400. Matched at an
+/// even match because the matchmaker makes even matches, so that is where
+/// the ladder learns; away from it the two curves part only in the tails
+/// (at a 400-point gap in 1v1, 90.9% against 92.5%).
+pub fn logistic_beta(scale: f64, team_size: usize) -> f64 {
+    let n = team_size.max(1) as f64;
+    scale * (n / 2.0).sqrt() * 4.0 / (std::f64::consts::LN_10 * (2.0 * std::f64::consts::PI).sqrt())
 }
 
 impl Default for TrueSkillParams {
@@ -62,11 +102,12 @@ impl Default for TrueSkillParams {
         TrueSkillParams {
             mu: 1500.0,
             sigma: 500.0,
-            beta: 250.0,
+            beta: None,
             tau: 5.0,
             draw_probability: 0.0,
             calibration_games: 10,
-            calibration_boost: 2.0,
+            calibration_boost: 1.0,
+            surprise_gain: 0.0,
         }
     }
 }
@@ -76,7 +117,7 @@ impl TrueSkillParams {
     pub const SOURCE: &str =
         "Herbrich, Minka and Graepel, TrueSkill (2006), with the Dota 2 post's calibration games";
     /// Its keys, for `mmsim catalogue`.
-    pub const PARAMETERS: &str = "mu, sigma, beta, tau, draw_probability, calibration_games, calibration_boost";
+    pub const PARAMETERS: &str = "mu, sigma, beta, tau, draw_probability, calibration_games, calibration_boost, surprise_gain";
 
     pub fn validate(&self) -> Result<(), ParamError> {
         if !self.mu.is_finite() {
@@ -86,7 +127,9 @@ impl TrueSkillParams {
             ));
         }
         check_positive("sigma", self.sigma)?;
-        check_positive("beta", self.beta)?;
+        if let Some(beta) = self.beta {
+            check_positive("beta", beta)?;
+        }
         check_non_negative("tau", self.tau)?;
         if !(0.0..1.0).contains(&self.draw_probability) {
             return Err(ParamError::new(
@@ -97,13 +140,29 @@ impl TrueSkillParams {
                 ),
             ));
         }
-        check_positive("calibration_boost", self.calibration_boost)
+        check_positive("calibration_boost", self.calibration_boost)?;
+        check_non_negative("surprise_gain", self.surprise_gain)
+    }
+
+    /// β as given, or derived for 1v1 at Elo's 400-point scale when absent
+    /// (the scenario layer fills it in from the scenario's outcome model).
+    pub fn beta(&self) -> f64 {
+        self.beta.unwrap_or_else(|| logistic_beta(400.0, 1))
+    }
+
+    /// These parameters with β derived from a logistic outcome model of
+    /// `scale` and teams of `team_size`, unless β is given.
+    pub fn with_outcome(&self, scale: f64, team_size: usize) -> TrueSkillParams {
+        TrueSkillParams {
+            beta: Some(self.beta.unwrap_or_else(|| logistic_beta(scale, team_size))),
+            ..self.clone()
+        }
     }
 
     fn config(&self) -> TrueSkillConfig {
         TrueSkillConfig {
             draw_probability: self.draw_probability,
-            beta: self.beta,
+            beta: self.beta(),
             dynamics_factor: self.tau,
         }
     }
@@ -200,6 +259,13 @@ impl RatingSystem for TrueSkill {
         if winner >= teams.len() || teams.len() < 2 || teams.iter().any(|t| t.is_empty()) {
             return;
         }
+        let surprise = if self.params.surprise_gain > 0.0 && teams.len() == 2 {
+            let p = self.win_probability(&teams[winner], &teams[1 - winner], now);
+            (1.0 - 2.0 * p).max(0.0)
+        } else {
+            0.0
+        };
+        let widen = 1.0 + weight * self.params.surprise_gain * surprise;
         let rated = rate_match(teams, winner, &self.params);
         for (team, new_team) in teams.iter_mut().zip(rated) {
             for (r, (mu, sigma)) in team.iter_mut().zip(new_team) {
@@ -209,7 +275,14 @@ impl RatingSystem for TrueSkill {
                     1.0
                 };
                 r.value = blend(r.value, mu, weight * boost);
-                r.deviation = blend(r.deviation, sigma, weight);
+                let sigma = blend(r.deviation, sigma, weight) * widen;
+                // Surprise may raise σ, but not past a new player's, as a
+                // Glicko RD grows back only to its initial value.
+                r.deviation = if widen > 1.0 {
+                    sigma.min(self.params.sigma.max(r.deviation))
+                } else {
+                    sigma
+                };
                 stamp(r, now);
             }
         }
@@ -221,7 +294,8 @@ impl RatingSystem for TrueSkill {
         let n = (a.len() + b.len()) as f64;
         let delta: f64 =
             a.iter().map(|r| r.value).sum::<f64>() - b.iter().map(|r| r.value).sum::<f64>();
-        let variance: f64 = n * self.params.beta * self.params.beta
+        let beta = self.params.beta();
+        let variance: f64 = n * beta * beta
             + a.iter()
                 .chain(b)
                 .map(|r| r.deviation * r.deviation)
@@ -244,11 +318,12 @@ mod tests {
         TrueSkillParams {
             mu: 25.0,
             sigma: 25.0 / 3.0,
-            beta: 25.0 / 6.0,
+            beta: Some(25.0 / 6.0),
             tau: 25.0 / 300.0,
             draw_probability: 0.1,
             calibration_games: 0,
             calibration_boost: 1.0,
+            surprise_gain: 0.0,
         }
     }
 
@@ -464,8 +539,10 @@ mod tests {
         let l = (20.794526893186323, 7.194816551480744);
         check(&params, vec![d()], vec![d()], &[w, l], &[w, l]);
 
+        // β 250: TrueSkill's classic β (σ/2) times 60.
         let params = TrueSkillParams {
             calibration_games: 0,
+            beta: Some(250.0),
             ..TrueSkillParams::default()
         };
         let n = || r(1500.0, 500.0);
@@ -484,7 +561,10 @@ mod tests {
 
     #[test]
     fn calibration_boosts_the_mean_change_of_new_players_only() {
-        let system = TrueSkill::new(TrueSkillParams::default());
+        let system = TrueSkill::new(TrueSkillParams {
+            calibration_boost: 2.0,
+            ..TrueSkillParams::default()
+        });
         let plain = TrueSkill::new(TrueSkillParams {
             calibration_games: 0,
             ..TrueSkillParams::default()
@@ -569,12 +649,107 @@ mod tests {
         assert!((teams[0][0].value - teams[2][0].value).abs() < 0.01);
     }
 
+    /// The issue's case: a 25 (σ 3) beats a 35 (σ 3), classic β = 25/6, no
+    /// draw margin, no dynamics. By hand (Moser's closed form):
+    ///   c² = 2β² + 3² + 3² = 34.7222 + 18 = 52.7222, c = 7.261007
+    ///   t = (25 − 35) / c = −1.377219
+    ///   φ(t) = 0.154540, Φ(t) = 0.084222
+    ///   v = φ/Φ = 1.834903, w = v·(v + t) = 0.839804
+    ///   σ' = 3·sqrt(1 − (9/c²)·w) = 3·sqrt(0.856649) = 2.776646 (both)
+    ///   p = Φ(t) = 0.084222, the system's odds on the winner
+    ///   u = 1 − 2p = 0.831556
+    ///   with gain 0.5: σ'' = 2.776646 · (1 + 0.5·0.831556) = 3.931114.
+    /// The reverse result (the 35 wins) is expected: u = 0, σ falls as usual.
+    #[test]
+    fn a_surprising_result_raises_the_deviation() {
+        let params = TrueSkillParams {
+            draw_probability: 0.0,
+            tau: 0.0,
+            ..classic()
+        };
+        let plain = TrueSkill::new(params.clone());
+        let surprised = TrueSkill::new(TrueSkillParams {
+            surprise_gain: 0.5,
+            ..params
+        });
+        let start = vec![vec![r(25.0, 3.0)], vec![r(35.0, 3.0)]];
+        let mut a = start.clone();
+        plain.update(&mut a, 0, 1.0, SimTime::ZERO);
+        let mut b = start.clone();
+        surprised.update(&mut b, 0, 1.0, SimTime::ZERO);
+        for t in 0..2 {
+            assert!((a[t][0].deviation - 2.776646).abs() < 1e-6, "{:?}", a[t][0]);
+            assert!((b[t][0].deviation - 3.931114).abs() < 1e-6, "{:?}", b[t][0]);
+            // The means move as without surprise: 25 + (9/c)·v = 27.274357.
+            assert_eq!(a[t][0].value, b[t][0].value);
+        }
+        assert!((b[0][0].value - 27.274357).abs() < 1e-6);
+        // The favourite winning surprises nobody.
+        let mut a = start.clone();
+        plain.update(&mut a, 1, 1.0, SimTime::ZERO);
+        let mut b = start;
+        surprised.update(&mut b, 1, 1.0, SimTime::ZERO);
+        assert_eq!(a, b);
+        // Never past a new player's σ (25/3): σ 8 after a long-odds upset.
+        let mut c = vec![vec![r(10.0, 8.0)], vec![r(40.0, 8.0)]];
+        TrueSkill::new(TrueSkillParams {
+            surprise_gain: 5.0,
+            ..classic()
+        })
+        .update(&mut c, 0, 1.0, SimTime::ZERO);
+        assert_eq!(c[0][0].deviation, 25.0 / 3.0);
+        assert_eq!(c[1][0].deviation, 25.0 / 3.0);
+    }
+
+    /// β from the outcome model: TrueSkill's prediction and the logistic
+    /// model's agree near an even match, in 1v1 and 5v5, and a β off by a
+    /// tenth visibly does not.
+    #[test]
+    fn the_derived_beta_predicts_what_the_outcome_model_decides() {
+        // The outcome model's formula, written out: `rating` may not import `outcome`.
+        let logistic_win_probability = |a: f64, b: f64, scale: f64| {
+            1.0 / (1.0 + 10f64.powf((b - a) / scale))
+        };
+        assert!((logistic_beta(400.0, 5) - 438.313).abs() < 1e-3);
+        assert!((logistic_beta(400.0, 1) - 196.020).abs() < 1e-3);
+        for (n, scale) in [(1usize, 400.0), (5, 400.0), (3, 250.0)] {
+            let beta = logistic_beta(scale, n);
+            let system = |beta: f64| {
+                TrueSkill::new(TrueSkillParams {
+                    beta: Some(beta),
+                    ..TrueSkillParams::default()
+                })
+            };
+            // Settled players (σ 0): only β decides the prediction.
+            let team = |mean: f64| vec![r(mean, 0.0); n];
+            let gap = 10.0;
+            let truth = logistic_win_probability(1500.0 + gap, 1500.0, scale) - 0.5;
+            let pred = |beta: f64| {
+                system(beta).win_probability(&team(1500.0 + gap), &team(1500.0), SimTime::ZERO)
+                    - 0.5
+            };
+            assert!((pred(beta) / truth - 1.0).abs() < 1e-3, "n {n}: {} vs {truth}", pred(beta));
+            assert!((pred(beta * 1.1) / truth - 1.0).abs() > 0.05);
+        }
+        // The scenario layer's path: a given β stays, an absent one is derived.
+        let p = TrueSkillParams::default();
+        assert_eq!(p.with_outcome(400.0, 5).beta, Some(logistic_beta(400.0, 5)));
+        let given = TrueSkillParams {
+            beta: Some(300.0),
+            ..p
+        };
+        assert_eq!(given.with_outcome(400.0, 5).beta, Some(300.0));
+    }
+
     #[test]
     fn bad_parameters_name_their_key() {
         let bad = |p: TrueSkillParams| p.validate().unwrap_err().key;
         let d = TrueSkillParams::default;
         assert_eq!(bad(TrueSkillParams { sigma: 0.0, ..d() }), "sigma");
-        assert_eq!(bad(TrueSkillParams { beta: -1.0, ..d() }), "beta");
+        assert_eq!(bad(TrueSkillParams {
+                beta: Some(-1.0),
+                ..d()
+            }), "beta");
         assert_eq!(bad(TrueSkillParams { tau: -1.0, ..d() }), "tau");
         assert_eq!(
             bad(TrueSkillParams {
@@ -589,6 +764,13 @@ mod tests {
                 ..d()
             }),
             "calibration_boost"
+        );
+        assert_eq!(
+            bad(TrueSkillParams {
+                surprise_gain: -0.5,
+                ..d()
+            }),
+            "surprise_gain"
         );
         assert_eq!(
             bad(TrueSkillParams {

@@ -3,6 +3,7 @@
 //! The scenario crate's integration tests: one binary. Most modules are
 //! checks of mmsim-core that build their world from scenario text (which
 
+mod docs_claims;
 mod engine_acceptance;
 mod engine_backfill;
 mod engine_backfill_ready;
@@ -20,5 +21,6 @@ mod outcome_sections;
 mod policy_plugins;
 mod policy_quality_cadence;
 mod policy_ruleset_memory;
+mod rating_ladder;
 mod rating_sections;
 mod teams_sections;

@@ -147,3 +147,38 @@ mod properties {
         }
     }
 }
+
+/// A TrueSkill β left out comes from the scenario's outcome model and team
+/// size; one given stays; modes of several team sizes must give it.
+#[test]
+fn a_trueskill_beta_left_out_is_derived_from_the_outcome_model() {
+    use mmsim_core::rating::trueskill::logistic_beta;
+    let text = include_str!("../../../../scenarios/dota2-5v5.toml");
+    let path = std::path::Path::new("dota2-5v5.toml");
+    let beta_of = |sets: &[&str]| {
+        let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+        let s = mmsim_scenario::from_text(text, path, &sets)
+            .unwrap()
+            .scenario;
+        match mmsim_scenario::rating_config(&s) {
+            RatingConfig::Trueskill(p) => p.beta.unwrap(),
+            other => panic!("{other:?}"),
+        }
+    };
+    assert!((beta_of(&[]) - 438.313).abs() < 1e-3);
+    assert_eq!(beta_of(&["outcome.scale=200"]), logistic_beta(200.0, 5));
+    assert_eq!(
+        beta_of(&["match.team_size=3", "arrivals.party_sizes=[1.0]"]),
+        logistic_beta(400.0, 3)
+    );
+    assert_eq!(beta_of(&["rating.beta=300"]), 300.0);
+
+    let modes = include_str!("../../../../scenarios/modes-ranked-casual.toml");
+    let without_beta = modes.replace("beta = 300\n", "");
+    assert_ne!(without_beta, modes);
+    let err = match mmsim_scenario::from_text(&without_beta, path, &[]) {
+        Ok(_) => panic!("modes of 5 and 1 with no beta were accepted"),
+        Err(e) => e.to_string(),
+    };
+    assert!(err.contains("rating.beta"), "{err}");
+}
