@@ -108,13 +108,13 @@ impl FromScenario for Parts {
     }
 }
 
-/// The scenario's policy; `eomm` gets the engagement model it predicts with
-/// (validation made sure there is one).
 /// The scenario's `[rating]` with what it leaves to the outcome model
 /// filled in: a TrueSkill β left out is derived from `[outcome] scale` and
-/// `[match] team_size` (`rating::trueskill::logistic_beta`), so the rating system
-/// believes games as noisy as the outcome model makes them. The one place
-/// the rating's scale is tied to the outcome's.
+/// `[match] team_size` (`rating::trueskill::logistic_beta`), so the rating
+/// system believes games as noisy as the outcome model makes them. The one
+/// place the rating's scale is tied to the outcome's (every outcome model
+/// is logistic on true skill; `[outcome.battle]` and `[outcome.gold]`
+/// only add what they report).
 pub fn rating_config(s: &Scenario) -> RatingConfig {
     match (&s.rating, &s.outcome) {
         (RatingConfig::Trueskill(p), mmsim_core::outcome::OutcomeConfig::Logistic(o)) => {
@@ -124,6 +124,8 @@ pub fn rating_config(s: &Scenario) -> RatingConfig {
     }
 }
 
+/// The scenario's policy; `eomm` gets the engagement model it predicts with
+/// (validation made sure there is one).
 fn build_policy(s: &Scenario) -> Box<dyn mmsim_core::policy::Policy> {
     match (&s.policy, &s.engagement) {
         (mmsim_core::policy::PolicyConfig::Eomm(p), Some(e)) => {
