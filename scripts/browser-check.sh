@@ -85,5 +85,24 @@ EOF
     [[ $verdict == ok* ]] || fail=1
     [[ -s $OUT/$p.png ]] || { echo "$p: FAIL: no screenshot"; fail=1; }
 done
+# Close-ups of what a reader checks by eye, each the one element alone on
+# the page (every folded table opened): the by_hour table (its hour column
+# is the simulated hour), a role queue's "What held tickets back" with the
+# longest wait's story, and a sweep's Pareto plot with its intervals.
+shot() { # NAME REPORT SELECTOR
+    local page=${2%.html}.$1.html
+    SEL=$3 python3 -c 'import os, sys; sel = os.environ["SEL"]; sys.stdout.write(open(sys.argv[1]).read().replace("</body>", "<script>addEventListener(\"load\",()=>{document.querySelectorAll(\"details\").forEach(d=>d.open=true);const e=document.querySelector(" + repr(sel) + ");if(e){document.body.replaceChildren(e);scrollTo(0,0);document.title=\"FOUND\";}});</script></body>"))' "$2" > "$page"
+    chrome --virtual-time-budget=3000 --screenshot="$OUT/$1.png" "file://$page" >/dev/null
+    chrome --virtual-time-budget=3000 --dump-dom "file://$page" | grep -q '<title>FOUND</title>' \
+        || { echo "$1: FAIL: no $3 in $2"; fail=1; return; }
+    echo "$1: ok ($OUT/$1.png)"
+}
+shot dota2-5v5-by_hour "$OUT/runs/dota2-5v5/report.html" '#table-by_hour'
+"$MMSIM" run scenarios/ci/regions-roles-fresh.toml --explain --set 'roles.shares=[0.05, 0.25, 0.7]' \
+    --tables none --quiet --out "$OUT/runs/roles-explain" >/dev/null
+shot roles-held-back "$OUT/runs/roles-explain/report.html" '#held-back'
+"$MMSIM" sweep scenarios/gamedev-1v1-sweep.toml --set run.duration=2h --set run.warmup=20m \
+    --replications 2 --quiet --out "$OUT/runs/sweep" >/dev/null
+shot sweep-pareto "$OUT/runs/sweep/report.html" 'figure'
 echo "screenshots: $OUT/*.png"
 exit $fail

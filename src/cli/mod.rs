@@ -325,8 +325,8 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 "{}: ok — {} over {} ({} warm-up), {} players, {}, {}v{} ({} teams), policy {}, rating {}",
                 loaded.path.display(),
                 s.run.name,
-                span(s.run.duration.secs()),
-                span(s.run.warmup.secs()),
+                crate::report::text::duration(s.run.duration.secs()),
+                crate::report::text::duration(s.run.warmup.secs()),
                 players,
                 arrivals,
                 s.format.team_size,
@@ -451,22 +451,6 @@ pub(crate) mod num_bound {
     }
 }
 
-fn span(secs: f64) -> String {
-    let s = secs.round() as u64;
-    let (h, m, sec) = (s / 3600, s % 3600 / 60, s % 60);
-    let mut out = String::new();
-    if h > 0 {
-        out += &format!("{h}h");
-    }
-    if m > 0 {
-        out += &format!("{m}m");
-    }
-    if sec > 0 || s == 0 {
-        out += &format!("{sec}s");
-    }
-    out
-}
-
 /// `validate`'s estimate line: the run's time and its peak from the pilots,
 /// or why no pilot ran.
 fn estimate_line(e: Option<scenario::estimate::Estimate>) -> String {
@@ -478,7 +462,7 @@ fn estimate_line(e: Option<scenario::estimate::Estimate>) -> String {
         if x < 60.0 {
             format!("{x:.2} s")
         } else {
-            span(x)
+            crate::report::text::duration(x)
         }
     };
     let how = if e.whole {
@@ -489,7 +473,7 @@ fn estimate_line(e: Option<scenario::estimate::Estimate>) -> String {
     } else {
         format!(
             "pilots of the first {} and half of it took {}; later stretches cost what the pilot's second half did",
-            span(e.pilot.as_secs_f64()),
+            crate::report::text::duration(e.pilot.as_secs_f64()),
             wall(e.pilots_wall_s)
         )
     };
@@ -517,15 +501,21 @@ fn describe_world(s: &scenario::Scenario) -> Vec<String> {
             mix.join(", "),
             match &s.arrivals.patience {
                 scenario::Patience::Exponential { mean } => {
-                    format!("exponential, mean {}", span(mean.secs()))
+                    format!(
+                        "exponential, mean {}",
+                        crate::report::text::duration(mean.secs())
+                    )
                 }
                 scenario::Patience::Fixed { after } => {
-                    format!("everyone gives up after {}", span(after.secs()))
+                    format!(
+                        "everyone gives up after {}",
+                        crate::report::text::duration(after.secs())
+                    )
                 }
                 scenario::Patience::Never {} => "none (nobody gives up)".to_string(),
             },
             pct(s.arrivals.requeue_prob),
-            span(s.arrivals.think_time.secs())
+            crate::report::text::duration(s.arrivals.think_time.secs())
         ));
     }
     if let Some(r) = &s.roles {
@@ -726,6 +716,7 @@ fn run_command(
             table_rows,
             warmup_s: s.run.warmup.secs(),
             duration_s: s.run.duration.secs(),
+            stories: out.explain.as_deref().unwrap_or(&[]),
         },
         tables,
         &file_meta,

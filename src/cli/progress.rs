@@ -159,7 +159,7 @@ impl Plain {
         let share = (self.done as f64 / self.total as f64).clamp(0.0, 1.0);
         let left = if self.done > 0 {
             let secs = elapsed.as_secs_f64() * (1.0 / share - 1.0);
-            format!("about {} left", human(secs))
+            format!("about {} left", crate::report::text::duration(secs))
         } else {
             "time left not yet known".to_string()
         };
@@ -170,18 +170,8 @@ impl Plain {
         format!(
             "mmsim: {done} ({:.0}%), {} elapsed, {left}",
             share * 100.0,
-            human(elapsed.as_secs_f64())
+            crate::report::text::duration(elapsed.as_secs_f64())
         )
-    }
-}
-
-/// `75` as `1m15s`, `3700` as `1h01m`.
-fn human(secs: f64) -> String {
-    let s = secs.round() as u64;
-    match s {
-        0..=59 => format!("{s}s"),
-        60..=3599 => format!("{}m{:02}s", s / 60, s % 60),
-        _ => format!("{}h{:02}m", s / 3600, (s % 3600) / 60),
     }
 }
 
@@ -215,7 +205,7 @@ mod tests {
         p.total = 1000;
         assert_eq!(
             p.line(Duration::from_secs(3700)),
-            "mmsim: simulated 6.0h (25%), 1h01m elapsed, about 3h05m left"
+            "mmsim: simulated 6.0h (25%), 1h1m40s elapsed, about 3h5m left"
         );
     }
 }

@@ -161,6 +161,11 @@ fn check_preset(file: &str, sets: &[&str]) {
                 let with = hours.iter().filter(|h| num(h, "matched") > 0.0).count();
                 same(&what, after(c, "warm-up;"), with as f64);
             }
+            "ladder_by_hour" => {
+                let hours = at(&s, "by_hour").as_array().unwrap();
+                let with = hours.iter().filter(|h| num(h, "matches") > 0.0).count();
+                same(&what, after(c, "after warm-up ("), with as f64);
+            }
             "upset_by_gap" => {
                 let bins = at(&s, "upset_by_gap.skill").as_array().unwrap();
                 let n: f64 = bins.iter().map(|b| num(b, "matches")).sum();

@@ -301,7 +301,12 @@ pub(super) fn blocked_by_wait(
 }
 
 /// The report's "What held tickets back" section (`--explain` runs).
-pub(super) fn html_section(h: &mut String, e: &mmsim_core::metrics::explain::ExplainSummary) {
+pub(super) fn html_section(
+    h: &mut String,
+    e: &mmsim_core::metrics::explain::ExplainSummary,
+    stories: &[TicketStory],
+    warmup_s: f64,
+) {
     h.push_str("<section id=\"held-back\">\n<h2>What held tickets back</h2>\n");
     let total: f64 = e.blocked_ticket_s.values().sum();
     let _ = write!(
@@ -332,5 +337,35 @@ pub(super) fn html_section(h: &mut String, e: &mmsim_core::metrics::explain::Exp
             share * 100.0
         );
     }
-    h.push_str("</table>\n</section>\n");
+    h.push_str("</table>\n");
+    // One story in full, so the page shows what a story says without the
+    // command line: the longest wait of a ticket that joined after warm-up.
+    if let Some(s) = longest_wait(stories, warmup_s) {
+        let _ = write!(
+            h,
+            "<h3>The longest wait</h3>\n<p class=\"note\">Ticket {} waited {:.1} s, the longest of any \
+             ticket that joined after warm-up; its story, as <code>mmsim explain RUN --ticket {}</code> \
+             prints it:</p>\n<pre class=\"story\">{}</pre>\n",
+            s.ticket_id,
+            s.left_s - s.enqueued_s,
+            s.ticket_id,
+            super::html::esc(&ticket_story(s))
+        );
+    }
+    h.push_str("</section>\n");
+}
+
+/// The story of the longest wait among tickets that joined after warm-up
+/// (the lowest ticket id among equal waits).
+fn longest_wait(stories: &[TicketStory], warmup_s: f64) -> Option<&TicketStory> {
+    stories.iter().filter(|s| s.enqueued_s >= warmup_s).fold(
+        None,
+        |best: Option<&TicketStory>, s| {
+            let wait = s.left_s - s.enqueued_s;
+            match best {
+                Some(b) if b.left_s - b.enqueued_s >= wait => Some(b),
+                _ => Some(s),
+            }
+        },
+    )
 }

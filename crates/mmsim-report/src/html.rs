@@ -47,8 +47,8 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
          <a href=\"#plots\">Plots</a> <a href=\"#summary\">All figures</a> \
          <a href=\"#scenario\">Scenario</a> <a href=\"#files\">Files</a></p>\n</header>\n",
         seed = input.seed,
-        dur = human_duration(input.duration_s),
-        warm = human_duration(input.warmup_s),
+        dur = super::text::duration(input.duration_s),
+        warm = super::text::duration(input.warmup_s),
         t = sum.tickets,
         m = sum.matches,
     );
@@ -77,7 +77,7 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
     }
     h.push_str("</section>\n");
     if let Some(e) = &sum.explain {
-        super::explain::html_section(&mut h, e);
+        super::explain::html_section(&mut h, e, input.stories, input.warmup_s);
     }
     if let Some(m) = &sum.modes {
         super::mode_plots::html_section(&mut h, m);
@@ -289,7 +289,8 @@ fn rows_table(h: &mut String, key: &str, rows: &[&Map<String, Value>]) {
     let fold = rows.len() > FOLD_ROWS;
     let _ = write!(
         h,
-        "<h3><code>{}</code></h3>\n<p class=\"note\">{}</p>\n{}<table>\n<thead><tr><th>{head}</th>",
+        "<div class=\"rows\" id=\"table-{}\">\n<h3><code>{}</code></h3>\n<p class=\"note\">{}</p>\n{}<table>\n<thead><tr><th>{head}</th>",
+        esc(key),
         esc(key),
         esc(&meaning(key)),
         if fold {
@@ -320,6 +321,7 @@ fn rows_table(h: &mut String, key: &str, rows: &[&Map<String, Value>]) {
     if fold {
         h.push_str("</details>\n");
     }
+    h.push_str("</div>\n");
 }
 
 /// Tables longer than this are folded (`<details>`).
@@ -436,16 +438,6 @@ pub fn fmt_float(x: f64) -> String {
     s
 }
 
-fn human_duration(s: f64) -> String {
-    if s >= 3600.0 && (s / 3600.0).fract() == 0.0 {
-        format!("{} h", s / 3600.0)
-    } else if s >= 60.0 && (s / 60.0).fract() == 0.0 {
-        format!("{} min", s / 60.0)
-    } else {
-        format!("{} s", fmt_float(s))
-    }
-}
-
 /// Plots as a two-column grid of inline PNGs with their captions (nothing
 /// when there are none): the comparison and replicated pages share it.
 pub fn plot_grid(h: &mut String, plots: &[Plot]) {
@@ -531,6 +523,7 @@ table{border-collapse:collapse;margin:6px 0 14px;font-size:14px}
 th,td{padding:5px 12px;border-bottom:1px solid var(--line);text-align:left;vertical-align:top}
 th{background:#f1f3f4;font-weight:600}
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.rows table{font-size:13px}.rows th,.rows td{padding:4px 6px}
 tbody tr:nth-child(even){background:#fcfcfc}
 code{font-family:'DejaVu Sans Mono',ui-monospace,Menlo,Consolas,monospace;font-size:13px}
 figure{margin:14px 0 30px}
@@ -680,8 +673,6 @@ mod tests {
         assert_eq!(fmt_value(&serde_json::json!(0.1 + 0.2)), "0.3");
         assert_eq!(fmt_value(&serde_json::json!(42)), "42");
         assert_eq!(fmt_value(&serde_json::json!(1234.56)), "1234.6");
-        assert_eq!(human_duration(86400.0), "24 h");
-        assert_eq!(human_duration(90.0), "90 s");
     }
 
     /// Issue 31: the Dota report's `by_hour` table showed hours 0-8 (its

@@ -43,6 +43,9 @@ pub struct ReportInput<'a> {
     pub table_rows: Option<(u64, u64)>,
     pub warmup_s: f64,
     pub duration_s: f64,
+    /// With `--explain`: every ticket's story (empty otherwise); the report
+    /// shows the longest wait's.
+    pub stories: &'a [mmsim_core::metrics::explain::TicketStory],
 }
 
 /// Every file a run produces besides `summary.json`, `perf.json` and the
@@ -166,6 +169,7 @@ pub(crate) mod testdata {
                 )),
                 warmup_s: 30.0,
                 duration_s: 300.0,
+                stories: &[],
             }
         }
     }

@@ -202,6 +202,9 @@ pub fn plot_specs(input: &ReportInput) -> Vec<Spec> {
     if let Some(s) = wait_by_hour(input.summary) {
         specs.push(s);
     }
+    if let Some(s) = ladder_by_hour(input.summary) {
+        specs.push(s);
+    }
     if let Some(s) = upset_by_gap(input.summary) {
         specs.push(s);
     }
@@ -515,6 +518,64 @@ fn wait_by_hour(summary: &Summary) -> Option<Spec> {
             series,
             x_range: (0.0, 24.0),
             y_range: (0.0, padded_max(y_max) * 1.2),
+            markers: Vec::new(),
+            shade: None,
+        },
+    })
+}
+
+/// How well the ratings know the players, hour by hour (`by_hour`): the
+/// Dota post's criterion 1 (each team a 50% chance) on the ratings beside
+/// the same on true skill, and the ratings' Brier score.
+fn ladder_by_hour(summary: &Summary) -> Option<Spec> {
+    let rows: Vec<_> = summary.by_hour.iter().filter(|h| h.matches > 0).collect();
+    if rows.len() < 2 {
+        return None;
+    }
+    let line =
+        |label: &str, color, f: fn(&mmsim_core::metrics::summary::HourFigures) -> Option<f64>| {
+            Series {
+                label: label.into(),
+                color,
+                points: rows
+                    .iter()
+                    .filter_map(|h| f(h).map(|v| (f64::from(h.hour) + 0.5, v)))
+                    .collect(),
+            }
+        };
+    let series = vec![
+        line("|P - 0.5| by ratings", BLUE, |h| h.rating_win_prob_gap),
+        line("|P - 0.5| by true skill", VERMILLION, |h| {
+            h.true_win_prob_gap
+        }),
+        line("Brier score of the ratings", GREEN, |h| h.brier_score),
+        line("rank correlation, ratings and skill", ORANGE, |h| {
+            h.rating_skill_rank_corr
+        }),
+    ];
+    let y_max = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .fold(0.25, f64::max);
+    Some(Spec {
+        name: "ladder_by_hour",
+        title: "Do the ratings know the players? By hour of the simulated day".into(),
+        caption: format!(
+            "Matches formed in each hour after warm-up ({} hours with matches): how far from a \
+             coin flip they were by the rating system's own prediction (blue; the matchmaker \
+             makes it small) and by true skill (vermillion; what the players live), and the \
+             ratings' Brier score on the results (green; a coin flip scores 0.25, and so do \
+             ratings that only ever predict even matches), and the Spearman correlation of \
+             ratings with true skill (orange). A true gap far above the rating gap means the \
+             ratings do not yet know the players: criterion 1 holds on paper only. summary.json's by_hour and by_hour.parquet hold the figures.",
+            rows.len()
+        ),
+        x_desc: "hour of the simulated day".into(),
+        y_desc: "probability; Brier score; correlation".into(),
+        chart: Chart::Lines {
+            series,
+            x_range: (0.0, 24.0),
+            y_range: (0.0, padded_max(y_max) * 1.3),
             markers: Vec::new(),
             shade: None,
         },

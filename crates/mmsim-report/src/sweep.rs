@@ -434,7 +434,7 @@ fn pareto_spec(table: &SweepTable) -> Spec {
         name: PLOT_NAME,
         title: format!("{}: {} against {}", table.scenario, table.plot[1], table.plot[0]),
         caption: format!(
-            "One point per setting: the mean over {} seed(s) ({}), with grey bars for each mean's 95% interval over the seeds (none with one seed): settings whose bars overlap may not differ beyond seed noise. Both metrics are minimised; the settings joined in red form the Pareto front, where neither can improve without the other getting worse.",
+            "One point per setting: the mean over {} seed(s) ({}), with grey bars for each mean's 95% interval over the seeds (none with one seed): settings whose bars overlap may not differ beyond seed noise. Both metrics are minimised; the settings joined by the orange-red line form the Pareto front, where neither can improve without the other getting worse.",
             table.seeds.len(),
             seeds_text(&table.seeds)
         ),

@@ -126,6 +126,11 @@ pub const BY_HOUR_COLUMNS: &[(&str, ColType)] = &[
     ("queue_max_tickets", ColType::U32),
     ("concurrent_mean_players", ColType::F64),
     ("concurrent_max_players", ColType::U32),
+    ("matches", ColType::U32),
+    ("rating_win_prob_gap", ColType::F64),
+    ("true_win_prob_gap", ColType::F64),
+    ("brier_score", ColType::F64),
+    ("rating_skill_rank_corr", ColType::F64),
 ];
 
 /// Every player's state at the end of the run: true skill, both ratings
@@ -241,6 +246,14 @@ pub fn by_hour_frame(hours: &[HourFigures]) -> anyhow::Result<DataFrame> {
         col(
             "concurrent_max_players",
             map(hours, |h| h.concurrent_max_players),
+        ),
+        col("matches", map(hours, |h| count(h.matches))),
+        col("rating_win_prob_gap", map(hours, |h| h.rating_win_prob_gap)),
+        col("true_win_prob_gap", map(hours, |h| h.true_win_prob_gap)),
+        col("brier_score", map(hours, |h| h.brier_score)),
+        col(
+            "rating_skill_rank_corr",
+            map(hours, |h| h.rating_skill_rank_corr),
         ),
     ];
     frame(hours.len(), columns, BY_HOUR_COLUMNS)
@@ -772,6 +785,11 @@ mod tests {
                 queue_max_tickets: Some(19),
                 concurrent_mean_players: Some(120.5),
                 concurrent_max_players: Some(131),
+                matches: 11,
+                rating_win_prob_gap: Some(0.0125),
+                true_win_prob_gap: Some(0.25),
+                brier_score: Some(0.2375),
+                rating_skill_rank_corr: Some(0.5),
             },
             HourFigures {
                 hour: 4,
@@ -786,6 +804,11 @@ mod tests {
                 queue_max_tickets: Some(0),
                 concurrent_mean_players: Some(40.0),
                 concurrent_max_players: Some(44),
+                matches: 0,
+                rating_win_prob_gap: None,
+                true_win_prob_gap: None,
+                brier_score: None,
+                rating_skill_rank_corr: None,
             },
         ];
         let arts = table_artifacts(&[], &hours, &meta()).unwrap();
@@ -799,6 +822,8 @@ mod tests {
         assert_eq!((p99.get(0), p99.get(1)), (Some(30.25), None));
         let abandon = df.column("abandon_rate").unwrap().f64().unwrap();
         assert_eq!(abandon.get(0), Some(0.125));
+        let brier = df.column("brier_score").unwrap().f64().unwrap();
+        assert_eq!((brier.get(0), brier.get(1)), (Some(0.2375), None));
         assert_eq!(
             df.column("queue_max_tickets")
                 .unwrap()

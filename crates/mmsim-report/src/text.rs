@@ -9,6 +9,30 @@ use mmsim_tune::Ci;
 use serde_json::Value;
 use std::path::Path;
 
+/// A length of time as people write it, to the second: `90` as `1m30s`,
+/// `86400` as `24h`, `3700` as `1h1m40s`, `0` as `0s`; the units a scenario
+/// file takes, so a figure can be pasted back. Every command and page
+/// prints durations with it.
+pub fn duration(secs: f64) -> String {
+    let s = if secs.is_finite() && secs > 0.0 {
+        secs.round() as u64
+    } else {
+        0
+    };
+    let (h, m, sec) = (s / 3600, s % 3600 / 60, s % 60);
+    let mut out = String::new();
+    if h > 0 {
+        out += &format!("{h}h");
+    }
+    if m > 0 {
+        out += &format!("{m}m");
+    }
+    if sec > 0 || s == 0 {
+        out += &format!("{sec}s");
+    }
+    out
+}
+
 /// Up to six significant digits, trailing zeros dropped, so 0.1 + 0.2 prints
 /// as 0.3 and 1500 as 1500; whole numbers print whole, -0 prints as 0.
 pub fn num(x: f64) -> String {
@@ -291,6 +315,17 @@ pub fn tune_table(r: &TuneResult) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_print_as_a_scenario_file_writes_them() {
+        assert_eq!(duration(0.0), "0s");
+        assert_eq!(duration(0.4), "0s");
+        assert_eq!(duration(59.6), "1m");
+        assert_eq!(duration(90.0), "1m30s");
+        assert_eq!(duration(3700.0), "1h1m40s");
+        assert_eq!(duration(86400.0), "24h");
+        assert_eq!(duration(f64::NAN), "0s");
+    }
 
     #[test]
     fn the_replications_line_has_no_negative_zero_and_three_digits() {

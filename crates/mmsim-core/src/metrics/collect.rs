@@ -73,6 +73,15 @@ struct Hour {
     waits: MsHist,
     tickets: u64,
     abandoned: u64,
+    /// Matches formed in the hour: how far from a coin flip on ratings and
+    /// on true skill (summed), and of those finished, the rating system's
+    /// squared prediction error.
+    matches: u64,
+    rating_gap_sum: f64,
+    true_gaps: u64,
+    true_gap_sum: f64,
+    finished: u64,
+    brier_sum: f64,
 }
 
 /// One gap bin's matches, upsets and summed model chance of an upset.
@@ -335,8 +344,17 @@ impl<'r> Collector<'r> {
         }
         self.view.spread_rating.add(m.spread_rating);
         self.spread_skill.add(m.spread_skill);
+        let hour = &mut self.hours[hour_of_day(m.formed.as_ms()) as usize];
+        hour.matches += 1;
+        hour.rating_gap_sum += (m.p_team0_predicted - 0.5).abs();
+        if let Some(w) = m.winner {
+            hour.finished += 1;
+            hour.brier_sum += (m.p_team0_predicted - if w == 0 { 1.0 } else { 0.0 }).powi(2);
+        }
         if let Some(gap) = m.win_prob_gap() {
             self.win_prob_gap.add(gap);
+            hour.true_gaps += 1;
+            hour.true_gap_sum += gap;
         }
         if m.rematch {
             self.rematches += 1;
@@ -595,6 +613,7 @@ impl<'r> Collector<'r> {
     fn by_hour(&self, warmup_s: f64) -> Vec<HourFigures> {
         let mut samples = [(0u64, 0u64, 0u32); 24];
         let mut online = [(0u64, 0u32); 24];
+        let mut corr = [(0u64, 0.0f64); 24];
         for q in self
             .view
             .queue
@@ -609,15 +628,20 @@ impl<'r> Collector<'r> {
             let o = &mut online[hour];
             o.0 += u64::from(q.concurrent_players());
             o.1 = o.1.max(q.concurrent_players());
+            if let Some(c) = q.rating_skill_rank_corr {
+                corr[hour].0 += 1;
+                corr[hour].1 += c;
+            }
         }
         self.hours
             .iter()
             .zip(samples)
             .zip(online)
+            .zip(corr)
             .enumerate()
-            .filter(|(_, ((h, s), _))| h.tickets > 0 || s.0 > 0)
+            .filter(|(_, (((h, s), _), _))| h.tickets > 0 || s.0 > 0)
             .map(
-                |(hour, ((h, (n, sum, max)), (players, most)))| HourFigures {
+                |(hour, (((h, (n, sum, max)), (players, most)), (corrs, corr_sum)))| HourFigures {
                     hour: hour as u32,
                     tickets: h.tickets,
                     matched: h.waits.n(),
@@ -630,6 +654,13 @@ impl<'r> Collector<'r> {
                     queue_max_tickets: (n > 0).then_some(max),
                     concurrent_mean_players: (n > 0).then(|| players as f64 / n as f64),
                     concurrent_max_players: (n > 0).then_some(most),
+                    matches: h.matches,
+                    rating_win_prob_gap: (h.matches > 0)
+                        .then(|| h.rating_gap_sum / h.matches as f64),
+                    true_win_prob_gap: (h.true_gaps > 0)
+                        .then(|| h.true_gap_sum / h.true_gaps as f64),
+                    brier_score: (h.finished > 0).then(|| h.brier_sum / h.finished as f64),
+                    rating_skill_rank_corr: (corrs > 0).then(|| corr_sum / corrs as f64),
                 },
             )
             .collect()

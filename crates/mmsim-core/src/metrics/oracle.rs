@@ -214,7 +214,10 @@ pub fn summarize_records(
         })
         .collect();
     out.insert("rating_skill_rank_corr_series".into(), Value::Array(series));
-    out.insert("by_hour".into(), by_hour(meta, &tickets, &records.queue));
+    out.insert(
+        "by_hour".into(),
+        by_hour(meta, &tickets, &matches, &records.queue),
+    );
     let finished_two: Vec<_> = finished.iter().filter(|m| m.teams == 2).collect();
     out.insert(
         "upset_by_gap".into(),
@@ -235,6 +238,7 @@ fn max_u32(v: &[f64]) -> Option<u32> {
 fn by_hour(
     meta: &super::RunMeta<'_>,
     tickets: &[&super::TicketRecord],
+    matches: &[&super::MatchRecord],
     queue: &[super::QueueSample],
 ) -> Value {
     let hour = |s: f64| ((s / 3600.0).floor() as u64 % 24) as u32;
@@ -257,6 +261,22 @@ fn by_hour(
                 .iter()
                 .map(|s| f64::from(s.waiting_players) + f64::from(s.players_in_matches))
                 .collect();
+            let formed: Vec<_> = matches
+                .iter()
+                .filter(|m| hour(m.formed.as_secs_f64()) == h)
+                .collect();
+            let rating_gaps: Vec<f64> = formed
+                .iter()
+                .map(|m| (m.p_team0_predicted - 0.5).abs())
+                .collect();
+            let true_gaps: Vec<f64> = formed.iter().filter_map(|m| m.win_prob_gap()).collect();
+            let brier: Vec<f64> = formed
+                .iter()
+                .filter_map(|m| {
+                    let won0 = if m.winner? == 0 { 1.0 } else { 0.0 };
+                    Some((m.p_team0_predicted - won0).powi(2))
+                })
+                .collect();
             (!mine.is_empty() || !q.is_empty()).then(|| {
                 json!({
                     "hour": h,
@@ -271,6 +291,11 @@ fn by_hour(
                     "queue_max_tickets": max_u32(&q),
                     "concurrent_mean_players": mean(&online),
                     "concurrent_max_players": max_u32(&online),
+                    "matches": formed.len(),
+                    "rating_win_prob_gap": mean(&rating_gaps),
+                    "true_win_prob_gap": mean(&true_gaps),
+                    "brier_score": mean(&brier),
+                    "rating_skill_rank_corr": mean(&in_hour.iter().filter_map(|s| s.rating_skill_rank_corr).collect::<Vec<_>>()),
                 })
             })
         })

@@ -77,7 +77,8 @@ pub struct Summary {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold_integral: Option<GoldIntegral>,
     pub rating_skill_rank_corr_series: Vec<CorrPoint>,
-    /// Wait, abandon rate and queue length per hour of the simulated day.
+    /// Wait, abandon rate, queue length and how well the ratings predict,
+    /// per hour of the simulated day.
     pub by_hour: Vec<HourFigures>,
     /// Realised upset rate against the models' by gap between the two teams.
     pub upset_by_gap: UpsetByGap,
@@ -132,6 +133,18 @@ pub struct HourFigures {
     /// Players waiting or in a match in those samples: mean and most.
     pub concurrent_mean_players: Option<f64>,
     pub concurrent_max_players: Option<u32>,
+    /// Matches formed in this hour, and how well ratings predicted them as
+    /// the ladder matured: the mean |P(team 0 wins) - 0.5| by the rating
+    /// system's own prediction (criterion 1 as the matchmaker sees it) and
+    /// by true skill (as the players live it), and the rating system's
+    /// Brier score over those that finished.
+    pub matches: u64,
+    pub rating_win_prob_gap: Option<f64>,
+    pub true_win_prob_gap: Option<f64>,
+    pub brier_score: Option<f64>,
+    /// Spearman correlation of ratings and true skill over players who
+    /// have played, averaged over the hour's queue samples.
+    pub rating_skill_rank_corr: Option<f64>,
 }
 
 /// Upsets binned by the gap between two teams: `skill` by the gap in mean
@@ -427,7 +440,7 @@ pub const MEANINGS: &[(&str, &str)] = &[
     ),
     (
         "by_hour",
-        "per hour of the simulated day (0-23), warm-up excluded: tickets enqueued, matched, wait p50/p90/p99 of the matched (s), abandon rate, tickets waiting in the queue samples (mean, max), and players waiting or in a match in them (mean, max)",
+        "per hour of the simulated day (0-23), warm-up excluded: tickets enqueued, matched, wait p50/p90/p99 of the matched (s), abandon rate, tickets waiting in the queue samples (mean, max), players waiting or in a match in them (mean, max), and how the ladder learns: matches formed, their mean |P - 0.5| by the ratings' prediction and by true skill, the ratings' Brier score, and the rank correlation of ratings with true skill",
     ),
     (
         "roles",
