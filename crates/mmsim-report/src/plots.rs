@@ -477,23 +477,33 @@ fn queue_length(input: &ReportInput) -> Option<Spec> {
     })
 }
 
+/// One figure of a `by_hour` row.
+type HourFigure = fn(&mmsim_core::metrics::summary::HourFigures) -> Option<f64>;
+
+/// A figure of `by_hour` as a line over the hours, each at its middle.
+fn hour_line(
+    rows: &[&mmsim_core::metrics::summary::HourFigures],
+    label: &str,
+    color: RGBColor,
+    f: HourFigure,
+) -> Series {
+    Series {
+        label: label.into(),
+        color,
+        points: rows
+            .iter()
+            .filter_map(|h| f(h).map(|v| (f64::from(h.hour) + 0.5, v)))
+            .collect(),
+    }
+}
+
 /// Wait percentiles by hour of the simulated day, from the summary's `by_hour`.
 fn wait_by_hour(summary: &Summary) -> Option<Spec> {
     let rows: Vec<_> = summary.by_hour.iter().filter(|h| h.matched > 0).collect();
     if rows.len() < 2 {
         return None;
     }
-    let line =
-        |label: &str, color, f: fn(&mmsim_core::metrics::summary::HourFigures) -> Option<f64>| {
-            Series {
-                label: label.into(),
-                color,
-                points: rows
-                    .iter()
-                    .filter_map(|h| f(h).map(|v| (f64::from(h.hour) + 0.5, v)))
-                    .collect(),
-            }
-        };
+    let line = |label: &str, color, f: HourFigure| hour_line(&rows, label, color, f);
     let series = vec![
         line("p50", BLUE, |h| h.wait_p50_s),
         line("p90", ORANGE, |h| h.wait_p90_s),
@@ -532,17 +542,7 @@ fn ladder_by_hour(summary: &Summary) -> Option<Spec> {
     if rows.len() < 2 {
         return None;
     }
-    let line =
-        |label: &str, color, f: fn(&mmsim_core::metrics::summary::HourFigures) -> Option<f64>| {
-            Series {
-                label: label.into(),
-                color,
-                points: rows
-                    .iter()
-                    .filter_map(|h| f(h).map(|v| (f64::from(h.hour) + 0.5, v)))
-                    .collect(),
-            }
-        };
+    let line = |label: &str, color, f: HourFigure| hour_line(&rows, label, color, f);
     let series = vec![
         line("|P - 0.5| by ratings", BLUE, |h| h.rating_win_prob_gap),
         line("|P - 0.5| by true skill", VERMILLION, |h| {
