@@ -265,6 +265,13 @@ fn apply(s: &mut Scenario, rs: &Ruleset, written: FormatWritten) -> Result<(), P
                 ),
             )
         })?;
+        // The ruleset's limits replace the file's, but a limit written in
+        // the file is still held to what a ping may be: a NaN there is a
+        // mistake to name, not to drop silently.
+        regions.validate().map_err(|e| {
+            let key = format!("regions.{}", e.key);
+            ParamError::new(key, e.message)
+        })?;
         regions.max_ping_ms = max.base;
         regions.expansions = max
             .steps
@@ -411,6 +418,30 @@ fill = false
         assert!(
             matches!(s.policy, mmsim_core::policy::PolicyConfig::Ruleset(ref p) if p.ruleset.is_some())
         );
+    }
+
+    /// A limit the ruleset's latency rule replaces is still checked: NaN
+    /// was dropped silently.
+    #[test]
+    fn a_replaced_latency_limit_that_is_no_ping_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("r.json"),
+            r#"{ "alliance": { "min_number": 2, "max_number": 2, "player_max_number": 5,
+                   "combination": { "has_combination": true, "alliances": [[
+                     { "name": "dps", "min": 3, "max": 3 }, { "name": "tank", "min": 1, "max": 1 },
+                     { "name": "healer", "min": 1, "max": 1 } ]] } },
+                 "region_latency_initial_range_ms": 100, "region_expansion_rate_ms": 10000,
+                 "region_expansion_range_ms": 100, "region_latency_max_ms": 300 }"#,
+        )
+        .unwrap();
+        let text = WORLD.replace("max_ping_ms = 400", "max_ping_ms = nan");
+        let e = from_text(&text, &dir.path().join("s.toml"), &[])
+            .err()
+            .expect("refused");
+        let shown = e.to_string();
+        assert!(shown.contains("`regions.max_ping_ms`"), "{shown}");
+        assert!(shown.contains(":26:"), "{shown}");
     }
 
     #[test]
