@@ -6,10 +6,11 @@
 use super::Scenario;
 use mmsim_core::engine::EngagementConfig;
 use mmsim_core::model::check::{finite, unit};
-use mmsim_core::model::churn::ChurnModel;
+use mmsim_core::model::churn::{Churn, ChurnModel, Recent, SequenceChurn, MAX_HISTORY};
 use mmsim_core::model::{HumanDuration, ParamError, SimDuration};
 use mmsim_core::policy::PolicyConfig;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Largest coefficient allowed: beyond it the logistic is 0 or 1 anyway.
 pub const MAX_COEFFICIENT: f64 = 50.0;
@@ -18,10 +19,38 @@ pub const MAX_AWAY_S: u64 = 365 * 86_400;
 /// Longest run with engagement (its hourly series is kept in memory).
 pub const MAX_ENGAGEMENT_DURATION_S: u64 = 366 * 86_400;
 
-/// `[engagement]`: the logistic churn model and the time away.
+/// Which churn model `[engagement]` runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ChurnKind {
+    /// The logistic model of the result, losing streak, lopsidedness and wait.
+    #[default]
+    Logistic,
+    /// The EOMM paper's table of churn by the recent win/loss sequence
+    /// (`[engagement.churn]`).
+    Sequence,
+}
+
+impl ChurnKind {
+    fn is_logistic(&self) -> bool {
+        *self == ChurnKind::Logistic
+    }
+}
+
+/// `[engagement]`: the churn model and the time away.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EngagementSection {
+    /// `logistic` (the coefficients below) or `sequence` (the table
+    /// `churn`). Left out of the serialised section when logistic, so a
+    /// scenario written before the key hashes as it did.
+    #[serde(skip_serializing_if = "ChurnKind::is_logistic")]
+    pub model: ChurnKind,
+    /// With `model = "sequence"`: churn probability by recent results,
+    /// keys of W and L, oldest first, this match last ("LLW": lost two,
+    /// then won this one). Empty: `SequenceChurn::DEFAULT_TABLE`.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub churn: BTreeMap<String, f64>,
     /// The logit of stopping after a won, even match with no wait.
     pub base_logit: f64,
     /// Added to the logit after a loss.
@@ -42,6 +71,8 @@ impl Default for EngagementSection {
     fn default() -> Self {
         let m = ChurnModel::default();
         EngagementSection {
+            model: ChurnKind::Logistic,
+            churn: BTreeMap::new(),
             base_logit: m.base_logit,
             loss: m.loss,
             losing_streak: m.losing_streak,
@@ -54,14 +85,64 @@ impl Default for EngagementSection {
 }
 
 impl EngagementSection {
-    pub fn model(&self) -> ChurnModel {
-        ChurnModel {
-            base_logit: self.base_logit,
-            loss: self.loss,
-            losing_streak: self.losing_streak,
-            lopsided: self.lopsided,
-            wait_per_min: self.wait_per_min,
+    /// The churn model the engine draws from and `eomm`, `worst` predict
+    /// with.
+    pub fn model(&self) -> Churn {
+        match self.model {
+            ChurnKind::Logistic => Churn::Logistic(ChurnModel {
+                base_logit: self.base_logit,
+                loss: self.loss,
+                losing_streak: self.losing_streak,
+                lopsided: self.lopsided,
+                wait_per_min: self.wait_per_min,
+            }),
+            ChurnKind::Sequence if self.churn.is_empty() => Churn::Sequence(SequenceChurn::new(
+                SequenceChurn::DEFAULT_TABLE.iter().copied(),
+            )),
+            ChurnKind::Sequence => Churn::Sequence(SequenceChurn::new(
+                self.churn.iter().map(|(k, v)| (k.as_str(), *v)),
+            )),
         }
+    }
+
+    /// The table's keys and values; keys relative to the section.
+    fn validate_table(&self) -> Result<(), ParamError> {
+        if self.model == ChurnKind::Logistic {
+            if !self.churn.is_empty() {
+                return Err(ParamError::new(
+                    "churn",
+                    "is read only with model = \"sequence\": set engagement.model = \"sequence\" to use the table, or remove it",
+                ));
+            }
+            return Ok(());
+        }
+        for (key, &v) in &self.churn {
+            if Recent::parse(key).is_none() {
+                return Err(ParamError::new(
+                    format!("churn.{key}"),
+                    format!(
+                        "must be 1 to {MAX_HISTORY} results, each W (won) or L (lost), oldest first and this match last (\"LLW\"), got `{key}`"
+                    ),
+                ));
+            }
+            if !(v > 0.0 && v < 1.0) {
+                return Err(ParamError::new(
+                    format!("churn.{key}"),
+                    format!("must be a churn probability greater than 0 and less than 1, got {v}"),
+                ));
+            }
+        }
+        for key in ["W", "L"] {
+            if !self.churn.is_empty() && !self.churn.contains_key(key) {
+                return Err(ParamError::new(
+                    "churn",
+                    format!(
+                        "needs the key `{key}`: a player's results fall back to it when no longer key fits (a new player's first match)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     pub fn to_engine(&self) -> EngagementConfig {
@@ -74,6 +155,7 @@ impl EngagementSection {
 
     /// Keys are relative to the section.
     pub fn validate(&self) -> Result<(), ParamError> {
+        self.validate_table()?;
         for (key, v) in [
             ("base_logit", self.base_logit),
             ("loss", self.loss),
@@ -106,16 +188,38 @@ impl EngagementSection {
 
 /// What `[engagement]` needs of the rest of the scenario, and what needs
 /// it: the section's own keys, the sections it cannot run with, and the
-/// `eomm` policy, which predicts with its model. Full keys.
+/// `eomm` and `worst` policies, which predict with its model. The paper's
+/// round matchers (those two, `skill`, `random`) pair solo players, in 1v1
+/// only. Full keys.
 pub fn validate(s: &Scenario) -> Result<(), ParamError> {
-    let Some(e) = &s.engagement else {
-        if matches!(s.policy, PolicyConfig::Eomm(_)) {
+    let predicts = matches!(s.policy, PolicyConfig::Eomm(_) | PolicyConfig::Worst(_));
+    let pairs_solos =
+        predicts || matches!(s.policy, PolicyConfig::Skill(_) | PolicyConfig::Random(_));
+    let solo_format = || {
+        if pairs_solos && (s.format.teams != 2 || s.format.team_size != 1) {
             return Err(ParamError::new(
                 "policy.kind",
-                "`eomm` predicts churn with the engagement model: add an [engagement] section",
+                format!(
+                    "`{}` pairs solo players: it needs match.teams = 2 and match.team_size = 1, got {} and {}",
+                    s.policy.name(),
+                    s.format.teams,
+                    s.format.team_size
+                ),
             ));
         }
-        return Ok(());
+        Ok(())
+    };
+    let Some(e) = &s.engagement else {
+        if predicts {
+            return Err(ParamError::new(
+                "policy.kind",
+                format!(
+                    "`{}` predicts churn with the engagement model: add an [engagement] section",
+                    s.policy.name()
+                ),
+            ));
+        }
+        return solo_format();
     };
     e.validate()
         .map_err(|err| ParamError::new(format!("engagement.{}", err.key), err.message))?;
@@ -140,17 +244,7 @@ pub fn validate(s: &Scenario) -> Result<(), ParamError> {
             ),
         ));
     }
-    if matches!(s.policy, PolicyConfig::Eomm(_)) && (s.format.teams != 2 || s.format.team_size != 1)
-    {
-        return Err(ParamError::new(
-            "policy.kind",
-            format!(
-                "`eomm` pairs solo players: it needs match.teams = 2 and match.team_size = 1, got {} and {}",
-                s.format.teams, s.format.team_size
-            ),
-        ));
-    }
-    Ok(())
+    solo_format()
 }
 
 #[cfg(test)]
@@ -170,5 +264,34 @@ mod tests {
         let bad: EngagementSection = toml::from_str("away_mean = \"0s\"").unwrap();
         assert_eq!(bad.validate().unwrap_err().key, "away_mean");
         assert!(toml::from_str::<EngagementSection>("lose = 1").is_err());
+    }
+
+    #[test]
+    fn the_sequence_table_names_the_bad_key() {
+        let err = |text: &str| {
+            let e: EngagementSection = toml::from_str(text).unwrap();
+            e.validate().unwrap_err()
+        };
+        let seq = "model = \"sequence\"\n[churn]\n";
+        let e = err(&format!("{seq}W = 0.02\nL = 0.05\nLDL = 0.1"));
+        assert_eq!(e.key, "churn.LDL");
+        assert!(e.message.contains("W (won) or L (lost)"), "{}", e.message);
+        let e = err(&format!("{seq}W = 0.02\nL = 1.0"));
+        assert_eq!(e.key, "churn.L");
+        assert!(e.message.contains("less than 1, got 1"), "{}", e.message);
+        let e = err(&format!("{seq}W = 0.02\nLL = 0.1"));
+        assert_eq!(e.key, "churn");
+        assert!(e.message.contains("needs the key `L`"), "{}", e.message);
+        let e = err(&format!("{seq}W = 0.02\nL = 0.05\nLLLLLLLLL = 0.3"));
+        assert_eq!(e.key, "churn.LLLLLLLLL");
+        // A table without model = "sequence" would be ignored: refused.
+        let e = err("[churn]\nW = 0.02\nL = 0.05");
+        assert_eq!(e.key, "churn");
+        assert!(e.message.contains("model = \"sequence\""), "{}", e.message);
+        assert!(toml::from_str::<EngagementSection>("model = \"markov\"").is_err());
+        // No table: the default one.
+        let e: EngagementSection = toml::from_str("model = \"sequence\"").unwrap();
+        assert!(e.validate().is_ok());
+        assert!(matches!(e.model(), Churn::Sequence(_)));
     }
 }

@@ -214,11 +214,18 @@ pub fn validate(s: &Scenario) -> Result<(), ParamError> {
         policy
             .validate()
             .map_err(|e| ParamError::new(format!("{}.{}", key("policy"), e.key), e.message))?;
-        if matches!(policy, PolicyConfig::Eomm(_) | PolicyConfig::Ruleset(_)) {
+        if matches!(
+            policy,
+            PolicyConfig::Eomm(_)
+                | PolicyConfig::Worst(_)
+                | PolicyConfig::Skill(_)
+                | PolicyConfig::Random(_)
+                | PolicyConfig::Ruleset(_)
+        ) {
             return Err(ParamError::new(
                 key("policy.kind"),
                 format!(
-                    "`{}` cannot be a mode's policy: it needs sections ([engagement], [ruleset]) that speak for the one queue",
+                    "`{}` cannot be a mode's policy: it needs sections ([engagement], [ruleset]) that speak for the one queue, or pairs the one queue of a 1v1 scenario (eomm, worst, skill, random)",
                     policy.name()
                 ),
             ));

@@ -124,12 +124,15 @@ pub fn rating_config(s: &Scenario) -> RatingConfig {
     }
 }
 
-/// The scenario's policy; `eomm` gets the engagement model it predicts with
-/// (validation made sure there is one).
+/// The scenario's policy; `eomm` and `worst` get the engagement model they
+/// predict with (validation made sure there is one).
 fn build_policy(s: &Scenario) -> Box<dyn mmsim_core::policy::Policy> {
     match (&s.policy, &s.engagement) {
         (mmsim_core::policy::PolicyConfig::Eomm(p), Some(e)) => {
             Box::new(mmsim_core::policy::Eomm::with_model(p.clone(), e.model()))
+        }
+        (mmsim_core::policy::PolicyConfig::Worst(p), Some(e)) => {
+            Box::new(mmsim_core::policy::Worst::with_model(p.clone(), e.model()))
         }
         _ => s.policy.build(),
     }

@@ -73,6 +73,10 @@ pub struct Player {
     /// whose model and policy read it; 0 otherwise).
     #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub losing_streak: u32,
+    /// The last results (`[engagement]` only), for the sequence churn
+    /// model and the policies that predict with it. Never written out.
+    #[serde(skip)]
+    pub recent: crate::model::churn::Recent,
 }
 
 use super::PlayerId;
@@ -102,6 +106,7 @@ impl Player {
             win_rate: 0.5,
             games_to_within_deviation: None,
             losing_streak: 0,
+            recent: Default::default(),
         }
     }
 

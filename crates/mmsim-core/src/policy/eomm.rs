@@ -15,12 +15,18 @@
 //! The policy predicts from ratings; the engine's model draws
 //! from true skill, so the policy is as good as the ratings are.
 //!
+//! With `graph = "complete"` it is the paper's matcher instead: every
+//! waiting ticket is linked to every other, and the round's pairing of
+//! least summed churn is searched over the whole pool (`policy::rounds`),
+//! beside the paper's baselines `skill`, `random` and `worst`.
+//!
 //! It needs `[engagement]` (its model) and a 1v1 format; the scenario
 //! refuses it otherwise.
 
+use super::rounds;
 use super::{PoolView, Policy, Proposal, RuleCheck, Schedule, Trigger};
 use crate::model::BlockRule;
-use crate::model::churn::ChurnModel;
+use crate::model::churn::{Before, Churn, ChurnModel};
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
@@ -40,6 +46,28 @@ pub struct EommParams {
     pub max_gap: f64,
     /// Elo scale of the predicted win probability: `1 / (1 + 10^(-d / scale))`.
     pub rating_scale: f64,
+    /// Which pairs are edges: each ticket's `candidates` nearest within
+    /// `max_gap`, or every pair (the paper's complete graph).
+    #[serde(skip_serializing_if = "Graph::is_candidates")]
+    pub graph: Graph,
+}
+
+/// The graph a tick pairs on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Graph {
+    /// Each ticket's `candidates` nearest ratings within `max_gap`,
+    /// taken greedily lightest first.
+    #[default]
+    Candidates,
+    /// Every pair of the pool; `candidates` and `max_gap` do not apply.
+    Complete,
+}
+
+impl Graph {
+    fn is_candidates(&self) -> bool {
+        *self == Graph::Candidates
+    }
 }
 
 impl Default for EommParams {
@@ -49,6 +77,7 @@ impl Default for EommParams {
             candidates: 8,
             max_gap: 400.0,
             rating_scale: 400.0,
+            graph: Graph::Candidates,
         }
     }
 }
@@ -58,7 +87,7 @@ impl EommParams {
     pub const SOURCE: &str =
         "Chen et al., EOMM (WWW 2017): each tick, pair solo tickets to minimise the summed predicted churn of the pairs (needs [engagement])";
     /// Its keys, for `mmsim policies`.
-    pub const PARAMETERS: &str = "tick, candidates, max_gap, rating_scale";
+    pub const PARAMETERS: &str = "tick, candidates, max_gap, rating_scale, graph";
 
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)?;
@@ -76,37 +105,78 @@ impl EommParams {
 
 pub struct Eomm {
     params: EommParams,
-    model: ChurnModel,
+    model: Churn,
     /// Buffers reused from tick to tick.
     edges: Vec<(f64, u32, u32)>,
     taken: Vec<bool>,
+    /// The complete graph's weights.
+    weights: Vec<f64>,
 }
 
 impl Eomm {
     /// With the default engagement model (the scenario builds it
     /// `with_model`, from its `[engagement]`).
     pub fn new(params: EommParams) -> Self {
-        Eomm::with_model(params, ChurnModel::default())
+        Eomm::with_model(params, Churn::Logistic(ChurnModel::default()))
     }
 
-    pub fn with_model(params: EommParams, model: ChurnModel) -> Self {
+    pub fn with_model(params: EommParams, model: Churn) -> Self {
         Eomm {
             params,
             model,
             edges: Vec::new(),
             taken: Vec::new(),
+            weights: Vec::new(),
         }
     }
 
     /// Predicted churn of `a` and `b` if they played each other now.
     fn pair_churn(&self, view: &PoolView<'_>, a: &WaitingTicket, b: &WaitingTicket) -> f64 {
-        let p_a = 1.0 / (1.0 + 10f64.powf((b.rating - a.rating) / self.params.rating_scale));
-        let streak = |t: &WaitingTicket| view.players[t.players[0].index()].losing_streak;
-        self.model
-            .p_quit_expected(p_a, streak(a), a.age_s(view.now))
-            + self
-                .model
-                .p_quit_expected(1.0 - p_a, streak(b), b.age_s(view.now))
+        pair_churn(&self.model, self.params.rating_scale, view, a, b)
+    }
+}
+
+/// Predicted churn of `a` and `b` if they played each other now: each
+/// one's churn after a win and after a loss, weighted by the Elo win
+/// probability of their ratings (`worst` reads it too).
+pub(crate) fn pair_churn(
+    model: &Churn,
+    rating_scale: f64,
+    view: &PoolView<'_>,
+    a: &WaitingTicket,
+    b: &WaitingTicket,
+) -> f64 {
+    let p_a = 1.0 / (1.0 + 10f64.powf((b.rating - a.rating) / rating_scale));
+    let before = |t: &WaitingTicket| {
+        let p = &view.players[t.players[0].index()];
+        Before {
+            streak: p.losing_streak,
+            recent: p.recent,
+            wait_s: t.age_s(view.now),
+        }
+    };
+    model.p_quit_expected(p_a, before(a)) + model.p_quit_expected(1.0 - p_a, before(b))
+}
+
+/// The round's churn matrix over `sorted` (`w[i * n + j]`), each pair's
+/// predicted churn times `sign` (-1 to search for the most churn).
+pub(crate) fn churn_matrix(
+    model: &Churn,
+    rating_scale: f64,
+    view: &PoolView<'_>,
+    sorted: &[&WaitingTicket],
+    sign: f64,
+    w: &mut Vec<f64>,
+) {
+    let n = sorted.len();
+    w.clear();
+    w.resize(n * n, 0.0);
+    for a in 0..n {
+        for b in a + 1..n {
+            let v = sign * pair_churn(model, rating_scale, view, sorted[a], sorted[b]);
+            w[a * n + b] = v;
+            w[b * n + a] = v;
+        }
     }
 }
 
@@ -156,7 +226,7 @@ impl Eomm {
 impl Policy for Eomm {
     /// `max_gap`, the same for every wait: no edge links tickets further apart.
     fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
-        Some(self.params.max_gap)
+        (self.params.graph == Graph::Candidates).then_some(self.params.max_gap)
     }
 
     /// Within `max_gap`, a pair still waiting after a tick is one the tick
@@ -183,6 +253,18 @@ impl Policy for Eomm {
         out: &mut Vec<Proposal>,
     ) {
         if trigger != Trigger::Tick {
+            return;
+        }
+        if self.params.graph == Graph::Complete {
+            // The paper's matcher: from neighbours in rating order (the skill
+            // matcher's pairing), swaps that lower the summed churn.
+            let sorted = rounds::round_tickets(view);
+            let mut w = std::mem::take(&mut self.weights);
+            churn_matrix(&self.model, self.params.rating_scale, view, &sorted, 1.0, &mut w);
+            let mut pairs = rounds::neighbours(sorted.len());
+            rounds::improve_by_exchange(&w, sorted.len(), &mut pairs);
+            rounds::emit(&sorted, &pairs, out);
+            self.weights = w;
             return;
         }
         let sorted: Vec<&WaitingTicket> = view.pool.by_rating().filter(|t| t.size() == 1).collect();
@@ -262,7 +344,10 @@ mod tests {
             lopsided: 0.0,
             wait_per_min: 0.0,
         };
-        let mut h = Harness::new(Box::new(Eomm::with_model(EommParams::default(), model)));
+        let mut h = Harness::new(Box::new(Eomm::with_model(
+            EommParams::default(),
+            Churn::Logistic(model),
+        )));
         h.population(&[1500.0, 1490.0, 1300.0, 1310.0]);
         h.players[0].losing_streak = 5;
         for (i, r) in [1500.0, 1490.0, 1300.0, 1310.0].into_iter().enumerate() {

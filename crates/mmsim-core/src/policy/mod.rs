@@ -4,6 +4,7 @@
 
 mod cadence;
 mod pair_rule;
+mod rounds;
 /// A miniature engine that drives one policy with hand-placed tickets: the
 /// unit tests' harness, and a plug-in author's.
 pub mod testkit;
@@ -295,6 +296,9 @@ crate::model::registry::plugins! {
         "virtual-decay" => VirtualDecay(decay::DecayParams) builds VirtualDecay,
         "quality" => Quality(quality::QualityParams) builds Quality in "quality/",
         "eomm" => Eomm(eomm::EommParams) builds Eomm,
+        "skill" => Skill(skill::SkillParams) builds Skill,
+        "random" => Random(random::RandomParams) builds Random,
+        "worst" => Worst(worst::WorstParams) builds Worst,
         "ruleset" => Ruleset(ruleset::RulesetParams) builds RulesetPolicy,
     }
 }

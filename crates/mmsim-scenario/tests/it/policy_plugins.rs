@@ -187,8 +187,13 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
     // `ruleset` has no parameters of its own: it runs a [ruleset] file
     // (policy::ruleset's tests and tests/it/rulesets.rs).
     for &kind in kinds.iter().filter(|k| **k != "ruleset") {
-        // `eomm` predicts with the engagement model: it needs the section.
-        let extra = if kind == "eomm" { "\n[engagement]" } else { "" };
+        // `eomm` and `worst` predict with the engagement model: they need
+        // the section.
+        let extra = if kind == "eomm" || kind == "worst" {
+            "\n[engagement]"
+        } else {
+            ""
+        };
         let loaded = from_text(
             &base(&format!("kind = \"{kind}\"{extra}")),
             Path::new("t.toml"),
@@ -221,12 +226,13 @@ fn the_catalogue_lists_every_policy_with_its_parameters() {
 
 #[test]
 fn every_policy_runs_in_each_mode_and_repeats_itself() {
-    // Every policy but quality and eomm, which have no `mode`: they only
-    // tick (eomm is run in `eomm_pairs_every_tick_and_repeats_itself`).
+    // Every policy but quality and the EOMM paper's four, which have no
+    // `mode`: they only tick (run in `eomm_pairs_every_tick_and_repeats_itself`
+    // and `the_paper_baselines_pair_every_tick_and_repeat_themselves`).
     let kinds = mmsim_core::policy::PolicyConfig::NAMES
         .iter()
         .copied()
-        .filter(|k| *k != "quality" && *k != "eomm" && *k != "ruleset");
+        .filter(|k| !["quality", "eomm", "skill", "random", "worst", "ruleset"].contains(k));
     for kind in kinds {
         for mode in ["event", "tick"] {
             let text = base(&format!("kind = \"{kind}\"\nmode = \"{mode}\""));
@@ -258,6 +264,23 @@ fn eomm_pairs_every_tick_and_repeats_itself() {
     assert!(matches > 100, "eomm: only {matches} matches");
     // Every pair is within the default 400-point gap.
     assert!(a.records.matches.iter().all(|m| m.spread_rating <= 400.0));
+}
+
+#[test]
+fn the_paper_baselines_pair_every_tick_and_repeat_themselves() {
+    for (kind, extra) in [
+        ("skill", ""),
+        ("random", ""),
+        ("worst", "\n[engagement]\nmodel = \"sequence\""),
+    ] {
+        let text = base(&format!("kind = \"{kind}\"\n{extra}"));
+        let s = from_text(&text, Path::new("t.toml"), &[]).unwrap().scenario;
+        let a = mmsim_scenario::run::run_keeping(&s, 3);
+        let b = mmsim_scenario::run::run_keeping(&s, 3);
+        assert_eq!(a.summary, b.summary, "{kind} not deterministic");
+        let matches = a.summary["matches"].as_u64().unwrap_or(0);
+        assert!(matches > 100, "{kind}: only {matches} matches");
+    }
 }
 
 #[test]

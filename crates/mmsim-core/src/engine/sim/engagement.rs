@@ -1,14 +1,15 @@
 //! Players who quit and come back (`[engagement]`): after each match every
 //! player may stop for a while or for good, with a probability from the
-//! logistic churn model (`model::churn`) of the result, the losing streak,
-//! the match's lopsidedness and the wait; an absent player is never picked
+//! churn model (`model::churn`): the logistic one of the result, the losing
+//! streak, the match's lopsidedness and the wait, or the table of recent
+//! results; an absent player is never picked
 //! by a fresh arrival, so a policy that drives players away empties its own
 //! queue. Its draws come from their own stream, so a run without the section
 //! draws every other number as before.
 
 use super::{Active, Simulation};
 use crate::metrics::engagement::{Decision, EngagementAcc};
-use crate::model::churn::{ChurnInputs, ChurnModel, MAX_STREAK};
+use crate::model::churn::{Churn, ChurnInputs, MAX_STREAK};
 use crate::model::{Party, PlayerId, SimDuration, SimTime};
 use crate::pool::WaitingTicket;
 use rand::Rng;
@@ -20,7 +21,7 @@ use std::collections::BinaryHeap;
 /// The engagement model as the engine runs it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngagementConfig {
-    pub model: ChurnModel,
+    pub model: Churn,
     /// Of the players who stop, the share who never come back.
     pub for_good_share: f64,
     /// Mean (exponential) time away of a player who stops for a while.
@@ -185,11 +186,13 @@ impl Simulation<'_> {
                 } else {
                     0
                 };
+                pl.recent = pl.recent.push(lost);
                 let terms = e.config.model.terms(&ChurnInputs {
                     lost,
                     streak: pl.losing_streak,
                     gap,
                     wait_s: e.wait_ms[p.index()] as f64 / 1000.0,
+                    recent: pl.recent,
                 });
                 let u: f64 = e.rng.random();
                 let stops = u < crate::model::churn::sigmoid(terms.logit());
