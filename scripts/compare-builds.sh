@@ -46,6 +46,11 @@ for f in scenarios/*.toml scenarios/*/*.toml; do
     fi
     n=$((n + 1))
     for file in summary.json tickets.parquet matches.parquet; do
+        # A replicated preset writes no row tables: absent on both sides
+        # is the same.
+        if [ ! -e "$out/old/$name/$file" ] && [ ! -e "$out/new/$name/$file" ]; then
+            continue
+        fi
         if ! cmp -s "$out/old/$name/$file" "$out/new/$name/$file"; then
             echo "DIFFERS: $name/$file"
             bad=$((bad + 1))

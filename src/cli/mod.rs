@@ -428,26 +428,26 @@ fn dispatch(command: Command) -> Result<(), CliError> {
 /// flag allows.
 pub(crate) fn whole<T>(s: &str) -> Result<T, String>
 where
-    T: std::str::FromStr + num_bound::Max,
+    T: std::str::FromStr + flag_max::Max,
 {
     s.trim()
         .parse::<T>()
-        .map_err(|_| format!("`{s}` is not a whole number from 0 to {}", T::MAX_TEXT))
+        .map_err(|_| format!("`{s}` is not a whole number from 0 to {}", T::MAX))
 }
 
 /// The largest value of each flag's number type, as `whole` names it.
-pub(crate) mod num_bound {
+pub(crate) mod flag_max {
     pub trait Max {
-        const MAX_TEXT: &'static str;
+        const MAX: u64;
     }
     impl Max for u32 {
-        const MAX_TEXT: &'static str = "4294967295";
+        const MAX: u64 = u32::MAX as u64;
     }
     impl Max for u64 {
-        const MAX_TEXT: &'static str = "18446744073709551615";
+        const MAX: u64 = u64::MAX;
     }
     impl Max for usize {
-        const MAX_TEXT: &'static str = "18446744073709551615";
+        const MAX: u64 = usize::MAX as u64;
     }
 }
 

@@ -492,7 +492,7 @@ fn schema_error<T: serde::de::DeserializeOwned>(
             .err()
             .map(|e| e.message().to_owned())
     };
-    let found = super::locate::locate_with(text, e.span(), e.message(), Some(&retry));
+    let found = super::locate::locate(text, e.span(), e.message(), Some(&retry));
     match found.key {
         Some(key) => ScenarioError::Invalid {
             path: path.to_owned(),

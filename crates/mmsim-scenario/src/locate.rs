@@ -40,19 +40,14 @@ pub type Retry<'a> = &'a dyn Fn(&str) -> Option<String>;
 /// sake, not for the error being looked for.
 const TAGS: [&str; 5] = ["kind", "model", "system", "method", "dist"];
 
-/// Finds the key `message` (serde's, at byte `span` of `text`) is about.
-#[cfg(test)]
-pub fn locate(text: &str, span: Option<Range<usize>>, message: &str) -> Located {
-    locate_with(text, span, message, None)
-}
-
-/// `locate`, and when the message names no key, the key whose removal
+/// Finds the key `message` (serde's, at byte `span` of `text`) is about;
+/// when the message names no key and `retry` is given, the key whose removal
 /// changes the error, found by parsing the file again without each of the
 /// section's keys in turn (`retry`). serde checks a section's values in the
 /// file's order before it looks for missing ones, so the first key whose
 /// removal changes the message is the one it stopped at, whatever the
 /// message says; the guess from the quoted value is the fallback.
-pub fn locate_with(
+pub fn locate(
     text: &str,
     span: Option<Range<usize>>,
     message: &str,
@@ -429,7 +424,7 @@ mod tests {
                 .err()
                 .map(|e| e.message().to_owned())
         };
-        locate_with(text, e.span(), e.message(), Some(&retry))
+        locate(text, e.span(), e.message(), Some(&retry))
     }
 
     #[test]
@@ -444,6 +439,7 @@ mod tests {
             text,
             toml::from_str::<File>(text).err().unwrap().span(),
             "invalid type: boolean `true`, expected f64",
+            None,
         );
         assert_eq!(guess.key.as_deref(), Some("policy.keep"));
     }
@@ -462,7 +458,7 @@ mod tests {
 
     fn at(text: &str, needle: &str, message: &str) -> Located {
         let start = text.find(needle).unwrap();
-        locate(text, Some(start..start + needle.len()), message)
+        locate(text, Some(start..start + needle.len()), message, None)
     }
 
     #[test]
@@ -520,7 +516,7 @@ mod tests {
 
     #[test]
     fn without_a_span_or_a_parse_the_message_is_kept() {
-        let l = locate("x = 1", None, "boom\n");
+        let l = locate("x = 1", None, "boom\n", None);
         assert_eq!((l.key, l.line, l.message.as_str()), (None, None, "boom"));
     }
 }

@@ -144,6 +144,13 @@ impl RegionsSection {
             ));
         }
         ping("min_ping_ms", self.min_ping_ms)?;
+        self.validate_limits()
+    }
+
+    /// The latency limit and its expansions: what a ruleset's latency rule
+    /// replaces, checked before it does so that a mistake in the file is
+    /// named rather than dropped.
+    pub fn validate_limits(&self) -> Result<(), ParamError> {
         ping("max_ping_ms", self.max_ping_ms)?;
         if self.expansions.len() > MAX_EXPANSIONS {
             return Err(ParamError::new(

@@ -268,7 +268,7 @@ fn apply(s: &mut Scenario, rs: &Ruleset, written: FormatWritten) -> Result<(), P
         // The ruleset's limits replace the file's, but a limit written in
         // the file is still held to what a ping may be: a NaN there is a
         // mistake to name, not to drop silently.
-        regions.validate().map_err(|e| {
+        regions.validate_limits().map_err(|e| {
             let key = format!("regions.{}", e.key);
             ParamError::new(key, e.message)
         })?;
@@ -375,20 +375,20 @@ leave_per_min = 0.01
 fill = false
 "#;
 
+    /// An AccelByte role queue of 5v5 (three dps, a tank and a healer) with
+    /// backfill and a latency expansion from 100 to 300 ms.
+    const ROLE_RULESET: &str = r#"{ "alliance": { "min_number": 2, "max_number": 2, "player_max_number": 5,
+        "combination": { "has_combination": true, "alliances": [[
+          { "name": "dps", "min": 3, "max": 3 }, { "name": "tank", "min": 1, "max": 1 },
+          { "name": "healer", "min": 1, "max": 1 } ]] } },
+      "auto_backfill": true,
+      "region_latency_initial_range_ms": 100, "region_expansion_rate_ms": 10000,
+      "region_expansion_range_ms": 100, "region_latency_max_ms": 300 }"#;
+
     #[test]
     fn the_ruleset_sets_format_latency_roles_acceptance_and_backfill() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("r.json"),
-            r#"{ "alliance": { "min_number": 2, "max_number": 2, "player_max_number": 5,
-                   "combination": { "has_combination": true, "alliances": [[
-                     { "name": "dps", "min": 3, "max": 3 }, { "name": "tank", "min": 1, "max": 1 },
-                     { "name": "healer", "min": 1, "max": 1 } ]] } },
-                 "auto_backfill": true,
-                 "region_latency_initial_range_ms": 100, "region_expansion_rate_ms": 10000,
-                 "region_expansion_range_ms": 100, "region_latency_max_ms": 300 }"#,
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("r.json"), ROLE_RULESET).unwrap();
         let path = dir.path().join("s.toml");
         let s = from_text(WORLD, &path, &[])
             .unwrap_or_else(|e| panic!("{e}"))
@@ -425,16 +425,7 @@ fill = false
     #[test]
     fn a_replaced_latency_limit_that_is_no_ping_is_refused() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("r.json"),
-            r#"{ "alliance": { "min_number": 2, "max_number": 2, "player_max_number": 5,
-                   "combination": { "has_combination": true, "alliances": [[
-                     { "name": "dps", "min": 3, "max": 3 }, { "name": "tank", "min": 1, "max": 1 },
-                     { "name": "healer", "min": 1, "max": 1 } ]] } },
-                 "region_latency_initial_range_ms": 100, "region_expansion_rate_ms": 10000,
-                 "region_expansion_range_ms": 100, "region_latency_max_ms": 300 }"#,
-        )
-        .unwrap();
+        std::fs::write(dir.path().join("r.json"), ROLE_RULESET).unwrap();
         let text = WORLD.replace("max_ping_ms = 400", "max_ping_ms = nan");
         let Err(e) = from_text(&text, &dir.path().join("s.toml"), &[]) else {
             panic!("a NaN latency limit was accepted");

@@ -344,13 +344,10 @@ impl<'r> Collector<'r> {
         }
         self.view.spread_rating.add(m.spread_rating);
         self.spread_skill.add(m.spread_skill);
-        let hour = &mut self.hours[hour_of_day(m.formed.as_ms()) as usize];
+        let formed_in = hour_of_day(m.formed.as_ms()) as usize;
+        let hour = &mut self.hours[formed_in];
         hour.matches += 1;
         hour.rating_gap_sum += (m.p_team0_predicted - 0.5).abs();
-        if let Some(w) = m.winner {
-            hour.finished += 1;
-            hour.brier_sum += (m.p_team0_predicted - if w == 0 { 1.0 } else { 0.0 }).powi(2);
-        }
         if let Some(gap) = m.win_prob_gap() {
             self.win_prob_gap.add(gap);
             hour.true_gaps += 1;
@@ -390,7 +387,11 @@ impl<'r> Collector<'r> {
                 self.upsets += u64::from(u);
             }
             let won0 = if w == 0 { 1.0 } else { 0.0 };
-            self.brier_sum += (m.p_team0_predicted - won0).powi(2);
+            let brier = (m.p_team0_predicted - won0).powi(2);
+            self.brier_sum += brier;
+            let hour = &mut self.hours[formed_in];
+            hour.finished += 1;
+            hour.brier_sum += brier;
             if let Some(s) = m.survivors {
                 let s = s as usize;
                 if self.view.survivors.len() <= s {

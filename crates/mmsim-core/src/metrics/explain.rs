@@ -164,17 +164,6 @@ pub enum SlotBlock {
     ReadyCheck,
 }
 
-impl SlotBlock {
-    pub fn name(self) -> &'static str {
-        match self {
-            SlotBlock::Window => "the slot's rating window",
-            SlotBlock::PartySize => "party size",
-            SlotBlock::Roles => "roles",
-            SlotBlock::ReadyCheck => "a ready check",
-        }
-    }
-}
-
 /// Waiting players who accept a role, and one match's slots for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoleCount {

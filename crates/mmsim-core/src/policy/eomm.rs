@@ -180,6 +180,27 @@ pub(crate) fn churn_matrix(
     }
 }
 
+/// One round on the complete graph, for `eomm` (`sign` 1: least summed
+/// churn) and `worst` (`sign` -1: most): the round's tickets, their churn
+/// matrix in `weights` (a buffer kept between ticks), the exchange search
+/// from the pairing `start` gives for their number, and the pairs proposed.
+pub(crate) fn churn_round(
+    model: &Churn,
+    rating_scale: f64,
+    sign: f64,
+    start: fn(usize) -> Vec<(usize, usize)>,
+    weights: &mut Vec<f64>,
+    view: &PoolView<'_>,
+    out: &mut Vec<Proposal>,
+) {
+    let sorted = rounds::round_tickets(view);
+    let n = sorted.len();
+    churn_matrix(model, rating_scale, view, &sorted, sign, weights);
+    let mut pairs = start(n);
+    rounds::improve_by_exchange(weights, n, &mut pairs);
+    rounds::emit(&sorted, &pairs, out);
+}
+
 /// A pair of positions in the rating order, lower first, and its predicted churn.
 type Pair = (usize, usize, f64);
 
@@ -258,13 +279,8 @@ impl Policy for Eomm {
         if self.params.graph == Graph::Complete {
             // The paper's matcher: from neighbours in rating order (the skill
             // matcher's pairing), swaps that lower the summed churn.
-            let sorted = rounds::round_tickets(view);
-            let mut w = std::mem::take(&mut self.weights);
-            churn_matrix(&self.model, self.params.rating_scale, view, &sorted, 1.0, &mut w);
-            let mut pairs = rounds::neighbours(sorted.len());
-            rounds::improve_by_exchange(&w, sorted.len(), &mut pairs);
-            rounds::emit(&sorted, &pairs, out);
-            self.weights = w;
+            let scale = self.params.rating_scale;
+            churn_round(&self.model, scale, 1.0, rounds::neighbours, &mut self.weights, view, out);
             return;
         }
         let sorted: Vec<&WaitingTicket> = view.pool.by_rating().filter(|t| t.size() == 1).collect();

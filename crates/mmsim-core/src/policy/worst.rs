@@ -5,8 +5,8 @@
 //!
 //! It needs `[engagement]` (its model) and a 1v1 format, as `eomm` does.
 
-use super::eomm::churn_matrix;
-use super::{rounds, Policy, PoolView, Proposal, Schedule, Trigger};
+use super::eomm::churn_round;
+use super::{Policy, PoolView, Proposal, Schedule, Trigger};
 use crate::model::churn::{Churn, ChurnModel};
 use crate::model::{check, HumanDuration, ParamError};
 use rand_pcg::Pcg64;
@@ -66,6 +66,11 @@ impl Worst {
     }
 }
 
+/// The k-th lowest of `n` with the k-th above the median.
+fn lopsided(n: usize) -> Vec<(usize, usize)> {
+    (0..n / 2).map(|k| (k, k + n / 2)).collect()
+}
+
 impl Policy for Worst {
     fn schedule(&self) -> Schedule {
         Schedule {
@@ -84,24 +89,11 @@ impl Policy for Worst {
         if trigger != Trigger::Tick {
             return;
         }
-        let sorted = rounds::round_tickets(view);
-        let n = sorted.len();
-        let mut w = std::mem::take(&mut self.weights);
         // Least of the negated churn is most churn. The search starts from
         // the most lopsided pairing (the k-th lowest rating with the k-th
         // above the median), nearer the aim than neighbours.
-        churn_matrix(
-            &self.model,
-            self.params.rating_scale,
-            view,
-            &sorted,
-            -1.0,
-            &mut w,
-        );
-        let mut pairs: Vec<(usize, usize)> = (0..n / 2).map(|k| (k, k + n / 2)).collect();
-        rounds::improve_by_exchange(&w, n, &mut pairs);
-        rounds::emit(&sorted, &pairs, out);
-        self.weights = w;
+        let scale = self.params.rating_scale;
+        churn_round(&self.model, scale, -1.0, lopsided, &mut self.weights, view, out);
     }
 }
 
