@@ -182,16 +182,36 @@ impl Regions {
     /// allows and the previous step did not, into `self.order` best ping
     /// first; returns the next step that admits it anywhere new, if any.
     pub fn admit(&mut self, t: &WaitingTicket, step: usize) -> Option<usize> {
-        let limit = self.config.steps[step].max_ping_ms;
         let before = step
             .checked_sub(1)
             .map(|s| self.config.steps[s].max_ping_ms);
+        self.admit_within(t, step, before)
+    }
+
+    /// Admits `t`, back from a failed ready check after waiting `waited`,
+    /// to every data centre its current step allows (it left them all when
+    /// the check failed); returns the next step, as `admit`.
+    pub fn readmit(&mut self, t: &WaitingTicket, waited: SimDuration) -> Option<usize> {
+        let step = self.config.step_at(waited);
+        self.admit_within(t, step, None)
+    }
+
+    /// `admit`'s work: the data centres within step `step`'s limit and
+    /// beyond `before`, skipping any that already hold `t` (a step's event
+    /// may fire twice for a ticket readmitted before it came due).
+    fn admit_within(
+        &mut self,
+        t: &WaitingTicket,
+        step: usize,
+        before: Option<u16>,
+    ) -> Option<usize> {
+        let limit = self.config.steps[step].max_ping_ms;
         self.order.clear();
         let mut worst_outside = None::<u16>;
         for dc in 0..self.pools.len() {
             let ping = self.geo.ticket_ping(&t.players, dc);
             if ping <= limit {
-                if before.is_none_or(|b| ping > b) {
+                if before.is_none_or(|b| ping > b) && !self.pools[dc].contains(t.id) {
                     self.order.push(dc);
                 }
             } else {

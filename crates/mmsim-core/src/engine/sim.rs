@@ -1325,10 +1325,31 @@ impl<'r> Simulation<'r> {
     fn on_region_step(&mut self, id: TicketId, step: usize) {
         let r = self.regions.as_mut().expect("regions are on");
         let Some(t) = self.pool.get(id) else {
-            // Matched or gone before its limit relaxed.
+            // Matched or gone before its limit relaxed (or held by a failed
+            // ready check: its return readmits it).
             return;
         };
-        if let Some(next) = r.admit(t, step) {
+        if step > 0 && r.step_time(t, step) != self.now {
+            // Due for an enqueue time the ticket no longer has: it came
+            // back from a failed ready check with its wait restarted.
+            return;
+        }
+        let next = r.admit(t, step);
+        if step > 0 && r.order.is_empty() {
+            // A ticket readmitted before this step came due has had it
+            // scheduled twice; the first did the work.
+            return;
+        }
+        self.after_admit(id, next);
+    }
+
+    /// After a ticket's admission to data centres (into `regions.order`):
+    /// schedules its next latency step and offers it to the policies of
+    /// the data centres it just entered.
+    pub(super) fn after_admit(&mut self, id: TicketId, next: Option<usize>) {
+        let r = self.regions.as_mut().expect("regions are on");
+        let t = self.pool.get(id).expect("admitted tickets wait");
+        if let Some(next) = next {
             let at = r.step_time(t, next);
             if at <= self.end {
                 self.queue.schedule(at, Event::Region(id, next as u16));

@@ -123,3 +123,107 @@ fn returned_tickets_keep_their_id_and_wait() {
         mean(&reset)
     );
 }
+
+/// Two data centres, each 30 ms from its own region and 200 ms from the
+/// other, with the latency limit widened from 50 ms to 250 ms after 30 s;
+/// ready checks that fail often.
+fn regional(keep_wait: bool) -> String {
+    format!(
+        r#"
+[run]
+name = "ready-regions"
+seed = 3
+duration = "2h"
+[population]
+size = 20000
+skill = {{ dist = "normal", mean = 1500, sd = 300 }}
+[arrivals]
+rate_per_s = 0.3
+patience = {{ dist = "never" }}
+requeue_prob = 0.0
+[match]
+teams = 2
+team_size = 2
+[policy]
+kind = "fixed-limit"
+limit = 1e12
+[outcome]
+model = "logistic"
+duration = "5m"
+[acceptance]
+accept_prob = 0.8
+timeout = "20s"
+keep_wait = {keep_wait}
+decline_penalty = "1m"
+[regions]
+data_centres = ["eu", "na"]
+max_ping_ms = 50
+expansions = [{{ after = "30s", max_ping_ms = 250 }}]
+[[regions.homes]]
+name = "europe"
+share = 0.5
+ping_ms = [30, 200]
+[[regions.homes]]
+name = "america"
+share = 0.5
+ping_ms = [200, 30]
+"#
+    )
+}
+
+/// A ticket whose players are answering a ready check is out of every data
+/// centre's pool, so no data centre's policy proposes it meanwhile (a
+/// proposal of it would be refused as stale, and would have kept the
+/// policy from proposing a match it could form). Back from a failed check,
+/// a ticket is in the data centres its wait allows: with its wait restarted
+/// it waits out the 30 s at 50 ms again before it may play 200 ms away,
+/// and with its wait kept it may play there at once if it waited 30 s.
+#[test]
+fn a_ticket_in_a_ready_check_is_out_of_the_data_centres_until_it_returns() {
+    for keep in [true, false] {
+        let text = regional(keep);
+        let s = from_text(&text, Path::new("ready-regions.toml"), &[])
+            .expect("valid")
+            .scenario;
+        let mut rows = mmsim_core::metrics::KeepRows::default();
+        let sim = mmsim_core::engine::Simulation::new(
+            mmsim_core::engine::Config::from_scenario(&s),
+            3,
+            mmsim_core::engine::Parts::from_scenario(&s),
+            &mut rows,
+        );
+        let out = sim.run(&mut |_, _| {});
+        assert_eq!(
+            out.stats.proposals_rejected, 0,
+            "proposals naming a ticket out in a ready check (keep_wait = {keep})"
+        );
+        drop(out);
+        let records = rows.0;
+        let declined = records
+            .tickets
+            .iter()
+            .filter(|t| t.end == TicketEnd::Declined)
+            .count();
+        assert!(declined > 100, "{declined} declined (keep_wait = {keep})");
+        let far: Vec<_> = records
+            .tickets
+            .iter()
+            .filter(|t| matches!(t.end, TicketEnd::Matched(_)))
+            .filter(|t| t.host_ping_ms.expect("a regional run") > 50)
+            .collect();
+        assert!(
+            far.len() > 20,
+            "{} played far away (keep_wait = {keep})",
+            far.len()
+        );
+        for t in far {
+            assert!(
+                t.wait_s() >= 30.0,
+                "ticket {} played {} ms away after {} s (keep_wait = {keep})",
+                t.ticket.0,
+                t.host_ping_ms.unwrap(),
+                t.wait_s()
+            );
+        }
+    }
+}

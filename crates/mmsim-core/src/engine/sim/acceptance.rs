@@ -131,6 +131,11 @@ impl Simulation<'_> {
         let mut held = std::mem::take(&mut rc.held[h as usize]);
         for (id, &declined) in team_tickets.iter().flatten().zip(&rc.declined) {
             let t = self.pool.remove(*id).expect("proposal tickets are waiting");
+            // Out of the data centres' pools too, or their policies would
+            // keep proposing it while its players answer.
+            if let Some(r) = self.regions.as_mut() {
+                r.remove(*id);
+            }
             let deadline = self.queue.take_timer(timer_key(*id));
             held.tickets.push((t, deadline, declined));
         }
@@ -196,7 +201,16 @@ impl Simulation<'_> {
         if let Some(rc) = self.ready.as_mut() {
             rc.held[h as usize] = held;
         }
-        if self.schedule.on_join {
+        if self.regions.is_some() {
+            // Back in the data centres its wait now allows, offered to
+            // their policies as a joining ticket is.
+            for id in returned {
+                let Some(t) = self.pool.get(id) else { continue };
+                let r = self.regions.as_mut().expect("checked");
+                let next = r.readmit(t, now.since(t.enqueued));
+                self.after_admit(id, next);
+            }
+        } else if self.schedule.on_join {
             for id in returned {
                 if self.pool.contains(id) {
                     self.run_policy(Trigger::Join(id));
