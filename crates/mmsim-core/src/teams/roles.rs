@@ -459,8 +459,13 @@ pub fn balanced_split(
     order.sort_by_key(|&i| (std::cmp::Reverse(parties[i].len()), i));
     let best = if comp.roles() <= SUBSET_ROLES {
         let mut search = CountedSearch::new(parties, strengths, teams, comp, order);
+        let greedy = search.bound_by_greedy();
         search.go(0);
-        search.best
+        match (search.best, greedy) {
+            // Nothing beat the greedy split's bound within the budget.
+            (Some(_), Some(g)) if search.bound_only => Some((0.0, g)),
+            (best, _) => best,
+        }
     } else {
         let mut search = Search {
             parties,
@@ -608,8 +613,10 @@ fn count(inside: &mut Inside, masks: &[u8], subsets: usize, up: bool) {
 /// of a pass over every party placed so far; and, for a full match, a
 /// bound: each team still takes exactly its room in players, so its final
 /// sum lies between its sum plus the smallest and plus the largest that
-/// many of the unplaced players' strengths, and a node whose teams must
-/// end further apart than the best split found is not searched below.
+/// many of the unplaced players' strengths (and the highest ends at or
+/// above the teams' mean, the lowest at or below), and a node whose teams
+/// must end further apart than the best split found (at first, a greedy
+/// split: `bound_by_greedy`) is not searched below.
 /// It visits `Search`'s nodes in the same order less those pruned, which
 /// hold no strictly better split: when `Search` finishes within the
 /// budget both return the same split, and when it runs out this one,
@@ -640,6 +647,10 @@ struct CountedSearch<'a> {
     /// Rounding allowance of the bound: it prunes only a node whose teams
     /// end further apart than the best by more than this.
     slack: f64,
+    /// `best` holds only the greedy split's bound, no split of the search.
+    bound_only: bool,
+    /// For a full match, the mean of the teams' final strength sums.
+    mean: f64,
 }
 
 impl<'a> CountedSearch<'a> {
@@ -684,10 +695,13 @@ impl<'a> CountedSearch<'a> {
             }
         }
         let total: f64 = strengths.iter().map(|s| s.abs()).sum();
+        let mean = strengths.iter().sum::<f64>() / teams as f64;
         CountedSearch {
             least,
             most,
             slack: 1e-9 * (1.0 + total),
+            mean,
+            bound_only: false,
             strengths,
             sizes: parties.iter().map(|p| p.len()).collect(),
             party_inside,
@@ -702,6 +716,54 @@ impl<'a> CountedSearch<'a> {
             best: None,
             budget: SPLIT_BUDGET,
         }
+    }
+
+    /// Starts a full match's search with the spread of a greedy split
+    /// (largest and strongest parties first, each to the lowest team it
+    /// fits) as the bound to beat, so the bound prunes from the first node
+    /// rather than from the first split the search meets. The bound is
+    /// kept without a placement (`bound_only`) and a little above the greedy spread:
+    /// a split as even as the greedy one still counts as found, so when the
+    /// search finishes it returns the split it would have without the
+    /// bound (the first of the most even), and only the pruned nodes are
+    /// saved. Returns the greedy placement, for a search whose budget ends
+    /// before it finds one as even; `None` when greedy strands a party.
+    fn bound_by_greedy(&mut self) -> Option<Vec<usize>> {
+        if self.least.is_empty() {
+            return None;
+        }
+        let mut order = self.order.clone();
+        order.sort_by(|&a, &b| {
+            self.sizes[b]
+                .cmp(&self.sizes[a])
+                .then(self.strengths[b].total_cmp(&self.strengths[a]))
+                .then(a.cmp(&b))
+        });
+        let teams = self.room.len();
+        let mut team_inside = vec![[0; 1 << SUBSET_ROLES]; teams];
+        let mut room = vec![self.team_size; teams];
+        let mut sums = vec![0.0_f64; teams];
+        let mut team_of = vec![usize::MAX; self.sizes.len()];
+        for &p in &order {
+            let t = (0..teams)
+                .filter(|&t| {
+                    room[t] >= self.sizes[p]
+                        && (0..self.subsets)
+                            .all(|s| team_inside[t][s] + self.party_inside[p][s] <= self.cap[s])
+                })
+                .min_by(|&a, &b| sums[a].total_cmp(&sums[b]).then(a.cmp(&b)))?;
+            room[t] -= self.sizes[p];
+            sums[t] += self.strengths[p];
+            for s in 0..self.subsets {
+                team_inside[t][s] += self.party_inside[p][s];
+            }
+            team_of[p] = t;
+        }
+        let hi = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let lo = sums.iter().copied().fold(f64::INFINITY, f64::min);
+        self.best = Some((hi - lo + self.slack, Vec::new()));
+        self.bound_only = true;
+        Some(team_of)
     }
 
     /// `team_fits` of team `t`'s members and party `p`'s.
@@ -720,6 +782,7 @@ impl<'a> CountedSearch<'a> {
             let lo = self.sums.iter().copied().fold(f64::INFINITY, f64::min);
             if self.best.as_ref().is_none_or(|(b, _)| hi - lo < *b) {
                 self.best = Some((hi - lo, self.team_of.clone()));
+                self.bound_only = false;
             }
             return;
         };
@@ -732,7 +795,10 @@ impl<'a> CountedSearch<'a> {
                 hi = hi.max(sum + least[room]);
                 lo = lo.min(sum + most[room]);
             }
-            if hi - lo > best + self.slack {
+            // The teams' final sums average `mean`, so the highest ends at
+            // or above it and the lowest at or below: each bound alone
+            // holds against the mean too.
+            if (hi - lo).max(hi - self.mean).max(self.mean - lo) > best + self.slack {
                 return;
             }
         }
@@ -1450,7 +1516,17 @@ mod tests {
             counted.budget = budget;
             counted.go(0);
             prop_assert!(counted.budget >= plain.budget, "the bound cost nodes");
+            // Started from the greedy split's spread, as `balanced_split`
+            // starts it: the same split, never more nodes.
+            let mut seeded = CountedSearch::new(&refs, strengths, teams, c, counted.order.clone());
+            seeded.budget = budget;
+            let greedy = seeded.bound_by_greedy();
+            seeded.go(0);
+            prop_assert!(seeded.budget >= counted.budget, "the greedy bound cost nodes");
             if plain.budget > 0 {
+                prop_assert!(!seeded.bound_only, "greedy split {:?} never matched", greedy);
+                let found = seeded.best.as_ref().map(|(_, t)| t);
+                prop_assert_eq!(found, plain.best.as_ref().map(|(_, t)| t));
                 prop_assert_eq!(&counted.best, &plain.best);
             } else if let Some((plain_spread, _)) = &plain.best {
                 let (spread, _) = counted.best.as_ref().expect("found one too");
