@@ -754,8 +754,8 @@ impl<'a> CountedSearch<'a> {
                 .min_by(|&a, &b| sums[a].total_cmp(&sums[b]).then(a.cmp(&b)))?;
             room[t] -= self.sizes[p];
             sums[t] += self.strengths[p];
-            for s in 0..self.subsets {
-                team_inside[t][s] += self.party_inside[p][s];
+            for (n, add) in team_inside[t].iter_mut().zip(&self.party_inside[p]) {
+                *n += add;
             }
             team_of[p] = t;
         }
