@@ -10,12 +10,20 @@
 //! nothing: a seed that failed is failed again on the next pass unless
 //! something its growth looked at changed. So each seed keeps, from its
 //! last failed growth, the rating distance of the farthest candidate it
-//! examined (`Miss::reach`) and the first moment one of the tickets it
-//! examined crosses an expansion step (`Miss::until`). A later pass skips
-//! the seed while no ticket joined, left, or was taken or handed back
-//! within that distance and no step was crossed; it was checked on every
-//! pass in between. `RulesetPolicy::exhaustive` grows every seed on every
-//! pass: the oracle the tests hold it to, over random pools and presets.
+//! examined (`Miss::reach`), the first moment one of the tickets it
+//! examined crosses an expansion step (`Miss::until`), and the tickets it
+//! took (`Miss::took`). A candidate the growth turned down changed nothing
+//! in it, so a later pass skips the seed while none of the tickets it took
+//! has left or been taken, no step was crossed, and every ticket that
+//! joined (or was handed back) within reach would be turned down too where
+//! it falls in the seed's nearest-first order: a growth of the seed and the
+//! tickets it took before that point is asked about it
+//! (`RulesetPolicy::would_take`). A growth whose candidates stopped short
+//! of the pool (`MAX_CANDIDATES`) is stale on any change within reach,
+//! since a ticket leaving brings the next one in. The seed was checked on
+//! every pass in between. `RulesetPolicy::exhaustive` grows every seed on
+//! every pass: the oracle the tests hold it to, over random pools and
+//! presets.
 //! While a match grows, its team-free rules are read from running totals
 //! (`ruleset::fold`) where their shapes fold, so a candidate's check does
 //! not re-read every ticket chosen so far.
@@ -28,6 +36,7 @@ use crate::ruleset::{AgeSelection, CandTicket, Candidate, Ruleset};
 use crate::teams::{Packing, RoleFill};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// Candidates a growing match looks at, nearest rating first: bounds a
@@ -73,10 +82,16 @@ pub struct RulesetPolicy {
     kept: Vec<Kept>,
     /// Ratings of tickets that joined, left, or were taken this pass or
     /// the one before (a taken ticket may be handed back when the engine
-    /// refuses a match): a kept growth within reach of one is stale.
+    /// refuses a match): a capped growth within reach of one is stale.
     changes: Vec<f64>,
-    /// Ratings of the tickets this pass took, for the next pass's changes.
-    taken: Vec<f64>,
+    /// Tickets waiting now that a kept growth may not have seen: joined
+    /// since the last pass, or taken by it and handed back.
+    joined: Vec<TicketId>,
+    /// Tickets that left since the last pass or were taken by this one or
+    /// the last: a kept growth that took one is stale.
+    departed: Vec<TicketId>,
+    /// Ratings and ids of the tickets this pass took, for the next pass.
+    taken: Vec<(f64, TicketId)>,
     /// Passes so far: a kept growth is current only if it was checked on
     /// the pass before (a seed a pass did not reach missed its changes).
     pass: u64,
@@ -97,20 +112,29 @@ struct Kept {
 
 /// What a failed growth depended on: the tickets within `reach` rating
 /// points of the seed (those it examined, and any that would have come
-/// before the last of them), and nothing that changes before `until`.
-#[derive(Clone, Copy, Debug)]
+/// before the last of them), the tickets it took, and nothing that
+/// changes before `until`.
+#[derive(Clone, Debug)]
 struct Miss {
     reach: f64,
     until: SimTime,
+    /// Whether it ran out of candidates that stopped short of the pool.
+    capped: bool,
+    /// The tickets it took after the seed, nearest first.
+    took: SmallVec<[TicketId; 16]>,
 }
 
 impl Miss {
     /// A growth that can fail differently only once the pool changes
     /// anywhere (it stopped for want of players, or ran out of candidates).
-    const ANYWHERE: Miss = Miss {
-        reach: f64::INFINITY,
-        until: SimTime::MAX,
-    };
+    fn anywhere() -> Miss {
+        Miss {
+            reach: f64::INFINITY,
+            until: SimTime::MAX,
+            capped: false,
+            took: SmallVec::new(),
+        }
+    }
 }
 
 impl RulesetPolicy {
@@ -130,6 +154,8 @@ impl RulesetPolicy {
             remember: true,
             kept: Vec::new(),
             changes: Vec::new(),
+            joined: Vec::new(),
+            departed: Vec::new(),
             taken: Vec::new(),
             pass: 0,
             work: SearchWork::default(),
@@ -166,21 +192,32 @@ impl RulesetPolicy {
     }
 
     /// Brings `kept` up to the pool, oldest first, and starts this pass's
-    /// `changes` with the tickets that joined or left since the last pass
-    /// and those the last pass took.
+    /// `changes`, `joined` and `departed` with the tickets that joined or
+    /// left since the last pass and those the last pass took.
     fn sync(&mut self, view: &PoolView<'_>) {
         self.changes.clear();
-        self.changes.append(&mut self.taken);
+        self.joined.clear();
+        self.departed.clear();
+        for (rating, id) in self.taken.drain(..) {
+            self.changes.push(rating);
+            if view.pool.contains(id) {
+                self.joined.push(id);
+            } else {
+                self.departed.push(id);
+            }
+        }
         let old = std::mem::take(&mut self.kept);
         let mut old = old.into_iter().peekable();
         for t in view.pool.oldest_first() {
             while let Some(k) = old.next_if(|k| k.id < t.id) {
                 self.changes.push(k.rating);
+                self.departed.push(k.id);
             }
             match old.next_if(|k| k.id == t.id) {
                 Some(k) => self.kept.push(k),
                 None => {
                     self.changes.push(t.rating);
+                    self.joined.push(t.id);
                     self.kept.push(Kept {
                         id: t.id,
                         rating: t.rating,
@@ -189,21 +226,97 @@ impl RulesetPolicy {
                 }
             }
         }
-        self.changes.extend(old.map(|k| k.rating));
+        for k in old {
+            self.changes.push(k.rating);
+            self.departed.push(k.id);
+        }
     }
 
-    /// Whether seed `k`'s kept growth still fails at `now`.
-    fn still_fails(&self, k: usize, now: SimTime) -> bool {
+    /// Records ticket `t`, taken by this pass, as a change for the seeds
+    /// after it and for the next pass.
+    fn took(&mut self, t: &WaitingTicket) {
+        self.changes.push(t.rating);
+        self.departed.push(t.id);
+        self.taken.push((t.rating, t.id));
+    }
+
+    /// Whether seed `k`'s kept growth still fails now: then the moment it
+    /// must be looked at again, its `until` with the next steps of the
+    /// tickets that joined within reach (each now one it turned down).
+    fn still_fails(
+        &self,
+        k: usize,
+        view: &PoolView<'_>,
+        seed: &WaitingTicket,
+        mut fold: Option<&mut Growing>,
+    ) -> Option<SimTime> {
         let kept = &self.kept[k];
-        let Some((miss, checked)) = kept.miss else {
+        let (miss, checked) = kept.miss.as_ref()?;
+        if *checked + 1 != self.pass || view.now >= miss.until {
+            return None;
+        }
+        let near = |r: f64| (r - kept.rating).abs() <= miss.reach;
+        if miss.capped {
+            return (!self.changes.iter().any(|&r| near(r))).then_some(miss.until);
+        }
+        if self
+            .departed
+            .iter()
+            .any(|id| miss.took.contains(id))
+        {
+            return None;
+        }
+        let mut until = miss.until;
+        for id in &self.joined {
+            let Some(t) = view.pool.get(*id) else {
+                continue;
+            };
+            if !near(t.rating) {
+                continue;
+            }
+            let d = (t.rating - seed.rating).abs();
+            // Where a ticket at the same distance as one taken falls in
+            // the walk is not worth working out: the growth is stale. (The
+            // tickets taken are all waiting: none departed.)
+            let distance = |id: &TicketId| view.pool.get(*id).map(|c| (c.rating - seed.rating).abs());
+            if miss.took.iter().any(|id| distance(id).is_none_or(|dc| dc == d))
+                || self.would_take(view, seed, miss, t, d, fold.as_deref_mut())
+            {
+                return None;
+            }
+            if !self.steps.is_empty() {
+                until = until.min(self.next_step(t.enqueued, view.now));
+            }
+        }
+        Some(until)
+    }
+
+    /// Whether the growth of `seed` that `miss` kept would take ticket `t`
+    /// at distance `d` had it been there: a growth of the seed and the
+    /// tickets it took nearer than `d`, asked about `t`.
+    fn would_take(
+        &self,
+        view: &PoolView<'_>,
+        seed: &WaitingTicket,
+        miss: &Miss,
+        t: &WaitingTicket,
+        d: f64,
+        fold: Option<&mut Growing>,
+    ) -> bool {
+        if seed.size() > view.format.team_size {
             return false;
-        };
-        checked + 1 == self.pass
-            && now < miss.until
-            && self
-                .changes
-                .iter()
-                .all(|&r| (r - kept.rating).abs() > miss.reach)
+        }
+        let mut g = Growth::start(self.any_team_free, view, seed, fold);
+        for id in &miss.took {
+            let Some(c) = view.pool.get(*id) else {
+                return true;
+            };
+            if (c.rating - seed.rating).abs() > d {
+                break;
+            }
+            g.retake(&self.rs, view, c);
+        }
+        g.offer(&self.rs, view, t)
     }
 }
 
@@ -324,41 +437,35 @@ fn split(tickets: &[&WaitingTicket], format: MatchFormat) -> Option<Vec<usize>> 
     Some(team_of)
 }
 
-impl RulesetPolicy {
-    /// Grows a match from `seed` over `candidates` (nearest rating first);
-    /// the proposal if the full match passes every rule, else what the
-    /// failure depended on. `capped`: whether `candidates` stops short of
-    /// the free pool (then running out of them is no reason to look
-    /// farther). `fold`: the policy's running totals of the team-free
-    /// rules, if they fold, to start afresh from the seed.
-    fn grow<'a>(
-        &self,
-        view: &PoolView<'_>,
-        seed: &'a WaitingTicket,
-        candidates: impl Iterator<Item = &'a WaitingTicket>,
-        capped: bool,
-        fold: Option<&mut Growing>,
-    ) -> Result<Proposal, Miss> {
+/// A match growing from a seed: the growth of a pass, and the question a
+/// kept growth asks about a ticket that joined.
+struct Growth<'g, 'p> {
+    format: MatchFormat,
+    room: usize,
+    packing: Packing,
+    roles: RoleFill<'p>,
+    /// The growing match as the team-free rules see it, kept as tickets
+    /// are taken rather than rebuilt for every candidate.
+    partial: Partial<'g, 'p>,
+    ages: Ages,
+    chosen: SmallVec<[&'p WaitingTicket; 16]>,
+}
+
+impl<'g, 'p> Growth<'g, 'p> {
+    /// The seed alone; `fold`, the policy's running totals of the
+    /// team-free rules if they fold, is started afresh from it. The seed
+    /// fits one team (`grow` checks).
+    fn start(
+        any_team_free: bool,
+        view: &PoolView<'p>,
+        seed: &'p WaitingTicket,
+        fold: Option<&'g mut Growing>,
+    ) -> Self {
         let format = view.format;
         let need = format.players();
-        if seed.size() > format.team_size {
-            // Never grows: no change can help.
-            return Err(Miss {
-                reach: -1.0,
-                until: SimTime::MAX,
-            });
-        }
-        if view.pool.players() < need {
-            return Err(Miss::ANYWHERE);
-        }
-        let mut chosen: Vec<&WaitingTicket> = vec![seed];
-        let mut room = need - seed.size();
         let mut packing = Packing::new(format.teams, format.team_size);
         packing.try_add(seed.size());
-        let mut roles = RoleFill::new(format.roles, format.teams, &seed.roles);
-        // The growing match as the team-free rules see it, kept as tickets
-        // are taken rather than rebuilt for every candidate.
-        let mut partial = if !self.any_team_free {
+        let mut partial = if !any_team_free {
             Partial::Nothing
         } else if let Some(g) = fold {
             g.clear();
@@ -370,39 +477,111 @@ impl RulesetPolicy {
             })
         };
         partial.add(partial.read(view, seed));
-        let seed_age = seed.age_s(view.now);
-        let mut ages = Ages {
-            newest: f64::INFINITY,
-            oldest: 0.0,
+        Growth {
+            format,
+            room: need.saturating_sub(seed.size()),
+            packing,
+            roles: RoleFill::new(format.roles, format.teams, &seed.roles),
+            partial,
+            ages: Ages {
+                newest: f64::INFINITY,
+                oldest: 0.0,
+            }
+            .with(seed.age_s(view.now)),
+            chosen: smallvec::smallvec![seed],
         }
-        .with(seed_age);
-        // The farthest candidate examined, and the first step any examined
-        // ticket crosses: all a failure depended on.
+    }
+
+    /// Takes `t` if it fits the room, the teams and the roles left and the
+    /// team-free rules pass with it; whether it did. A ticket turned down
+    /// leaves the growth as it was.
+    fn offer(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket) -> bool {
+        if t.size() > self.room || t.size() > self.format.team_size || !self.roles.admits(&t.roles) {
+            return false;
+        }
+        let with_t = self.ages.with(t.age_s(view.now));
+        let read = self.partial.read(view, t);
+        let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
+        if !ok || !self.packing.try_add(t.size()) {
+            return false;
+        }
+        self.keep(t, read, with_t);
+        true
+    }
+
+    /// Takes `t` again, unasked: a ticket an earlier growth of the same
+    /// seed took at this point, with no step crossed since, so `offer`
+    /// would take it (checked in debug builds).
+    fn retake(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket) {
+        let with_t = self.ages.with(t.age_s(view.now));
+        let read = self.partial.read(view, t);
+        debug_assert!(
+            t.size() <= self.room
+                && self.roles.admits(&t.roles)
+                && self.partial.passes_with(rs, read.as_ref(), with_t.of(rs)),
+            "a kept growth's ticket is turned down"
+        );
+        let packed = self.packing.try_add(t.size());
+        debug_assert!(packed, "a kept growth's ticket does not pack");
+        self.keep(t, read, with_t);
+    }
+
+    fn keep(&mut self, t: &'p WaitingTicket, read: Option<CandTicket<'p>>, with_t: Ages) {
+        self.roles.take(&t.roles);
+        self.chosen.push(t);
+        self.partial.add(read);
+        self.ages = with_t;
+        self.room -= t.size();
+    }
+}
+
+impl RulesetPolicy {
+    /// Grows a match from `seed` over `candidates` (nearest rating first);
+    /// the proposal if the full match passes every rule, else what the
+    /// failure depended on. `capped`: whether `candidates` stops short of
+    /// the free pool (then running out of them is no reason to look
+    /// farther). `fold`: the policy's running totals of the team-free
+    /// rules, if they fold, to start afresh from the seed.
+    fn grow<'p>(
+        &self,
+        view: &PoolView<'p>,
+        seed: &'p WaitingTicket,
+        candidates: impl Iterator<Item = &'p WaitingTicket>,
+        capped: bool,
+        fold: Option<&mut Growing>,
+    ) -> Result<Proposal, Miss> {
+        let format = view.format;
+        let need = format.players();
+        if seed.size() > format.team_size {
+            // Never grows: no change can help.
+            return Err(Miss {
+                reach: -1.0,
+                ..Miss::anywhere()
+            });
+        }
+        if view.pool.players() < need {
+            return Err(Miss::anywhere());
+        }
+        let mut g = Growth::start(self.any_team_free, view, seed, fold);
+        // The farthest candidate examined, the first step any examined
+        // ticket crosses, and the tickets taken: all a failure depended on.
         let mut reach = 0.0_f64;
         let mut until = if self.remember {
             self.next_step(seed.enqueued, view.now)
         } else {
             SimTime::MAX
         };
+        let mut took = SmallVec::new();
         let mut ran_out = true;
         for t in candidates {
             reach = (t.rating - seed.rating).abs();
             if self.remember && !self.steps.is_empty() {
                 until = until.min(self.next_step(t.enqueued, view.now));
             }
-            if t.size() <= room && t.size() <= format.team_size && roles.admits(&t.roles) {
-                let with_t = ages.with(t.age_s(view.now));
-                let read = partial.read(view, t);
-                let ok = partial.passes_with(&self.rs, read.as_ref(), with_t.of(&self.rs));
-                if ok && packing.try_add(t.size()) {
-                    roles.take(&t.roles);
-                    chosen.push(t);
-                    partial.add(read);
-                    ages = with_t;
-                    room -= t.size();
-                }
+            if g.offer(&self.rs, view, t) && self.remember {
+                took.push(t.id);
             }
-            if room == 0 {
+            if g.room == 0 {
                 ran_out = false;
                 break;
             }
@@ -414,16 +593,20 @@ impl RulesetPolicy {
                 reach
             },
             until,
+            capped: ran_out && capped,
+            took,
         };
-        if room > 0 {
+        if g.room > 0 {
             return Err(miss);
         }
-        let team_of = split(&chosen, format).ok_or(miss)?;
-        let c = candidate(view, format.teams, &chosen, |i| team_of[i]);
-        if !self.rs.passes(&c, ages.of(&self.rs), false) {
+        let Some(team_of) = split(&g.chosen, format) else {
+            return Err(miss);
+        };
+        let c = candidate(view, format.teams, &g.chosen, |i| team_of[i]);
+        if !self.rs.passes(&c, g.ages.of(&self.rs), false) {
             return Err(miss);
         }
-        let tickets: Vec<TicketId> = chosen.iter().map(|t| t.id).collect();
+        let tickets: Vec<TicketId> = g.chosen.iter().map(|t| t.id).collect();
         let mut proposal = Proposal::new(tickets.clone());
         // With a role queue the engine picks a split that fills every
         // team's composition; otherwise the split the rules passed on.
@@ -489,8 +672,9 @@ impl Policy for RulesetPolicy {
                     self.work.seed_visits += 1;
                     if self.remember {
                         debug_assert_eq!(self.kept[k].id, seed.id);
-                        if self.still_fails(k, view.now) {
-                            if let Some((_, checked)) = self.kept[k].miss.as_mut() {
+                        if let Some(until) = self.still_fails(k, view, seed, fold.as_mut()) {
+                            if let Some((miss, checked)) = self.kept[k].miss.as_mut() {
+                                miss.until = until;
                                 *checked = self.pass;
                             }
                             continue;
@@ -515,16 +699,14 @@ impl Policy for RulesetPolicy {
                     };
                     if self.remember {
                         self.kept[k].miss = None;
-                        self.changes.push(seed.rating);
-                        self.taken.push(seed.rating);
+                        self.took(seed);
                     }
                     pass.take(pos);
                     for &(at, t) in &near {
                         if p.tickets.contains(&t.id) {
                             pass.take(at);
                             if self.remember {
-                                self.changes.push(t.rating);
-                                self.taken.push(t.rating);
+                                self.took(t);
                             }
                         }
                     }
@@ -583,6 +765,61 @@ mod tests {
         assert!(h.tick(9.999).is_empty());
         let made = h.tick(10.0);
         assert_eq!(made.into_iter().map(pair).collect::<Vec<_>>(), vec![vec![0, 1]]);
+    }
+
+    /// A ticket that joins a seed's kept growth and is turned down by a
+    /// limit its own wait widens (the newest ticket's age counts): the
+    /// kept growth is looked at again when that wait reaches the step, and
+    /// the older ticket seeds the match as a growth of every seed would.
+    #[test]
+    fn a_kept_growth_looks_again_when_a_ticket_it_turned_down_reaches_a_step() {
+        let params = |exhaustive: bool| -> Box<dyn Policy> {
+            let json = r#"{ "ruleLanguageVersion": "1.0",
+                 "playerAttributes": [{ "name": "skill", "type": "number" }],
+                 "algorithm": { "strategy": "exhaustiveSearch", "expansionAgeSelection": "newest" },
+                 "teams": [{ "name": "player", "maxPlayers": 1, "quantity": 2 }],
+                 "rules": [{ "name": "CloseSkill", "type": "distance",
+                     "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+                     "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
+                     "maxDistance": 50 }],
+                 "expansions": [{ "target": "rules[CloseSkill].maxDistance",
+                     "steps": [{ "waitTimeSeconds": 10, "value": 100 }] }] }"#;
+            let mut rs = Ruleset::parse(json).unwrap_or_else(|e| panic!("{e}"));
+            rs.bind(Source::by_convention, |_| None)
+                .unwrap_or_else(|e| panic!("{e}"));
+            let p = RulesetParams {
+                ruleset: Some(Arc::new(rs)),
+            };
+            if exhaustive {
+                Box::new(RulesetPolicy::exhaustive(p))
+            } else {
+                Box::new(RulesetPolicy::new(p))
+            }
+        };
+        let run = |exhaustive: bool| {
+            let mut h = Harness::new(params(exhaustive));
+            // A far-off third ticket, so the first has a growth to keep.
+            h.population(&[1000.0, 3000.0, 1080.0]);
+            let mut made = Vec::new();
+            made.extend(h.join(0, 1000.0, 0.0));
+            made.extend(h.join(1, 3000.0, 0.0));
+            for s in 1..30 {
+                made.extend(h.tick(f64::from(s)));
+            }
+            assert!(made.is_empty());
+            made.extend(h.join(2, 1080.0, 30.5));
+            for s in 31..60 {
+                let m = h.tick(f64::from(s));
+                if !m.is_empty() {
+                    return (s, m);
+                }
+            }
+            panic!("never met");
+        };
+        let (at, made) = run(false);
+        assert_eq!((at, made.clone()), run(true));
+        assert_eq!(at, 41, "the younger ticket waits 10 s from 30.5 s");
+        assert_eq!(made, vec![vec![0, 2]], "the older ticket seeds it");
     }
 
     #[test]
