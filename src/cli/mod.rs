@@ -43,11 +43,11 @@ mod trace;
 mod tune;
 mod write;
 
+pub(crate) use write::write_new_file;
 pub use write::{
     artifacts_sha256, check_writable, json_bytes, write_artifacts, write_whole, OutDir,
     PartialFile, RunFiles, JOBS_DIR,
 };
-pub(crate) use write::write_new_file;
 
 use crate::scenario::{self, LoadedScenario};
 use anyhow::Result;
@@ -324,7 +324,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             if reps > 1 {
                 return tune::run_replicated(&loaded, out, quiet);
             }
-            run_command(&loaded, out, quiet, tables.into())
+            run_command(&loaded, out, quiet, tables.into(), true)
         }
         Command::ExplainRuleset { file, scenario } => {
             say_raw!("{}", ruleset::explain(&file, scenario.as_deref())?);
@@ -702,7 +702,7 @@ fn parquet_metadata(p: &scenario::Provenance, name: &str, seed: u64) -> Vec<(Str
 /// links to.
 pub(crate) fn write_full_run(loaded: &LoadedScenario, dir: &Path) -> Result<(), CliError> {
     let out = OutDir::lock(dir, false).map_err(CliError::BadInput)?;
-    run_command(loaded, out, true, crate::report::Tables::None)
+    run_command(loaded, out, true, crate::report::Tables::None, false)
 }
 
 /// Runs `loaded` on its own `run.seed` (the caller set it with `with_run`,
@@ -712,6 +712,7 @@ fn run_command(
     out_dir: OutDir,
     quiet: bool,
     tables: crate::report::Tables,
+    announce: bool,
 ) -> Result<(), CliError> {
     let dir = out_dir.path();
     let s = &loaded.scenario;
@@ -810,9 +811,12 @@ fn run_command(
     )?;
     let target = out_dir.target().to_owned();
     out_dir.commit(&provenance.scenario_sha256)?;
-    say!(
-        "{}",
-        crate::report::text::run_line(&s.run.name, &out.summary, &target)
-    );
+    // A server's report is not announced: its stdout may be long gone.
+    if announce {
+        say!(
+            "{}",
+            crate::report::text::run_line(&s.run.name, &out.summary, &target)
+        );
+    }
     Ok(())
 }

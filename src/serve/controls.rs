@@ -321,7 +321,11 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
         // A replayed trace fixes the traffic: the loader refuses these keys.
         return out;
     }
-    let doc = |k: &str| docs.get(&format!("arrivals.{k}")).cloned().unwrap_or_default();
+    let doc = |k: &str| {
+        docs.get(&format!("arrivals.{k}"))
+            .cloned()
+            .unwrap_or_default()
+    };
     out.push(control(
         "arrivals.rate_per_s".into(),
         "traffic",
@@ -330,7 +334,11 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
         &doc("rate_per_s"),
     ));
     if s.format.team_size > 1 {
-        let sizes = s.arrivals.party_sizes.len().max(s.format.team_size as usize);
+        let sizes = s
+            .arrivals
+            .party_sizes
+            .len()
+            .max(s.format.team_size as usize);
         for n in 1..=sizes {
             let w = s.arrivals.party_sizes.get(n - 1).copied().unwrap_or(0.0);
             let mut c = control(
@@ -426,7 +434,10 @@ pub fn set_args(
                 toml::Value::String(s.clone()).to_string()
             }
             (Kind::Choice, _) => {
-                errors.insert(key.clone(), format!("must be one of {}", c.options.join(", ")));
+                errors.insert(
+                    key.clone(),
+                    format!("must be one of {}", c.options.join(", ")),
+                );
                 continue;
             }
             (_, Value::Number(n)) => {

@@ -54,6 +54,8 @@ pub struct Options {
 
 struct App {
     base: LoadedScenario,
+    /// The command line's `--set`s, under every setting of the session.
+    session_sets: Vec<String>,
     controls: Vec<Control>,
     runs: Arc<Runs>,
     /// The served scenario's folder, where "save" writes.
@@ -111,9 +113,8 @@ pub fn serve(opts: Options) -> Result<(), CliError> {
             .join("serve")
             .join(&base.scenario.run.name)
     });
-    let server = tiny_http::Server::http((bind, opts.port)).map_err(|e| {
-        CliError::BadInput(format!("cannot listen on {bind}:{}: {e}", opts.port))
-    })?;
+    let server = tiny_http::Server::http((bind, opts.port))
+        .map_err(|e| CliError::BadInput(format!("cannot listen on {bind}:{}: {e}", opts.port)))?;
     let addr = server
         .server_addr()
         .to_ip()
@@ -140,6 +141,7 @@ pub fn serve(opts: Options) -> Result<(), CliError> {
     runs.start(jobs);
     let app = Arc::new(App {
         controls: controls::controls(&base),
+        session_sets: opts.sets.clone(),
         dir,
         out,
         base,
@@ -457,7 +459,7 @@ fn save(app: &App) -> Reply {
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "scenario".into());
-    let text = saved_text(&app.base, &sets, &loaded);
+    let text = saved_text(app, &sets, &loaded);
     match crate::cli::write_new_file(&app.dir, &format!("{stem}-serve"), "toml", text.as_bytes()) {
         Ok(path) => {
             let name = path
@@ -470,19 +472,22 @@ fn save(app: &App) -> Reply {
     }
 }
 
-/// The served file's text with the setting's keys changed in place
-/// (comments and layout kept), checked by loading it back: if it does not
-/// load to the same scenario, the loader's own text of the setting is
+/// The served file's text with the session's and the setting's keys
+/// changed in place (comments and layout kept), checked by loading it back:
+/// if it does not load to the same scenario (the file changed meanwhile, a
+/// key the file does not write), the loader's own text of the setting is
 /// saved instead.
-fn saved_text(base: &LoadedScenario, sets: &[String], loaded: &LoadedScenario) -> String {
-    let head = if sets.is_empty() {
+fn saved_text(app: &App, sets: &[String], loaded: &LoadedScenario) -> String {
+    let all: Vec<String> = app.session_sets.iter().chain(sets).cloned().collect();
+    let head = if all.is_empty() {
         "# Saved by `mmsim serve`: the served scenario unchanged.\n".to_string()
     } else {
-        format!("# Saved by `mmsim serve` with: {}\n", sets.join(", "))
+        format!("# Saved by `mmsim serve` with: {}\n", all.join(", "))
     };
     let want = crate::scenario::provenance::scenario_sha256(&loaded.scenario);
-    if let Some(edited) = edit_in_place(&base.text, sets) {
-        let again = crate::scenario::from_text(&edited, &base.path, &[]);
+    let source = crate::scenario::read_bounded(&app.base.path, crate::scenario::MAX_SCENARIO_BYTES);
+    if let Some(edited) = source.ok().and_then(|t| edit_in_place(&t, &all)) {
+        let again = crate::scenario::from_text(&edited, &app.base.path, &[]);
         if again.is_ok_and(|l| crate::scenario::provenance::scenario_sha256(&l.scenario) == want) {
             return head + &edited;
         }
@@ -494,8 +499,12 @@ fn edit_in_place(text: &str, sets: &[String]) -> Option<String> {
     let mut doc: toml_edit::DocumentMut = text.parse().ok()?;
     for arg in sets {
         let (key, raw) = arg.split_once('=')?;
-        let value: toml_edit::Value = raw.parse().ok()?;
-        let parts: Vec<&str> = key.split('.').collect();
+        // As `--set` reads it: TOML, or else the text as a string.
+        let value: toml_edit::Value = raw
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| toml_edit::Value::from(raw.trim()));
+        let parts: Vec<&str> = key.split('.').map(str::trim).collect();
         if !set_in(doc.as_table_mut(), &parts, value) {
             return None;
         }

@@ -163,7 +163,8 @@ impl Runs {
     }
 
     pub fn complete(&self, st: &Shared) -> bool {
-        self.done(st, st.baseline) == self.seeds.len() && self.done(st, st.current) == self.seeds.len()
+        self.done(st, st.baseline) == self.seeds.len()
+            && self.done(st, st.current) == self.seeds.len()
     }
 
     /// Waits until the answer is complete, at most `timeout`.
@@ -294,7 +295,9 @@ impl Runs {
                     .cloned()
                     .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
                     .unwrap_or_else(|| "unknown failure".into());
-                Some(Outcome::Failed(format!("seed {seed}: the run failed: {why}")))
+                Some(Outcome::Failed(format!(
+                    "seed {seed}: the run failed: {why}"
+                )))
             }
         }
     }
