@@ -67,6 +67,7 @@ fn side(runs: &Runs, st: &Shared, setting: usize) -> Value {
         "id": setting,
         "label": label(st, setting),
         "sets": st.settings[setting].sets,
+        "values": st.settings[setting].values,
         "done": runs.done(st, setting),
         "failed": failures(runs, st, setting),
     })

@@ -429,7 +429,7 @@ fn try_setting(app: &App, body: &Value) -> Reply {
             )}}),
         );
     }
-    match app.runs.try_setting(sets.clone(), loaded) {
+    match app.runs.try_setting(sets.clone(), values.clone(), loaded) {
         Some(id) => Reply::json(
             200,
             &json!({"ok": true, "setting": id, "sets": sets, "generation": app.runs.generation()}),

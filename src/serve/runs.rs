@@ -30,6 +30,8 @@ pub const MAX_SETTINGS: usize = 2000;
 pub struct Setting {
     /// The `--set` arguments, in key order; empty for the served file.
     pub sets: Vec<String>,
+    /// The page's values that made it, for a page opened later.
+    pub values: Map<String, Value>,
     pub loaded: Arc<LoadedScenario>,
 }
 
@@ -85,6 +87,7 @@ impl Runs {
             state: Mutex::new(Shared {
                 settings: vec![Setting {
                     sets: Vec::new(),
+                    values: Map::new(),
                     loaded: Arc::new(base),
                 }],
                 results: BTreeMap::new(),
@@ -120,7 +123,12 @@ impl Runs {
 
     /// Makes `sets` the current setting (an earlier identical one keeps its
     /// finished seeds) and returns its index, or `None` at `MAX_SETTINGS`.
-    pub fn try_setting(&self, sets: Vec<String>, loaded: LoadedScenario) -> Option<usize> {
+    pub fn try_setting(
+        &self,
+        sets: Vec<String>,
+        values: Map<String, Value>,
+        loaded: LoadedScenario,
+    ) -> Option<usize> {
         let mut st = self.lock();
         let id = match st.settings.iter().position(|s| s.sets == sets) {
             Some(i) => i,
@@ -128,6 +136,7 @@ impl Runs {
             None => {
                 st.settings.push(Setting {
                     sets,
+                    values,
                     loaded: Arc::new(loaded),
                 });
                 st.settings.len() - 1

@@ -242,12 +242,15 @@ $("report").addEventListener("click", async () => {
   notice(j.ok ? "Writing the full report…" : j.error);
   if (!demo) poll();
 });
+function setControl(key, v) {
+  if (!(key in values)) return;
+  values[key] = v;
+  for (const el of document.querySelectorAll(`[data-key="${CSS.escape(key)}"]`)) if (el.tagName !== "P") el.value = v;
+  $("c-" + key).classList.toggle("changed", v !== served[key]);
+}
+
 $("reset").addEventListener("click", () => {
-  for (const c of info.controls) {
-    values[c.key] = c.value;
-    for (const el of document.querySelectorAll(`[data-key="${CSS.escape(c.key)}"]`)) if (el.tagName !== "P") el.value = c.value;
-    $("c-" + c.key).classList.remove("changed");
-  }
+  for (const c of info.controls) setControl(c.key, c.value);
   clearTimeout(timer);
   timer = setTimeout(send, 10);
 });
@@ -294,7 +297,13 @@ async function runDemo() {
   $("about").textContent = `${info.file}: ${info.format}, policy ${info.policy}; every setting runs on seeds ${seeds[0]}..${seeds[seeds.length - 1]} (${seeds.length}), ${info.jobs} at once.`;
   for (const c of info.controls) { values[c.key] = c.value; served[c.key] = c.value; }
   buildControls();
-  if (!demo) { poll(); return; }
+  if (!demo) {
+    // A page opened on a running session shows the setting being tried.
+    const s = await getJSON("/api/state");
+    for (const [k, v] of Object.entries(s.current.values || {})) setControl(k, v);
+    poll();
+    return;
+  }
   render(await getJSON("/api/state?wait=120"));
   let seen;
   try { seen = await runDemo(); } catch (e) { seen = { error: String(e) }; }
