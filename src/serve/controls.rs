@@ -203,9 +203,11 @@ fn slider(kind: &Kind, value: f64, lo: Option<f64>, hi: Option<f64>) -> (f64, f6
     } else {
         1.0
     };
-    let mut smax = hi.unwrap_or(guess.max(smin + 1.0));
+    // Four times the value, or a unit above the floor for a value at it.
+    let around = if guess > smin { guess } else { smin + 1.0 };
+    let mut smax = hi.unwrap_or(around);
     if !smax.is_finite() || smax > 1e6 {
-        smax = guess.max(smin + 1.0);
+        smax = around;
     }
     let step = match kind {
         Kind::Integer => 1.0,
@@ -554,6 +556,105 @@ mod tests {
         assert_eq!(nice_step(0.004), 0.005);
         assert_eq!(nice_step(3.0), 5.0);
         assert_eq!(nice_step(0.01), 0.01);
+    }
+
+    fn loaded(text: &str) -> LoadedScenario {
+        crate::scenario::from_text(text, std::path::Path::new("smoke.toml"), &[]).unwrap()
+    }
+
+    fn smoke_3v3() -> String {
+        crate::run::short_smoke()
+            .0
+            .replace("team_size = 1", "team_size = 3")
+            .replace(
+                "rate_per_s = 1.0",
+                "rate_per_s = 1.0\nparty_sizes = [0.8, 0.2]",
+            )
+    }
+
+    #[test]
+    fn the_controls_are_the_policy_s_keys_and_the_traffic_with_ranges() {
+        let l = loaded(&smoke_3v3());
+        let c = controls(&l);
+        let keys: Vec<&str> = c.iter().map(|c| c.key.as_str()).collect();
+        assert_eq!(
+            keys,
+            [
+                "policy.base",
+                "policy.rate_per_s",
+                "policy.max",
+                "policy.mode",
+                "policy.recheck",
+                "policy.tick",
+                "arrivals.rate_per_s",
+                "arrivals.party_sizes.1",
+                "arrivals.party_sizes.2",
+                "arrivals.party_sizes.3",
+                "arrivals.patience.mean",
+                "arrivals.requeue_prob",
+            ]
+        );
+        let by = |k: &str| c.iter().find(|c| c.key == k).unwrap();
+        assert_eq!(
+            (by("policy.base").min, by("policy.base").unit.as_str()),
+            (Some(0.0), "rating points")
+        );
+        assert_eq!(by("policy.rate_per_s").unit, "rating points/s");
+        assert_eq!(by("policy.mode").options, ["event", "tick"]);
+        assert_eq!(
+            (
+                by("policy.tick").kind.clone(),
+                by("policy.tick").value.as_f64()
+            ),
+            (Kind::Duration, Some(1.0))
+        );
+        assert_eq!(by("arrivals.patience.mean").value.as_f64(), Some(180.0));
+        assert_eq!(
+            (
+                by("arrivals.requeue_prob").min,
+                by("arrivals.requeue_prob").max
+            ),
+            (Some(0.0), Some(1.0))
+        );
+        assert_eq!(by("arrivals.party_sizes.3").value.as_f64(), Some(0.0));
+        // A tiny value gets a slider that reaches past it, not one of 0 to 1.
+        let (lo, hi, step) = slider(&Kind::Number, 9e-5, Some(0.0), None);
+        assert_eq!((lo, hi), (0.0, 3.6e-4));
+        assert!(step <= 2e-6, "{step}");
+    }
+
+    #[test]
+    fn page_values_become_sets_of_what_changed_only() {
+        let l = loaded(&smoke_3v3());
+        let c = controls(&l);
+        let mut v = serde_json::Map::new();
+        for c in &c {
+            v.insert(c.key.clone(), c.value.clone());
+        }
+        assert_eq!(set_args(&c, &v), Ok(vec![]));
+        v.insert("policy.base".into(), Value::from(60));
+        v.insert("arrivals.party_sizes.3".into(), Value::from(0.1));
+        v.insert("policy.mode".into(), Value::from("tick"));
+        let sets = set_args(&c, &v).unwrap();
+        assert_eq!(
+            sets,
+            [
+                "arrivals.party_sizes=[0.8, 0.2, 0.1]",
+                "policy.base=60.0",
+                "policy.mode=\"tick\""
+            ]
+        );
+        // The loader takes them as `--set` would.
+        let applied = l.with_sets(&sets).unwrap();
+        assert_eq!(applied.scenario.arrivals.party_sizes, [0.8, 0.2, 0.1]);
+        v.insert("policy.neighbours".into(), Value::from(3));
+        v.insert("arrivals.trace".into(), Value::from("x.csv"));
+        v.insert("policy.max".into(), Value::from("wide"));
+        let errors = set_args(&c, &v).unwrap_err();
+        assert_eq!(
+            errors.keys().collect::<Vec<_>>(),
+            ["arrivals.trace", "policy.max", "policy.neighbours"]
+        );
     }
 
     #[test]
