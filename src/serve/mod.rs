@@ -13,6 +13,7 @@
 
 mod answer;
 mod controls;
+mod http;
 mod runs;
 
 use crate::cli::CliError;
@@ -20,7 +21,8 @@ use crate::scenario::LoadedScenario;
 use controls::Control;
 use runs::Runs;
 use serde_json::{json, Value};
-use std::io::{Read as _, Write as _};
+use std::io::Write as _;
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,10 +34,12 @@ const STYLE_CSS: &str = include_str!("page/style.css");
 
 /// The largest request body: a page's values are a few hundred bytes.
 pub const MAX_BODY: usize = 64 * 1024;
-/// Requests handled at once; a long poll holds one.
-const HANDLERS: usize = 8;
+/// Requests handled at once, each on its own thread: a client that sends
+/// half a body holds one until it goes, and past this many the next gets
+/// 503 at once instead of the server growing threads without end.
+const MAX_ACTIVE: usize = 64;
 /// Long polls (`/api/state?wait=S`) waiting at once, so they never hold
-/// every handler.
+/// most of the handlers.
 const MAX_WAITING_POLLS: usize = 3;
 /// The longest a long poll waits.
 const MAX_POLL_S: u64 = 120;
@@ -113,12 +117,11 @@ pub fn serve(opts: Options) -> Result<(), CliError> {
             .join("serve")
             .join(&base.scenario.run.name)
     });
-    let server = tiny_http::Server::http((bind, opts.port))
+    let listener = std::net::TcpListener::bind((bind, opts.port))
         .map_err(|e| CliError::BadInput(format!("cannot listen on {bind}:{}: {e}", opts.port)))?;
-    let addr = server
-        .server_addr()
-        .to_ip()
-        .ok_or_else(|| CliError::BadInput("the server has no IP address".into()))?;
+    let addr = listener
+        .local_addr()
+        .map_err(|e| CliError::BadInput(format!("the server has no address: {e}")))?;
     #[cfg(unix)]
     // SAFETY: SIG_IGN installs no handler code. A browser that closes its
     // connection mid-answer must give a write error, not SIGPIPE's exit.
@@ -169,26 +172,42 @@ pub fn serve(opts: Options) -> Result<(), CliError> {
             .and_then(|()| out.flush())
             .map_err(crate::cli::stdout_failed)?;
     }
-    let server = Arc::new(server);
-    let handlers: Vec<_> = (0..HANDLERS)
-        .map(|_| {
-            let server = Arc::clone(&server);
-            let app = Arc::clone(&app);
-            std::thread::spawn(move || loop {
-                match server.recv() {
-                    Ok(rq) => handle(&app, rq),
-                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
-                }
-            })
-        })
-        .collect();
-    for h in handlers {
-        let _ = h.join();
+    let active = Arc::new(AtomicUsize::new(0));
+    for stream in listener.incoming() {
+        let Ok(mut stream) = stream else {
+            // A connection that failed before it was accepted (or no file
+            // descriptor left): wait a moment, take the next.
+            std::thread::sleep(Duration::from_millis(10));
+            continue;
+        };
+        if active.fetch_add(1, Ordering::SeqCst) >= MAX_ACTIVE {
+            active.fetch_sub(1, Ordering::SeqCst);
+            http::respond(
+                &mut stream,
+                503,
+                &[("Content-Type", "text/plain; charset=utf-8")],
+                b"busy: too many requests at once",
+                false,
+                false,
+            );
+            continue;
+        }
+        let app = Arc::clone(&app);
+        let done = Arc::clone(&active);
+        let spawned = std::thread::Builder::new().spawn(move || {
+            connection(&app, stream);
+            done.fetch_sub(1, Ordering::SeqCst);
+        });
+        if spawned.is_err() {
+            // No thread to be had: the connection is dropped (its client
+            // sees it close) and the server goes on.
+            active.fetch_sub(1, Ordering::SeqCst);
+        }
     }
     Ok(())
 }
 
-/// A reply before it becomes tiny_http's response.
+/// A reply before it is written.
 struct Reply {
     status: u16,
     content_type: &'static str,
@@ -223,94 +242,86 @@ impl Reply {
     }
 }
 
-fn header(name: &str, value: &str) -> Option<tiny_http::Header> {
-    tiny_http::Header::from_bytes(name.as_bytes(), value.as_bytes()).ok()
-}
-
-fn handle(app: &App, mut rq: tiny_http::Request) {
-    let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(app, &mut rq)))
+/// One connection: one request read, answered, closed.
+fn connection(app: &App, mut stream: TcpStream) {
+    let rq = match http::read_request(&mut stream, MAX_BODY) {
+        Ok(rq) => rq,
+        Err(http::ReadError::Gone) => return,
+        Err(http::ReadError::Answer(status, message)) => {
+            let body =
+                serde_json::to_vec(&json!({"ok": false, "error": message})).unwrap_or_default();
+            http::respond(
+                &mut stream,
+                status,
+                &[("Content-Type", "application/json; charset=utf-8")],
+                &body,
+                false,
+                true,
+            );
+            return;
+        }
+    };
+    let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| route(app, &rq)))
         .unwrap_or_else(|_| Reply::error(500, "internal error; the server goes on"));
-    let mut resp = tiny_http::Response::from_data(reply.body).with_status_code(reply.status);
     let mut headers = vec![
-        header("Content-Type", reply.content_type),
-        header("Cache-Control", "no-store"),
-        header("X-Content-Type-Options", "nosniff"),
-        header(
+        ("Content-Type", reply.content_type),
+        ("Cache-Control", "no-store"),
+        ("X-Content-Type-Options", "nosniff"),
+        (
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
         ),
     ];
     if let Some(allow) = reply.allow {
-        headers.push(header("Allow", allow));
-    }
-    for h in headers.into_iter().flatten() {
-        resp.add_header(h);
+        headers.push(("Allow", allow));
     }
     // A browser that went away gets nothing; the server goes on.
-    let _ = rq.respond(resp);
+    http::respond(
+        &mut stream,
+        reply.status,
+        &headers,
+        &reply.body,
+        rq.method == "HEAD",
+        rq.body_too_large,
+    );
 }
 
-/// Reads a JSON body of at most `MAX_BODY` bytes.
-fn body_json(rq: &mut tiny_http::Request) -> Result<Value, Reply> {
-    if rq.body_length().is_some_and(|n| n > MAX_BODY) {
+/// The request's JSON body (at most `MAX_BODY` bytes, read already).
+fn body_json(rq: &http::Request) -> Result<Value, Reply> {
+    if rq.body_too_large {
         return Err(Reply::error(
             413,
             &format!("the body is larger than {MAX_BODY} bytes"),
         ));
     }
-    let json_type = rq.headers().iter().any(|h| {
-        h.field.equiv("Content-Type")
-            && h.value
-                .as_str()
-                .to_ascii_lowercase()
-                .starts_with("application/json")
-    });
+    let json_type = rq
+        .header("Content-Type")
+        .is_some_and(|v| v.to_ascii_lowercase().starts_with("application/json"));
     if !json_type {
         // A cross-site form cannot send this type without the browser
         // asking first, which this server never allows.
         return Err(Reply::error(415, "send the body as application/json"));
     }
-    let mut bytes = Vec::new();
-    if rq
-        .as_reader()
-        .take(MAX_BODY as u64 + 1)
-        .read_to_end(&mut bytes)
-        .is_err()
-    {
-        return Err(Reply::error(400, "the body could not be read"));
-    }
-    if bytes.len() > MAX_BODY {
-        return Err(Reply::error(
-            413,
-            &format!("the body is larger than {MAX_BODY} bytes"),
-        ));
-    }
-    if bytes.iter().all(u8::is_ascii_whitespace) {
+    if rq.body.iter().all(u8::is_ascii_whitespace) {
         return Ok(json!({}));
     }
-    serde_json::from_slice(&bytes)
+    serde_json::from_slice(&rq.body)
         .map_err(|e| Reply::error(400, &format!("the body is not JSON: {e}")))
 }
 
-fn route(app: &App, rq: &mut tiny_http::Request) -> Reply {
-    use tiny_http::Method::{Get, Head, Post};
+fn route(app: &App, rq: &http::Request) -> Reply {
     if !app.hosts.is_empty() {
-        let host = rq
-            .headers()
-            .iter()
-            .find(|h| h.field.equiv("Host"))
-            .map(|h| h.value.as_str().to_string());
+        let host = rq.header("Host").map(str::to_string);
         if !host.is_some_and(|h| app.hosts.contains(&h)) {
             // Another name for this address is how a foreign page would
             // reach a local server (DNS rebinding).
             return Reply::error(421, "this server answers only to its own address");
         }
     }
-    let url = rq.url().to_string();
-    let (path, query) = url.split_once('?').unwrap_or((&url, ""));
-    let method = rq.method().clone();
-    let get = matches!(method, Get | Head);
-    let post = matches!(method, Post);
+    let url = rq.target.as_str();
+    let (path, query) = url.split_once('?').unwrap_or((url, ""));
+    let get = rq.method == "GET" || rq.method == "HEAD";
+    let post = rq.method == "POST";
     match path {
         "/" | "/index.html" if get => Reply::bytes("text/html; charset=utf-8", INDEX_HTML),
         "/app.js" if get => Reply::bytes("text/javascript; charset=utf-8", APP_JS),

@@ -487,10 +487,19 @@ fn a_hundred_fast_moves_and_a_closed_browser_leave_the_last_answer() {
         let req = format!("GET /api/state?wait=100 HTTP/1.1\r\nHost: {a}\r\n\r\n");
         s.write_all(req.as_bytes()).unwrap();
     }
+    // Browsers that send half a body and then stall, held open throughout.
+    let _stalled: Vec<TcpStream> = (0..12)
+        .map(|_| {
+            let mut s = TcpStream::connect(a).unwrap();
+            let req = format!("POST /api/try HTTP/1.1\r\nHost: {a}\r\nContent-Type: application/json\r\nContent-Length: 900\r\n\r\n{{\"values\":");
+            s.write_all(req.as_bytes()).unwrap();
+            s
+        })
+        .collect();
     let started = Instant::now();
     for i in 0..100 {
-        let (status, _) = post(a, "/api/try", &json!({"values": {"policy.base": 20 + i}}));
-        assert_eq!(status, 200);
+        let (status, body) = post(a, "/api/try", &json!({"values": {"policy.base": 20 + i}}));
+        assert_eq!(status, 200, "move {i}: {body}");
     }
     let (status, last) = post(a, "/api/try", &json!({"values": {"policy.base": 77}}));
     assert_eq!(status, 200, "{last}");
