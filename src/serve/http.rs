@@ -55,6 +55,12 @@ pub fn read_request(stream: &mut TcpStream, max_body: usize) -> Result<Request, 
             let mut slots = [httparse::EMPTY_HEADER; 64];
             let mut req = httparse::Request::new(&mut slots);
             match req.parse(&buf) {
+                Ok(httparse::Status::Complete(n)) if n > MAX_HEAD => {
+                    return Err(ReadError::Answer(
+                        431,
+                        format!("the request head is larger than {MAX_HEAD} bytes"),
+                    ))
+                }
                 Ok(httparse::Status::Complete(n)) => {
                     let headers = req
                         .headers

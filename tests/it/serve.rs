@@ -432,6 +432,28 @@ fn malformed_requests_get_clear_errors_and_the_server_goes_on() {
         "x".repeat(0x100000)
     );
     assert_eq!(raw(a, chunked.as_bytes()).0, 413);
+    // A well-formed chunked body is read like any other.
+    let body = r#"{"values": {"policy.base": -5}}"#;
+    let (first, second) = body.split_at(10);
+    let chunked = format!(
+        "POST /api/try HTTP/1.1\r\nHost: {a}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n{:x}\r\n{first}\r\n{:x};ext=1\r\n{second}\r\n0\r\n\r\n",
+        first.len(),
+        second.len()
+    );
+    let (status, text) = raw(a, chunked.as_bytes());
+    assert_eq!(status, 422, "{text}");
+    assert!(text.contains("must be zero or more"), "{text}");
+    let bad_chunk = format!("POST /api/try HTTP/1.1\r\nHost: {a}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n");
+    assert_eq!(raw(a, bad_chunk.as_bytes()).0, 400);
+    let many_headers: String = (0..100).map(|i| format!("X-{i}: y\r\n")).collect();
+    let req = format!("GET /api/state HTTP/1.1\r\nHost: {a}\r\n{many_headers}\r\n");
+    assert_eq!(raw(a, req.as_bytes()).0, 431);
+    let long = format!("GET /{} HTTP/1.1\r\nHost: {a}\r\n\r\n", "a".repeat(20_000));
+    assert_eq!(raw(a, long.as_bytes()).0, 431);
+    let bad_length = format!("POST /api/try HTTP/1.1\r\nHost: {a}\r\nContent-Type: application/json\r\nContent-Length: -3\r\n\r\n");
+    assert_eq!(raw(a, bad_length.as_bytes()).0, 400);
+    let short_body = format!("POST /api/try HTTP/1.1\r\nHost: {a}\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{{}}");
+    assert_eq!(raw(a, short_body.as_bytes()).0, 400);
     let form = format!(
         "POST /api/pin HTTP/1.1\r\nHost: {a}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{{}}"
     );
