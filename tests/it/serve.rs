@@ -550,6 +550,15 @@ fn a_bad_bind_address_or_seed_count_is_refused_with_exit_2() {
     let o = mmsim(&["serve", &file, "--bind", "localhost:80"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("not an IP address"), "{}", stderr(&o));
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let o = mmsim(&["serve", &file, "--port", &port]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("cannot listen on 127.0.0.1:"),
+        "{}",
+        stderr(&o)
+    );
     let o = mmsim(&["serve", &file, "--seeds", "0"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(
