@@ -88,7 +88,7 @@ struct Reports {
 pub fn serve(opts: Options) -> Result<(), CliError> {
     let base = crate::cli::load_scenario(&opts.scenario, &opts.sets, false)?;
     let reps = opts.seeds.unwrap_or(if base.scenario.run.replications > 1 {
-        base.scenario.run.replications
+        base.scenario.run.replications.min(MAX_SEEDS)
     } else {
         8
     });
