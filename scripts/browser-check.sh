@@ -3,6 +3,7 @@
 # fails on what an analyst would see broken: an image that did not load,
 # "NaN" or a literal "[]" on the page, or a table wider than a 1400 px
 # viewport. Keeps a first-screen screenshot (1400x900) of each report.
+# Then drives `mmsim serve`'s what-if page (scripts/serve-check.sh).
 #
 #   bash scripts/browser-check.sh
 #
@@ -32,7 +33,7 @@ echo "chromium: $CHROMIUM"
 
 # The binary `cargo test` builds (same features, so nothing recompiles).
 cargo test --no-run --quiet --locked
-MMSIM=$ROOT/target/debug/mmsim
+MMSIM=${CARGO_TARGET_DIR:-$ROOT/target}/debug/mmsim
 
 rm -rf "$OUT"
 mkdir -p "$OUT/runs"
@@ -104,5 +105,7 @@ shot roles-held-back "$OUT/runs/roles-explain/report.html" '#held-back'
 "$MMSIM" sweep scenarios/gamedev-1v1-sweep.toml --set run.duration=2h --set run.warmup=20m \
     --replications 2 --quiet --out "$OUT/runs/sweep" >/dev/null
 shot sweep-pareto "$OUT/runs/sweep/report.html" 'figure'
+# The what-if page: `mmsim serve` driven in the browser (scripts/serve-check.sh).
+bash scripts/serve-check.sh "$CHROMIUM" "$MMSIM" "$OUT" || fail=1
 echo "screenshots: $OUT/*.png"
 exit $fail

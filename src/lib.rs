@@ -14,10 +14,12 @@
 //! - `mmsim-report`: `report` (Parquet, plots, HTML, text).
 //!
 //! Here live only `cli` (arguments, progress, exit codes, the one file
-//! writer) and `rebalance` (`mmsim rebalance`).
+//! writer), `rebalance` (`mmsim rebalance`) and `serve` (`mmsim serve`'s
+//! what-if page).
 
 pub mod cli;
 pub mod rebalance;
+pub mod serve;
 
 pub use mmsim_core::{engine, metrics, model, outcome, policy, pool, rating, ruleset, teams};
 pub use mmsim_report as report;

@@ -43,6 +43,7 @@ mod trace;
 mod tune;
 mod write;
 
+pub(crate) use write::write_new_file;
 pub use write::{
     artifacts_sha256, check_writable, json_bytes, write_artifacts, write_whole, OutDir,
     PartialFile, RunFiles, JOBS_DIR,
@@ -199,6 +200,33 @@ pub enum Command {
         #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>)]
         ticket: u32,
     },
+    /// Serve a what-if page for the scenario: a control for each policy
+    /// and traffic key; each change reruns it on the baseline's seeds and
+    /// shows paired differences with 95% intervals (docs/serve.md).
+    Serve {
+        scenario: PathBuf,
+        /// Port to listen on (0: any free port; the address is printed).
+        #[arg(long, default_value = "8080", value_parser = whole::<u16>)]
+        port: u16,
+        /// Address to listen on: 127.0.0.1 keeps the page on this machine.
+        #[arg(long, default_value = "127.0.0.1")]
+        bind: String,
+        /// Seeds per setting (default: the scenario's run.replications, or
+        /// 8 when that is 1).
+        #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>)]
+        seeds: Option<u32>,
+        /// Runs at once (default: the machine's cores).
+        #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>)]
+        jobs: Option<usize>,
+        /// Folder for full reports asked from the page (default
+        /// output/serve/<scenario name>/).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Override a scenario key for the whole session (the page's
+        /// baseline), e.g. --set run.duration=2h (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        sets: Vec<String>,
+    },
     #[command(flatten)]
     Tuning(tune::TuningCommand),
 }
@@ -296,7 +324,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             if reps > 1 {
                 return tune::run_replicated(&loaded, out, quiet);
             }
-            run_command(&loaded, out, quiet, tables.into())
+            run_command(&loaded, out, quiet, tables.into(), true)
         }
         Command::ExplainRuleset { file, scenario } => {
             say_raw!("{}", ruleset::explain(&file, scenario.as_deref())?);
@@ -396,6 +424,23 @@ fn dispatch(command: Command) -> Result<(), CliError> {
         Command::Trace { run, out, format } => trace::trace_command(&run, out, format.as_deref()),
         Command::Explain { run, ticket } => explain::explain_command(&run, ticket),
         Command::Tuning(c) => tune::dispatch(c),
+        Command::Serve {
+            scenario,
+            port,
+            bind,
+            seeds,
+            jobs,
+            out,
+            sets,
+        } => crate::serve::serve(crate::serve::Options {
+            scenario,
+            port,
+            bind,
+            seeds,
+            jobs,
+            out,
+            sets,
+        }),
         Command::Policies => {
             say_raw!("{}", catalogue::text(&catalogue::FAMILIES[0]));
             Ok(())
@@ -445,6 +490,9 @@ pub(crate) mod flag_max {
     }
     impl Max for u64 {
         const MAX: u64 = u64::MAX;
+    }
+    impl Max for u16 {
+        const MAX: u64 = u16::MAX as u64;
     }
     impl Max for usize {
         const MAX: u64 = usize::MAX as u64;
@@ -649,6 +697,14 @@ fn parquet_metadata(p: &scenario::Provenance, name: &str, seed: u64) -> Vec<(Str
     .to_vec()
 }
 
+/// One run with every output but the per-row tables into `dir`, as `mmsim
+/// run --tables none --quiet` writes it: the full report `mmsim serve`
+/// links to.
+pub(crate) fn write_full_run(loaded: &LoadedScenario, dir: &Path) -> Result<(), CliError> {
+    let out = OutDir::lock(dir, false).map_err(CliError::BadInput)?;
+    run_command(loaded, out, true, crate::report::Tables::None, false)
+}
+
 /// Runs `loaded` on its own `run.seed` (the caller set it with `with_run`,
 /// so the saved scenario.toml and its hash name the seed used).
 fn run_command(
@@ -656,6 +712,7 @@ fn run_command(
     out_dir: OutDir,
     quiet: bool,
     tables: crate::report::Tables,
+    announce: bool,
 ) -> Result<(), CliError> {
     let dir = out_dir.path();
     let s = &loaded.scenario;
@@ -754,9 +811,12 @@ fn run_command(
     )?;
     let target = out_dir.target().to_owned();
     out_dir.commit(&provenance.scenario_sha256)?;
-    say!(
-        "{}",
-        crate::report::text::run_line(&s.run.name, &out.summary, &target)
-    );
+    // A server's report is not announced: its stdout may be long gone.
+    if announce {
+        say!(
+            "{}",
+            crate::report::text::run_line(&s.run.name, &out.summary, &target)
+        );
+    }
     Ok(())
 }

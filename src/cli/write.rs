@@ -36,6 +36,32 @@ pub fn write_whole(dir: &Path, name: &str, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
+/// Writes `bytes` to a new file `dir/STEM-K.EXT`, K the first number from 1
+/// whose name is free (never replacing a file), and returns its path: how
+/// `mmsim serve` saves a scenario without the page naming any path.
+pub(crate) fn write_new_file(dir: &Path, stem: &str, ext: &str, bytes: &[u8]) -> Result<PathBuf> {
+    for k in 1..10_000 {
+        let path = dir.join(format!("{stem}-{k}.{ext}"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut f) => {
+                let written = f.write_all(bytes).and_then(|()| f.sync_all());
+                if let Err(e) = written {
+                    let _ = std::fs::remove_file(&path);
+                    return Err(e).with_context(|| format!("cannot write {}", path.display()));
+                }
+                return Ok(path);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot write {}", path.display())),
+        }
+    }
+    anyhow::bail!("{}: no free name {stem}-K.{ext} below 10000", dir.display())
+}
+
 /// A file written while the run goes (a streamed table): it grows under a
 /// hidden temporary name and takes its real name only on `commit`, so a run
 /// that fails or is interrupted never leaves a half-written table under a

@@ -22,6 +22,7 @@ mod reliability;
 mod report_figures;
 mod rulesets;
 mod scale;
+mod serve;
 mod streams;
 mod team_matches;
 mod trace;

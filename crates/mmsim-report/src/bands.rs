@@ -58,6 +58,18 @@ pub const PALETTE: [RGBColor; 6] = [
     RGBColor(86, 180, 233),
 ];
 
+/// Draws a spec to SVG only (`mmsim serve` redraws on every change).
+pub fn render_svg(spec: &BandSpec) -> anyhow::Result<String> {
+    plots::ensure_font()?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(spec, &root)?;
+        root.present().map_err(plots::de)?;
+    }
+    Ok(svg)
+}
+
 /// Draws a spec to SVG and PNG.
 pub fn render(spec: &BandSpec) -> anyhow::Result<Plot> {
     plots::ensure_font()?;

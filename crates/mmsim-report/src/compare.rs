@@ -760,7 +760,7 @@ fn series_label(arms: &[Arm], i: usize) -> String {
 }
 
 /// The overlaid wait CDFs of `arms` (mean and band over each arm's seeds).
-pub(super) fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
+pub fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
     let with: Vec<(usize, Vec<&Vec<f64>>)> = arms
         .iter()
         .enumerate()

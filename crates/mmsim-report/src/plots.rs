@@ -867,6 +867,19 @@ pub(super) fn ensure_font() -> anyhow::Result<()> {
     }
 }
 
+/// Draws a spec to SVG only: for a page that asks for a plot on every
+/// change (`mmsim serve`), where the PNG would be drawn for nothing.
+pub fn render_svg(spec: &Spec) -> anyhow::Result<String> {
+    ensure_font()?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+        draw(spec, &root)?;
+        root.present().map_err(de)?;
+    }
+    Ok(svg)
+}
+
 /// Draws a spec to SVG and PNG.
 pub fn render(spec: &Spec) -> anyhow::Result<Plot> {
     ensure_font()?;
