@@ -120,6 +120,10 @@ struct Miss {
     until: SimTime,
     /// Whether it ran out of candidates that stopped short of the pool.
     capped: bool,
+    /// Whether it took a full match (which the split or the rules on teams
+    /// then turned down): a joiner within reach would mostly be taken, so
+    /// asking about it costs more than it spares.
+    full: bool,
     /// The tickets it took after the seed, nearest first.
     took: SmallVec<[TicketId; 16]>,
 }
@@ -132,6 +136,7 @@ impl Miss {
             reach: f64::INFINITY,
             until: SimTime::MAX,
             capped: false,
+            full: false,
             took: SmallVec::new(),
         }
     }
@@ -279,7 +284,8 @@ impl RulesetPolicy {
             // the walk is not worth working out: the growth is stale. (The
             // tickets taken are all waiting: none departed.)
             let distance = |id: &TicketId| view.pool.get(*id).map(|c| (c.rating - seed.rating).abs());
-            if miss.took.iter().any(|id| distance(id).is_none_or(|dc| dc == d))
+            if miss.full
+                || miss.took.iter().any(|id| distance(id).is_none_or(|dc| dc == d))
                 || self.would_take(view, seed, miss, t, d, fold.as_deref_mut())
             {
                 return None;
@@ -594,6 +600,7 @@ impl RulesetPolicy {
             },
             until,
             capped: ran_out && capped,
+            full: g.room == 0,
             took,
         };
         if g.room > 0 {
