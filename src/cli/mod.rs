@@ -512,6 +512,14 @@ fn describe_world(s: &scenario::Scenario) -> Vec<String> {
                         crate::report::text::duration(after.secs())
                     )
                 }
+                scenario::Patience::Weibull { shape, scale } => format!(
+                    "Weibull, shape {shape}, scale {}",
+                    crate::report::text::duration(scale.secs())
+                ),
+                scenario::Patience::LogNormal { median, sigma } => format!(
+                    "log-normal, median {}, sigma {sigma}",
+                    crate::report::text::duration(median.secs())
+                ),
                 scenario::Patience::Never {} => "none (nobody gives up)".to_string(),
             },
             pct(s.arrivals.requeue_prob),

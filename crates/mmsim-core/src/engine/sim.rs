@@ -34,7 +34,7 @@ use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
 use crate::teams::TeamFormer;
 use rand::Rng;
-use rand_distr::{Distribution, Exp1};
+use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_pcg::Pcg64;
 use std::sync::Arc;
 
@@ -1441,6 +1441,21 @@ fn draw_patience(p: &Patience, rng: &mut Pcg64) -> Option<SimDuration> {
             Some(SimDuration::from_secs_f64(x * mean.as_secs_f64()))
         }
         Patience::Fixed { after } => Some(*after),
+        // One exponential draw through the inverse survival function: the
+        // same count of numbers as exponential patience, so the stream stays
+        // aligned when only the family changes.
+        Patience::Weibull { shape, scale } => {
+            let x: f64 = Exp1.sample(rng);
+            Some(SimDuration::from_secs_f64(
+                scale.as_secs_f64() * x.powf(1.0 / shape),
+            ))
+        }
+        Patience::LogNormal { median, sigma } => {
+            let z: f64 = StandardNormal.sample(rng);
+            Some(SimDuration::from_secs_f64(
+                median.as_secs_f64() * (sigma * z).exp(),
+            ))
+        }
         Patience::Never => None,
     }
 }
