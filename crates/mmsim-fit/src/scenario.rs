@@ -13,6 +13,9 @@ pub const DEFAULT_RULES: &str = r#"[run]
 name = "fitted"
 seed = 1
 
+[population]
+skill = { dist = "normal", mean = 1500, sd = 350 }
+
 [policy]
 kind = "widening"
 base = 100
