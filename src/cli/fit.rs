@@ -186,7 +186,8 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
     let mut check_view = None;
     if let Some((path, _, seed)) = &rules {
         let (sim, _) = run_ticket_log(&loaded.scenario, *seed)?;
-        let rows = mmsim_fit::check::check(&log, &sim);
+        let (again, _) = run_ticket_log(&loaded.scenario, seed.wrapping_add(1))?;
+        let rows = mmsim_fit::check::check(&log, &sim, &again);
         let waits = |l: &TicketLog| -> Vec<f64> {
             l.tickets.iter().filter(|t| t.reason == Reason::Matched).map(|t| t.wait_s()).collect()
         };
@@ -243,8 +244,9 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
         }
         if let Some(all) = rows.iter().find(|r| r.hour.is_none()) {
             say!(
-                "check: waits KS {:.3} (5% critical {:.3}), abandons {:.2}% logged, {:.2}% simulated",
+                "check: waits KS {:.3} (two seeds of the model: {:.3}; 5% critical {:.3}), abandons {:.2}% logged, {:.2}% simulated",
                 all.ks_wait,
+                all.ks_between_seeds,
                 all.ks_critical,
                 100.0 * all.log_abandon,
                 100.0 * all.sim_abandon

@@ -229,27 +229,52 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let (back_from, flagged) = returns_of(log, opts);
     let fresh: Vec<usize> = (0..log.tickets.len()).filter(|&i| back_from[i].is_none()).collect();
 
-    // Arrivals by hour of day.
+    // Arrivals by hour of day, each fresh party weighted by how likely it
+    // was to get in at all: a game draws a party from its players, and a
+    // party with a member already queued or playing never reaches the log.
+    let (distinct, drawn) = players_seen(log, &back_from);
+    let population = population_of(distinct, drawn, &mut notes);
+    let weights = arrival_weights(log, &back_from, population.size as f64);
     let exposure = hour_exposure(log.end_s);
     let mut counts = [0usize; 24];
+    let mut weighted = [0.0f64; 24];
     for &i in &fresh {
-        counts[((log.tickets[i].enqueue_s / 3600.0).floor() as u64 % 24) as usize] += 1;
+        let h = ((log.tickets[i].enqueue_s / 3600.0).floor() as u64 % 24) as usize;
+        counts[h] += 1;
+        weighted[h] += weights[i];
     }
+    let scaled = |n: usize, w: f64, e: f64| {
+        let r = poisson_rate(n, e);
+        let f = if n > 0 { w / n as f64 } else { 1.0 };
+        Estimate {
+            value: w / e,
+            lo: r.lo * f,
+            hi: r.hi * f,
+        }
+    };
     let hours: Vec<HourRate> = (0..24)
         .map(|h| HourRate {
             hour: h as u32,
             arrivals: counts[h],
             exposure_s: exposure[h],
-            rate_per_s: (exposure[h] >= MIN_HOUR_EXPOSURE_S).then(|| poisson_rate(counts[h], exposure[h])),
+            rate_per_s: (exposure[h] >= MIN_HOUR_EXPOSURE_S)
+                .then(|| scaled(counts[h], weighted[h], exposure[h])),
         })
         .collect();
     let covered: Vec<&HourRate> = hours.iter().filter(|h| h.rate_per_s.is_some()).collect();
-    let overall = poisson_rate(fresh.len(), log.end_s.max(1.0));
+    let overall = scaled(fresh.len(), weighted.iter().sum(), log.end_s.max(1.0));
     let (rate, daily_profile) = if covered.len() >= 2 {
         let mean = covered.iter().map(|h| h.rate_per_s.unwrap().value).sum::<f64>() / covered.len() as f64;
         // The mean of hourly rates: its variance is the sum of each hour's
-        // (Poisson: n/e²) over the hours squared.
-        let var = covered.iter().map(|h| h.arrivals as f64 / (h.exposure_s * h.exposure_s)).sum::<f64>()
+        // (Poisson: n/e², scaled by the weights) over the hours squared.
+        let var = covered
+            .iter()
+            .map(|h| {
+                let r = h.rate_per_s.unwrap();
+                let f = if h.arrivals > 0 { r.value * h.exposure_s / h.arrivals as f64 } else { 1.0 };
+                f * f * h.arrivals as f64 / (h.exposure_s * h.exposure_s)
+            })
+            .sum::<f64>()
             / (covered.len() as f64).powi(2);
         let profile: Vec<f64> = hours
             .iter()
@@ -282,16 +307,29 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     };
 
     // Party mix of fresh tickets.
-    let mut by_size: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut by_size: BTreeMap<usize, (usize, f64)> = BTreeMap::new();
     for &i in &fresh {
-        *by_size.entry(log.tickets[i].players.len()).or_default() += 1;
+        let e = by_size.entry(log.tickets[i].players.len()).or_default();
+        e.0 += 1;
+        e.1 += weights[i];
     }
+    let total_w: f64 = by_size.values().map(|v| v.1).sum();
     let party_sizes = by_size
         .iter()
-        .map(|(&size, &n)| PartySize {
-            size,
-            tickets: n,
-            share: wilson(n, fresh.len().max(1)),
+        .map(|(&size, &(n, w))| {
+            // Wilson's interval of the count, moved with the weighting.
+            let plain = wilson(n, fresh.len().max(1));
+            let share = w / total_w;
+            let f = if plain.value > 0.0 { share / plain.value } else { 1.0 };
+            PartySize {
+                size,
+                tickets: n,
+                share: Estimate {
+                    value: share,
+                    lo: plain.lo * f,
+                    hi: (plain.hi * f).min(1.0),
+                },
+            }
         })
         .collect();
 
@@ -422,11 +460,7 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let mut first_role: BTreeMap<&str, &str> = BTreeMap::new();
     let mut ping_sum = vec![(0.0f64, 0usize); log.data_centres.len()];
     let mut seen: BTreeSet<&str> = BTreeSet::new();
-    let mut drawn = 0usize;
-    for (i, t) in log.tickets.iter().enumerate() {
-        if back_from[i].is_none() {
-            drawn += t.players.len();
-        }
+    for t in &log.tickets {
         for p in &t.players {
             if !seen.insert(p.id.as_str()) {
                 continue;
@@ -447,8 +481,6 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
         }
     }
     let ratings = ratings_of(first_rating.values().copied().collect(), &mut notes);
-    let distinct = seen.len();
-    let population = population_of(distinct, drawn, &mut notes);
     let shares = |m: &BTreeMap<&str, &str>| -> Vec<Share> {
         let mut c: BTreeMap<&str, usize> = BTreeMap::new();
         for v in m.values() {
@@ -494,6 +526,56 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
             .collect(),
         notes,
     }
+}
+
+/// Distinct players, and players drawn by fresh tickets.
+fn players_seen(log: &TicketLog, back_from: &[Option<usize>]) -> (usize, usize) {
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut drawn = 0;
+    for (i, t) in log.tickets.iter().enumerate() {
+        if back_from[i].is_none() {
+            drawn += t.players.len();
+        }
+        seen.extend(t.players.iter().map(|p| p.id.as_str()));
+    }
+    (seen.len(), drawn)
+}
+
+/// Each ticket's weight as an arrival: 1 / (1 − b)^k for a party of k when
+/// a share b of the `n` players was busy (queued, playing, or pausing
+/// before a return) just before it came, the chance that k players drawn
+/// at random were all free. A player is busy from enqueue to leave, and a
+/// matched one until the match ends (the log's end when the log has match
+/// ends but not this one's; the leave when it has none).
+fn arrival_weights(log: &TicketLog, back_from: &[Option<usize>], n: f64) -> Vec<f64> {
+    let has_ends = log.tickets.iter().any(|t| t.match_end_s.is_some());
+    let free_at = |t: &crate::log::LogTicket| match t.reason {
+        Reason::Matched if has_ends => t.match_end_s.unwrap_or(log.end_s),
+        _ => t.leave_s,
+    };
+    let mut events: Vec<(f64, i64)> = Vec::with_capacity(4 * log.tickets.len());
+    for (i, t) in log.tickets.iter().enumerate() {
+        let k = t.players.len() as i64;
+        events.push((t.enqueue_s, k));
+        events.push((free_at(t), -k));
+        if let Some(m) = back_from[i] {
+            // Pausing between the match and the return.
+            events.push((free_at(&log.tickets[m]), k));
+            events.push((t.enqueue_s, -k));
+        }
+    }
+    events.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut w = vec![1.0; log.tickets.len()];
+    let (mut j, mut busy) = (0usize, 0i64);
+    for (i, t) in log.tickets.iter().enumerate() {
+        while j < events.len() && events[j].0 < t.enqueue_s {
+            busy += events[j].1;
+            j += 1;
+        }
+        let b = (busy.max(0) as f64 / n).min(0.99);
+        w[i] = (1.0 - b).powi(-(t.players.len() as i32));
+    }
+    w
 }
 
 fn ratings_of(mut r: Vec<f64>, notes: &mut Vec<Note>) -> Option<Ratings> {

@@ -101,24 +101,42 @@ pub fn scenario_text(fit: &Fit, rules: Option<&str>, name: &str) -> Result<Strin
             )],
         );
         if let Some(r) = &fit.ratings {
+            // A seasoned ladder draws ratings as skill plus noise that
+            // leaves a correlation ρ: the ratings' spread is the skills'
+            // over ρ, so the skills are the ratings pulled in by ρ about
+            // their mean (exact for normal skills).
+            let rho = p
+                .get("seasoned")
+                .and_then(|s| s.get("correlation"))
+                .and_then(|c| c.as_float().or_else(|| c.as_integer().map(|i| i as f64)))
+                .filter(|r| *r > 0.0 && *r <= 1.0);
+            let centre = r.mean.value;
             let mut t = InlineTable::new();
             t.insert("dist", "quantiles".into());
             let mut rows = Array::new();
             for q in &r.quantiles {
+                let v = match rho {
+                    Some(rho) => centre + rho * (q[1] - centre),
+                    None => q[1],
+                };
                 let mut row = Array::new();
                 row.push(q[0]);
-                row.push((q[1] * 10.0).round() / 10.0);
+                row.push((v * 10.0).round() / 10.0);
                 rows.push(row);
             }
             t.insert("table", toml_edit::Value::Array(rows));
+            let shrink = rho.map(|rho| {
+                format!("pulled in by the rules' seasoned correlation {rho} about their mean (ratings are skill plus noise)")
+            });
             p.insert("skill", value(t));
             comment(
                 p,
                 "skill",
                 &[
                     format!(
-                        "the {} players' first ratings as the skill prior (empirical quantiles)",
-                        r.players
+                        "the {} players' first ratings as the skill prior (empirical quantiles){}",
+                        r.players,
+                        shrink.map_or(String::new(), |s| format!(", {s}"))
                     ),
                     format!(
                         "normal view: mean {}, sd {} (95% intervals)",

@@ -238,13 +238,13 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
     if let Some(c) = check {
         h.push_str("<h2>Check: the fitted model against the log</h2>\n");
         figure(&mut h, "fit-check-waits");
-        h.push_str("<table><tr><th>hour</th><th>log tickets</th><th>simulated</th><th>KS distance (waits)</th><th>5% critical</th><th>abandon log</th><th>abandon simulated</th><th class=\"l\">verdict</th></tr>\n");
+        h.push_str("<table><tr><th>hour</th><th>log tickets</th><th>simulated</th><th>KS distance (waits)</th><th>two seeds of the model</th><th>5% critical</th><th>abandon log</th><th>abandon simulated</th><th class=\"l\">verdict</th></tr>\n");
         for x in c.hours {
             let bad = if x.verdict == "fits" { "" } else { " class=\"bad\"" };
             h.push_str(&format!(
-                "<tr{bad}><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.2}%</td><td>{:.2}%</td><td class=\"l\">{}</td></tr>\n",
+                "<tr{bad}><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.2}%</td><td>{:.2}%</td><td class=\"l\">{}</td></tr>\n",
                 x.hour.map_or("all".into(), |h| format!("{h:02}h")),
-                x.log_tickets, x.sim_tickets, x.ks_wait, x.ks_critical,
+                x.log_tickets, x.sim_tickets, x.ks_wait, x.ks_between_seeds, x.ks_critical,
                 100.0 * x.log_abandon, 100.0 * x.sim_abandon, esc(&x.verdict)
             ));
         }
