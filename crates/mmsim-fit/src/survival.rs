@@ -145,7 +145,18 @@ pub struct ParametricFit {
     pub delta_aic: f64,
     /// Exponential: `mean_s`. Weibull: `shape`, `scale_s`. Log-normal:
     /// `median_s`, `sigma`. Every family: `mean_s` (implied).
+    #[serde(serialize_with = "as_map")]
     pub params: Vec<(String, Estimate)>,
+}
+
+/// The parameters as a JSON object, in their order.
+fn as_map<S: serde::Serializer>(params: &[(String, Estimate)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(params.len()))?;
+    for (k, v) in params {
+        m.serialize_entry(k, v)?;
+    }
+    m.end()
 }
 
 impl ParametricFit {
