@@ -35,7 +35,8 @@ pub fn read_log(path: &Path, format: Option<&str>) -> Result<TicketLog, CliError
             _ => "csv",
         },
     };
-    let cannot = |e: std::io::Error| CliError::BadInput(format!("cannot read {}: {e}", path.display()));
+    let cannot =
+        |e: std::io::Error| CliError::BadInput(format!("cannot read {}: {e}", path.display()));
     let named = |e: mmsim_fit::LogError| CliError::BadInput(format!("{}: {e}", path.display()));
     match kind {
         "parquet" => {
@@ -45,7 +46,11 @@ pub fn read_log(path: &Path, format: Option<&str>) -> Result<TicketLog, CliError
                 .and_then(|f| f.take(MAX_LOG_BYTES + 1).read_to_end(&mut bytes))
                 .map_err(cannot)?;
             if bytes.len() as u64 > MAX_LOG_BYTES {
-                return Err(CliError::BadInput(format!("{}: larger than the {} MB allowed", path.display(), MAX_LOG_BYTES >> 20)));
+                return Err(CliError::BadInput(format!(
+                    "{}: larger than the {} MB allowed",
+                    path.display(),
+                    MAX_LOG_BYTES >> 20
+                )));
             }
             let (header, rows) = crate::report::trace_file::rows(&bytes, mmsim_fit::log::MAX_ROWS)
                 .map_err(|e| CliError::BadInput(format!("{}: {e}", path.display())))?;
@@ -66,7 +71,10 @@ pub fn read_log(path: &Path, format: Option<&str>) -> Result<TicketLog, CliError
 /// Runs `s` on `seed` and returns its tickets as a ticket log: every
 /// member with the rating, home, pings and roles they joined with (the
 /// trace's rows), and how and when each ticket left (the run's records).
-pub fn run_ticket_log(s: &Scenario, seed: u64) -> Result<(TicketLog, crate::run::RunOutput), CliError> {
+pub fn run_ticket_log(
+    s: &Scenario,
+    seed: u64,
+) -> Result<(TicketLog, crate::run::RunOutput), CliError> {
     let mut writer = TraceWriter::new(scenario::trace::Context::of(s));
     let mut rows = KeepRows::default();
     let output = crate::run::run_logging(s, seed, &mut |_, _| {}, &mut rows, Some(&mut writer))?;
@@ -77,7 +85,12 @@ pub fn run_ticket_log(s: &Scenario, seed: u64) -> Result<(TicketLog, crate::run:
         .map(|m| (m.id.0, m.ended.map(|t| t.as_secs_f64())))
         .collect();
     let mut members: BTreeMap<u32, Vec<LogPlayer>> = BTreeMap::new();
-    let dcs: Vec<String> = writer.ctx.regions.as_ref().map(|(d, _)| d.clone()).unwrap_or_default();
+    let dcs: Vec<String> = writer
+        .ctx
+        .regions
+        .as_ref()
+        .map(|(d, _)| d.clone())
+        .unwrap_or_default();
     for i in 0..writer.rows() {
         let list = members.entry(writer.ticket[i]).or_default();
         // A ticket sent back by a failed ready check is logged again; its
@@ -89,7 +102,11 @@ pub fn run_ticket_log(s: &Scenario, seed: u64) -> Result<(TicketLog, crate::run:
         list.push(LogPlayer {
             id: player,
             rating: Some(writer.rating[i]),
-            region: writer.ctx.regions.is_some().then(|| writer.region_name(i).to_owned()),
+            region: writer
+                .ctx
+                .regions
+                .is_some()
+                .then(|| writer.region_name(i).to_owned()),
             pings_ms: writer.row_pings(i).iter().map(|&p| f64::from(p)).collect(),
             roles: if writer.ctx.roles.is_some() {
                 writer.roles_text(i).split('|').map(str::to_owned).collect()
@@ -105,7 +122,11 @@ pub fn run_ticket_log(s: &Scenario, seed: u64) -> Result<(TicketLog, crate::run:
         .iter()
         .map(|t| {
             let (reason, match_id, match_end_s) = match t.end {
-                TicketEnd::Matched(m) => (Reason::Matched, Some(m.0.to_string()), ended.get(&m.0).copied().flatten()),
+                TicketEnd::Matched(m) => (
+                    Reason::Matched,
+                    Some(m.0.to_string()),
+                    ended.get(&m.0).copied().flatten(),
+                ),
                 TicketEnd::Abandoned => (Reason::Abandoned, None, None),
                 // A player who declined a ready check left, but not for
                 // want of patience: censored, as the matchmaker's timeout.
@@ -150,7 +171,9 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
     if let Some(w) = &a.return_window {
         opts.return_window_s = parse_duration("--return-window", w)?;
         if opts.return_window_s <= 0.0 {
-            return Err(CliError::BadInput(format!("--return-window {w}: must be longer than 0s")));
+            return Err(CliError::BadInput(format!(
+                "--return-window {w}: must be longer than 0s"
+            )));
         }
     }
     // The rules first: a bad rules file is refused before the log is read.
@@ -172,14 +195,21 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
             .map(|s| format!("fitted-{}", s.to_string_lossy()))
             .unwrap_or_else(|| "fitted".into())
     });
-    let text = mmsim_fit::scenario::scenario_text(&fit, rules.as_ref().map(|r| r.1.as_str()), &name)
-        .map_err(CliError::BadInput)?;
+    let text =
+        mmsim_fit::scenario::scenario_text(&fit, rules.as_ref().map(|r| r.1.as_str()), &name)
+            .map_err(CliError::BadInput)?;
     // Relative files the rules name resolve from the rules' folder.
-    let base = rules.as_ref().map_or_else(|| a.out.join("scenario.toml"), |r| r.0.clone());
+    let base = rules
+        .as_ref()
+        .map_or_else(|| a.out.join("scenario.toml"), |r| r.0.clone());
     let loaded = scenario::from_text(&text, &base, &[]).map_err(|e| {
         CliError::BadInput(format!(
             "the fitted scenario does not validate{}: {e}",
-            if rules.is_some() { " under the rules given" } else { " (give the log's rules with --check RULES.toml)" }
+            if rules.is_some() {
+                " under the rules given"
+            } else {
+                " (give the log's rules with --check RULES.toml)"
+            }
         ))
     })?;
     let mut check_rows = None;
@@ -189,7 +219,11 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
         let (again, _) = run_ticket_log(&loaded.scenario, seed.wrapping_add(1))?;
         let rows = mmsim_fit::check::check(&log, &sim, &again);
         let waits = |l: &TicketLog| -> Vec<f64> {
-            l.tickets.iter().filter(|t| t.reason == Reason::Matched).map(|t| t.wait_s()).collect()
+            l.tickets
+                .iter()
+                .filter(|t| t.reason == Reason::Matched)
+                .map(|t| t.wait_s())
+                .collect()
         };
         check_view = Some((waits(&log), waits(&sim), path.display().to_string()));
         check_rows = Some(rows);
@@ -225,7 +259,9 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
         fit.arrivals.fresh_tickets,
         fit.arrivals.rate_per_s.value,
         best,
-        fit.returns.requeue_prob.map_or("not fitted".into(), |p| format!("{:.3}", p.value)),
+        fit.returns
+            .requeue_prob
+            .map_or("not fitted".into(), |p| format!("{:.3}", p.value)),
         a.out.display(),
         started.elapsed().as_secs_f64()
     );
@@ -257,5 +293,6 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
 }
 
 pub fn is_parquet(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
+    p.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("parquet"))
 }

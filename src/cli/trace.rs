@@ -15,7 +15,9 @@ pub fn trace_command(
     format: Option<&str>,
     ticket_log: bool,
 ) -> Result<(), CliError> {
-    if ticket_log && (format == Some("parquet") || out.as_deref().is_some_and(super::fit::is_parquet)) {
+    if ticket_log
+        && (format == Some("parquet") || out.as_deref().is_some_and(super::fit::is_parquet))
+    {
         return Err(CliError::BadInput(
             "--ticket-log writes CSV (the log `mmsim fit` reads); drop --format parquet or the .parquet name".into(),
         ));
@@ -94,9 +96,9 @@ pub fn trace_command(
             )))
         }
     };
-    let rows = log
-        .as_ref()
-        .map_or(writer.rows(), |l| l.tickets.iter().map(|t| t.players.len()).sum());
+    let rows = log.as_ref().map_or(writer.rows(), |l| {
+        l.tickets.iter().map(|t| t.players.len()).sum()
+    });
     let bytes = if let Some(l) = &log {
         l.csv().into_bytes()
     } else if parquet {

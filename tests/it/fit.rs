@@ -18,13 +18,27 @@ fn fit_truth(dir: &Path, truth: &str, sets: &[&str], check: bool) -> (Value, Str
     let run = dir.join("run");
     let log = dir.join("log.csv");
     let out = dir.join("fit");
-    let mut args = vec!["run", &file, "--out", run.to_str().unwrap(), "--quiet", "--tables", "none"];
+    let mut args = vec![
+        "run",
+        &file,
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+        "--tables",
+        "none",
+    ];
     for s in sets {
         args.extend(["--set", s]);
     }
     let o = mmsim(&args);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = mmsim(&["trace", run.to_str().unwrap(), "--ticket-log", "--out", log.to_str().unwrap()]);
+    let o = mmsim(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--ticket-log",
+        "--out",
+        log.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let mut args = vec!["fit", log.to_str().unwrap(), "--out", out.to_str().unwrap()];
     if check {
@@ -32,22 +46,34 @@ fn fit_truth(dir: &Path, truth: &str, sets: &[&str], check: bool) -> (Value, Str
     }
     let o = mmsim(&args);
     assert!(o.status.success(), "{}", stderr(&o));
-    let json: Value = serde_json::from_slice(&std::fs::read(out.join("fit.json")).unwrap()).unwrap();
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(out.join("fit.json")).unwrap()).unwrap();
     let toml = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
     let v = mmsim(&["validate", out.join("scenario.toml").to_str().unwrap()]);
-    assert!(v.status.success(), "the fitted scenario validates: {}", stderr(&v));
+    assert!(
+        v.status.success(),
+        "the fitted scenario validates: {}",
+        stderr(&v)
+    );
     assert!(out.join("fit.html").is_file());
     (json, toml, String::from_utf8_lossy(&o.stdout).into_owned())
 }
 
 fn est(v: &Value) -> (f64, f64, f64) {
-    (v["value"].as_f64().unwrap(), v["lo"].as_f64().unwrap(), v["hi"].as_f64().unwrap())
+    (
+        v["value"].as_f64().unwrap(),
+        v["lo"].as_f64().unwrap(),
+        v["hi"].as_f64().unwrap(),
+    )
 }
 
 #[track_caller]
 fn covers(what: &str, v: &Value, truth: f64) {
     let (x, lo, hi) = est(v);
-    assert!(lo <= truth && truth <= hi, "{what}: {x} [{lo}, {hi}] misses the truth {truth}");
+    assert!(
+        lo <= truth && truth <= hi,
+        "{what}: {x} [{lo}, {hi}] misses the truth {truth}"
+    );
 }
 
 fn best(fit: &Value) -> &Value {
@@ -70,17 +96,26 @@ fn commented(toml: &str, keys: &[&str]) {
     let arrivals = lines.iter().position(|l| *l == "[arrivals]").unwrap();
     for key in keys {
         let starts = |l: &&str| l.starts_with(&format!("{key} ="));
-        let at = (lines[arrivals..].iter().position(starts).map(|i| i + arrivals))
-            .or_else(|| lines.iter().position(starts))
-            .unwrap_or_else(|| panic!("{key} is in the fitted scenario:\n{toml}"));
-        assert!(lines[at - 1].starts_with('#'), "{key} has a comment above it");
+        let at = (lines[arrivals..]
+            .iter()
+            .position(starts)
+            .map(|i| i + arrivals))
+        .or_else(|| lines.iter().position(starts))
+        .unwrap_or_else(|| panic!("{key} is in the fitted scenario:\n{toml}"));
+        assert!(
+            lines[at - 1].starts_with('#'),
+            "{key} has a comment above it"
+        );
     }
 }
 
 /// Of the hours the log covers, the share whose interval holds the truth.
 fn hours_covered(fit: &Value, truth: impl Fn(usize) -> f64) -> (usize, usize) {
     let hours = fit["arrivals"]["hours"].as_array().unwrap();
-    let with: Vec<&Value> = hours.iter().filter(|h| !h["rate_per_s"].is_null()).collect();
+    let with: Vec<&Value> = hours
+        .iter()
+        .filter(|h| !h["rate_per_s"].is_null())
+        .collect();
     let hit = with
         .iter()
         .filter(|h| {
@@ -96,9 +131,17 @@ fn hours_covered(fit: &Value, truth: impl Fn(usize) -> f64) -> (usize, usize) {
 fn a_1v1_log_with_exponential_patience_is_fitted_back() {
     let dir = tempfile::tempdir().unwrap();
     let (fit, toml, _) = fit_truth(dir.path(), "fit/truth-1v1.toml", &[], false);
-    assert_eq!(best(&fit)["family"], "exponential", "AIC picks the family drawn from");
+    assert_eq!(
+        best(&fit)["family"],
+        "exponential",
+        "AIC picks the family drawn from"
+    );
     covers("patience mean", &best(&fit)["params"]["mean_s"], 120.0);
-    covers("Weibull shape", &family(&fit, "weibull")["params"]["shape"], 1.0);
+    covers(
+        "Weibull shape",
+        &family(&fit, "weibull")["params"]["shape"],
+        1.0,
+    );
     covers("rate", &fit["arrivals"]["rate_per_s"], 0.5);
     let (hit, of) = hours_covered(&fit, |_| 0.5);
     assert_eq!(of, 8);
@@ -113,7 +156,19 @@ fn a_1v1_log_with_exponential_patience_is_fitted_back() {
     covers("rating sd", &fit["ratings"]["sd"], 300.0 / 0.95);
     let size = fit["population"]["size"].as_f64().unwrap();
     assert!((size / 20_000.0 - 1.0).abs() < 0.05, "population {size}");
-    commented(&toml, &["rate_per_s", "party_sizes", "patience", "requeue_prob", "think_time", "size", "skill", "duration"]);
+    commented(
+        &toml,
+        &[
+            "rate_per_s",
+            "party_sizes",
+            "patience",
+            "requeue_prob",
+            "think_time",
+            "size",
+            "skill",
+            "duration",
+        ],
+    );
     assert!(toml.contains("patience = { dist = \"exponential\""));
 }
 
@@ -133,8 +188,8 @@ fn a_log_normal_patience_is_told_apart() {
 }
 
 const PROFILE: [f64; 24] = [
-    0.4, 0.3, 0.25, 0.25, 0.3, 0.4, 0.6, 0.8, 0.9, 1.0, 1.0, 1.1, 1.2, 1.1, 1.0, 1.0, 1.1, 1.3, 1.6,
-    1.9, 2.0, 1.7, 1.1, 0.6,
+    0.4, 0.3, 0.25, 0.25, 0.3, 0.4, 0.6, 0.8, 0.9, 1.0, 1.0, 1.1, 1.2, 1.1, 1.0, 1.0, 1.1, 1.3,
+    1.6, 1.9, 2.0, 1.7, 1.1, 0.6,
 ];
 
 #[test]
@@ -144,8 +199,17 @@ fn a_5v5_day_with_parties_weibull_patience_and_a_profile_is_fitted_back_and_chec
     assert_eq!(best(&fit)["family"], "weibull");
     covers("Weibull shape", &best(&fit)["params"]["shape"], 1.6);
     covers("Weibull scale", &best(&fit)["params"]["scale_s"], 180.0);
-    for (share, truth) in fit["party_sizes"].as_array().unwrap().iter().zip([0.55, 0.2, 0.12, 0.05, 0.08]) {
-        covers(&format!("party size {}", share["size"]), &share["share"], truth);
+    for (share, truth) in fit["party_sizes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip([0.55, 0.2, 0.12, 0.05, 0.08])
+    {
+        covers(
+            &format!("party size {}", share["size"]),
+            &share["share"],
+            truth,
+        );
     }
     let mean_profile = PROFILE.iter().sum::<f64>() / 24.0;
     covers("rate", &fit["arrivals"]["rate_per_s"], 0.6 * mean_profile);
@@ -154,17 +218,33 @@ fn a_5v5_day_with_parties_weibull_patience_and_a_profile_is_fitted_back_and_chec
     assert!(hit >= 22, "{hit} of 24 hourly intervals hold the truth");
     covers("requeue_prob", &fit["returns"]["requeue_prob"], 0.3);
     covers("think time", &fit["returns"]["think_s"], 60.0);
-    commented(&toml, &["rate_per_s", "daily_profile", "party_sizes", "patience", "requeue_prob", "think_time"]);
+    commented(
+        &toml,
+        &[
+            "rate_per_s",
+            "daily_profile",
+            "party_sizes",
+            "patience",
+            "requeue_prob",
+            "think_time",
+        ],
+    );
     // Under the log's own rules the fitted model reproduces its waits and
     // abandons over the day.
     let all = &fit["check"][0];
     assert!(all["hour"].is_null());
     assert_eq!(all["verdict"], "fits", "{stdout}");
     assert!(all["ks_wait"].as_f64().unwrap() < 0.03, "{all}");
-    assert!((all["sim_abandon"].as_f64().unwrap() - all["log_abandon"].as_f64().unwrap()).abs() < 0.02);
+    assert!(
+        (all["sim_abandon"].as_f64().unwrap() - all["log_abandon"].as_f64().unwrap()).abs() < 0.02
+    );
     let hours = fit["check"].as_array().unwrap();
     let fitting = hours.iter().filter(|h| h["verdict"] == "fits").count();
-    assert!(fitting * 4 >= hours.len() * 3, "{fitting} of {} hours fit:\n{stdout}", hours.len());
+    assert!(
+        fitting * 4 >= hours.len() * 3,
+        "{fitting} of {} hours fit:\n{stdout}",
+        hours.len()
+    );
 }
 
 #[test]
@@ -175,13 +255,40 @@ fn the_check_says_where_the_model_does_not_fit() {
     let file = scenario("fit/truth-1v1.toml");
     let run = dir.path().join("run");
     let log = dir.path().join("log.csv");
-    assert!(mmsim(&["run", &file, "--out", run.to_str().unwrap(), "--quiet", "--tables", "none"]).status.success());
-    assert!(mmsim(&["trace", run.to_str().unwrap(), "--ticket-log", "--out", log.to_str().unwrap()]).status.success());
+    assert!(mmsim(&[
+        "run",
+        &file,
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+        "--tables",
+        "none"
+    ])
+    .status
+    .success());
+    assert!(mmsim(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--ticket-log",
+        "--out",
+        log.to_str().unwrap()
+    ])
+    .status
+    .success());
     let wide = dir.path().join("wide.toml");
-    let text = std::fs::read_to_string(&file).unwrap().replace("limit = 6", "limit = 60");
+    let text = std::fs::read_to_string(&file)
+        .unwrap()
+        .replace("limit = 6", "limit = 60");
     std::fs::write(&wide, text).unwrap();
     let out = dir.path().join("fit");
-    let o = mmsim(&["fit", log.to_str().unwrap(), "--out", out.to_str().unwrap(), "--check", wide.to_str().unwrap()]);
+    let o = mmsim(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--check",
+        wide.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("check all hours: waits differ"), "{stdout}");
@@ -192,16 +299,28 @@ fn the_check_says_where_the_model_does_not_fit() {
 fn the_flexmatch_example_stream_is_fitted_through_the_same_path() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("fit");
-    let o = mmsim(&["fit", &scenario("fit/flexmatch-events.jsonl"), "--out", out.to_str().unwrap()]);
+    let o = mmsim(&[
+        "fit",
+        &scenario("fit/flexmatch-events.jsonl"),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let fit: Value = serde_json::from_slice(&std::fs::read(out.join("fit.json")).unwrap()).unwrap();
     // The stream is an hour of truth-1v1 at 0.1 parties a second, re-told
     // as FlexMatch events (scripts/flexmatch-example.py): exponential
     // patience with a mean of 2 minutes.
     assert_eq!(fit["tickets"], 356);
-    covers("patience mean", &family(&fit, "exponential")["params"]["mean_s"], 120.0);
+    covers(
+        "patience mean",
+        &family(&fit, "exponential")["params"]["mean_s"],
+        120.0,
+    );
     covers("rate", &fit["arrivals"]["rate_per_s"], 0.1);
-    assert_eq!(fit["returns"]["recognised_by"], "same party queueing again within 7200 s of its match");
+    assert_eq!(
+        fit["returns"]["recognised_by"],
+        "same party queueing again within 7200 s of its match"
+    );
     assert!(fit["ratings"]["players"].as_u64().unwrap() > 100);
     let v = mmsim(&["validate", out.join("scenario.toml").to_str().unwrap()]);
     assert!(v.status.success(), "{}", stderr(&v));
@@ -270,7 +389,10 @@ fn a_log_too_short_says_what_it_fell_back_to() {
 #[test]
 #[ignore]
 fn coverage_of_the_intervals_over_100_seeds() {
-    let seeds: u64 = std::env::var("FIT_COVERAGE_SEEDS").ok().and_then(|s| s.parse().ok()).unwrap_or(100);
+    let seeds: u64 = std::env::var("FIT_COVERAGE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(100);
     let dir = tempfile::tempdir().unwrap();
     let checks: [(&str, f64); 8] = [
         ("rate_per_s", 0.5),
@@ -313,7 +435,12 @@ fn coverage_of_the_intervals_over_100_seeds() {
     }
     println!("coverage of 95% intervals over {seeds} fits of truth-1v1:");
     for (i, (name, truth)) in checks.iter().enumerate() {
-        println!("  {name} (truth {truth:.4}): {} of {} ({:.1}%)", hits[i], tries[i], 100.0 * hits[i] as f64 / tries[i] as f64);
+        println!(
+            "  {name} (truth {truth:.4}): {} of {} ({:.1}%)",
+            hits[i],
+            tries[i],
+            100.0 * hits[i] as f64 / tries[i] as f64
+        );
     }
     println!("  AIC chose exponential: {aic_right} of {seeds}");
     for i in 0..8 {

@@ -78,7 +78,12 @@ fn by_hour(log: &TicketLog, hour: Option<u32>) -> (Vec<f64>, usize, usize) {
     (waits, n, ab)
 }
 
-fn compare(log: &TicketLog, sim: &TicketLog, again: &TicketLog, hour: Option<u32>) -> Option<HourCheck> {
+fn compare(
+    log: &TicketLog,
+    sim: &TicketLog,
+    again: &TicketLog,
+    hour: Option<u32>,
+) -> Option<HourCheck> {
     let (lw, ln, la) = by_hour(log, hour);
     let (sw, sn, sa) = by_hour(sim, hour);
     let (aw, an, aa) = by_hour(again, hour);
@@ -94,7 +99,8 @@ fn compare(log: &TicketLog, sim: &TicketLog, again: &TicketLog, hour: Option<u32
     // Chance as the log's interval sees it, or as two seeds of the model
     // differ, whichever is wider (abandons cluster in time too).
     let abandon_ok = interval.covers(sim_abandon)
-        || (sim_abandon - interval.value).abs() <= 2.0 * (sim_abandon - aa as f64 / an as f64).abs();
+        || (sim_abandon - interval.value).abs()
+            <= 2.0 * (sim_abandon - aa as f64 / an as f64).abs();
     let mut words = Vec::new();
     if ks > threshold {
         words.push(format!(
@@ -121,7 +127,11 @@ fn compare(log: &TicketLog, sim: &TicketLog, again: &TicketLog, hour: Option<u32
         log_abandon: interval.value,
         sim_abandon,
         abandon_ok,
-        verdict: if words.is_empty() { "fits".into() } else { words.join("; ") },
+        verdict: if words.is_empty() {
+            "fits".into()
+        } else {
+            words.join("; ")
+        },
     })
 }
 

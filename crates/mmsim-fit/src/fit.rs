@@ -227,7 +227,9 @@ fn returns_of(log: &TicketLog, opts: &Options) -> (Vec<Option<usize>>, bool) {
 pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let mut notes = Vec::new();
     let (back_from, flagged) = returns_of(log, opts);
-    let fresh: Vec<usize> = (0..log.tickets.len()).filter(|&i| back_from[i].is_none()).collect();
+    let fresh: Vec<usize> = (0..log.tickets.len())
+        .filter(|&i| back_from[i].is_none())
+        .collect();
 
     // Arrivals by hour of day, each fresh party weighted by how likely it
     // was to get in at all: a game draws a party from its players, and a
@@ -264,24 +266,39 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let covered: Vec<&HourRate> = hours.iter().filter(|h| h.rate_per_s.is_some()).collect();
     let overall = scaled(fresh.len(), weighted.iter().sum(), log.end_s.max(1.0));
     let (rate, daily_profile) = if covered.len() >= 2 {
-        let mean = covered.iter().map(|h| h.rate_per_s.unwrap().value).sum::<f64>() / covered.len() as f64;
+        let mean = covered
+            .iter()
+            .map(|h| h.rate_per_s.unwrap().value)
+            .sum::<f64>()
+            / covered.len() as f64;
         // The mean of hourly rates: its variance is the sum of each hour's
         // (Poisson: n/e², scaled by the weights) over the hours squared.
         let var = covered
             .iter()
             .map(|h| {
                 let r = h.rate_per_s.unwrap();
-                let f = if h.arrivals > 0 { r.value * h.exposure_s / h.arrivals as f64 } else { 1.0 };
+                let f = if h.arrivals > 0 {
+                    r.value * h.exposure_s / h.arrivals as f64
+                } else {
+                    1.0
+                };
                 f * f * h.arrivals as f64 / (h.exposure_s * h.exposure_s)
             })
             .sum::<f64>()
             / (covered.len() as f64).powi(2);
         let profile: Vec<f64> = hours
             .iter()
-            .map(|h| h.rate_per_s.map_or(1.0, |r| if mean > 0.0 { r.value / mean } else { 1.0 }))
+            .map(|h| {
+                h.rate_per_s
+                    .map_or(1.0, |r| if mean > 0.0 { r.value / mean } else { 1.0 })
+            })
             .collect();
         if covered.len() < 24 {
-            let missing: Vec<String> = hours.iter().filter(|h| h.rate_per_s.is_none()).map(|h| h.hour.to_string()).collect();
+            let missing: Vec<String> = hours
+                .iter()
+                .filter(|h| h.rate_per_s.is_none())
+                .map(|h| h.hour.to_string())
+                .collect();
             note(
                 &mut notes,
                 "arrivals.daily_profile",
@@ -320,7 +337,11 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
             // Wilson's interval of the count, moved with the weighting.
             let plain = wilson(n, fresh.len().max(1));
             let share = w / total_w;
-            let f = if plain.value > 0.0 { share / plain.value } else { 1.0 };
+            let f = if plain.value > 0.0 {
+                share / plain.value
+            } else {
+                1.0
+            };
             PartySize {
                 size,
                 tickets: n,
@@ -346,7 +367,9 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let km = survival::kaplan_meier(&obs);
     let kaplan_meier = if km.len() > 400 {
         let step = km.len() as f64 / 399.0;
-        (0..400).map(|j| km[((j as f64 * step) as usize).min(km.len() - 1)]).collect()
+        (0..400)
+            .map(|j| km[((j as f64 * step) as usize).min(km.len() - 1)])
+            .collect()
     } else {
         km
     };
@@ -358,7 +381,8 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
             not_fitted: Vec::new(),
         };
         if abandons > 0 {
-            c.fits.push(survival::fit_exponential(&obs).expect("abandons > 0"));
+            c.fits
+                .push(survival::fit_exponential(&obs).expect("abandons > 0"));
         }
         note(
             &mut notes,
@@ -376,16 +400,28 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let has_ends = log.tickets.iter().any(|t| t.match_end_s.is_some());
     let gap_of = |i: usize, m: usize| -> f64 {
         let prev = &log.tickets[m];
-        let from = if has_ends { prev.match_end_s.unwrap_or(prev.leave_s) } else { prev.leave_s };
+        let from = if has_ends {
+            prev.match_end_s.unwrap_or(prev.leave_s)
+        } else {
+            prev.leave_s
+        };
         (log.tickets[i].enqueue_s - from).max(0.0)
     };
     let gaps: Vec<f64> = (0..log.tickets.len())
         .filter_map(|i| back_from[i].map(|m| gap_of(i, m)))
         .collect();
-    let mean_gap = if gaps.is_empty() { 0.0 } else { gaps.iter().sum::<f64>() / gaps.len() as f64 };
+    let mean_gap = if gaps.is_empty() {
+        0.0
+    } else {
+        gaps.iter().sum::<f64>() / gaps.len() as f64
+    };
     // A match near the log's end had no time to be followed by a return:
     // only those at least this long before the end count.
-    let horizon = if flagged { (10.0 * mean_gap).max(600.0) } else { opts.return_window_s };
+    let horizon = if flagged {
+        (10.0 * mean_gap).max(600.0)
+    } else {
+        opts.return_window_s
+    };
     let returned_from: BTreeSet<usize> = back_from.iter().flatten().copied().collect();
     let (mut eligible, mut returned) = (0, 0);
     let mut eligible_gaps = Vec::new();
@@ -412,7 +448,11 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     for (i, b) in back_from.iter().enumerate() {
         if let Some(m) = *b {
             let t = &log.tickets[m];
-            let from = if has_ends { t.match_end_s.unwrap_or(t.leave_s) } else { t.leave_s };
+            let from = if has_ends {
+                t.match_end_s.unwrap_or(t.leave_s)
+            } else {
+                t.leave_s
+            };
             if from + horizon <= log.end_s {
                 eligible_gaps.push(gap_of(i, m));
             }
@@ -432,7 +472,11 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
         Estimate::log_scale(mean, 1.0 / n.sqrt())
     });
     if think_s.is_none() && requeue_prob.is_some_and(|p| p.value > 0.0) {
-        note(&mut notes, "arrivals.think_time", "fewer than 5 returns: the think time keeps mmsim's default (30s)".into());
+        note(
+            &mut notes,
+            "arrivals.think_time",
+            "fewer than 5 returns: the think time keeps mmsim's default (30s)".into(),
+        );
     }
     if !has_ends && !gaps.is_empty() {
         note(
@@ -446,11 +490,18 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
         returned,
         requeue_prob,
         think_s,
-        measured_from: if has_ends { "match_end" } else { "match_formed" },
+        measured_from: if has_ends {
+            "match_end"
+        } else {
+            "match_formed"
+        },
         recognised_by: if flagged {
             "requeue column".into()
         } else {
-            format!("same party queueing again within {} s of its match", opts.return_window_s)
+            format!(
+                "same party queueing again within {} s of its match",
+                opts.return_window_s
+            )
         },
     };
 
@@ -671,11 +722,17 @@ fn format_of(log: &TicketLog) -> Option<Format> {
     for n in per.values() {
         *hist.entry(*n).or_default() += 1;
     }
-    let (&players, _) = hist.iter().max_by_key(|(n, c)| (**c, std::cmp::Reverse(**n)))?;
+    let (&players, _) = hist
+        .iter()
+        .max_by_key(|(n, c)| (**c, std::cmp::Reverse(**n)))?;
     (players >= 2 && players % 2 == 0).then(|| Format {
         teams: 2,
         team_size: (players / 2) as u32,
-        from: format!("{} matches, most with {players} players: two teams of {}", per.len(), players / 2),
+        from: format!(
+            "{} matches, most with {players} players: two teams of {}",
+            per.len(),
+            players / 2
+        ),
     })
 }
 
@@ -687,7 +744,10 @@ mod tests {
     fn poisson_interval_matches_the_chi_square_formula() {
         // 10 events in 1 s: Garwood's interval is [4.795, 18.39].
         let e = poisson_rate(10, 1.0);
-        assert!((e.lo - 4.7954).abs() < 1e-3 && (e.hi - 18.3904).abs() < 1e-3, "{e:?}");
+        assert!(
+            (e.lo - 4.7954).abs() < 1e-3 && (e.hi - 18.3904).abs() < 1e-3,
+            "{e:?}"
+        );
         assert_eq!(poisson_rate(0, 2.0).lo, 0.0);
     }
 
@@ -695,7 +755,10 @@ mod tests {
     fn wilson_interval_of_a_known_case() {
         // 8 of 10: [0.4902, 0.9433].
         let w = wilson(8, 10);
-        assert!((w.lo - 0.4902).abs() < 1e-3 && (w.hi - 0.9433).abs() < 1e-3, "{w:?}");
+        assert!(
+            (w.lo - 0.4902).abs() < 1e-3 && (w.hi - 0.9433).abs() < 1e-3,
+            "{w:?}"
+        );
     }
 
     #[test]

@@ -36,14 +36,22 @@ pub fn parse_time(text: &str) -> Option<f64> {
     let t = t.strip_suffix('Z').or_else(|| t.strip_suffix("+00:00"))?;
     let (date, time) = t.split_once('T')?;
     let mut d = date.split('-');
-    let (y, mo, da): (i64, i64, i64) = (d.next()?.parse().ok()?, d.next()?.parse().ok()?, d.next()?.parse().ok()?);
+    let (y, mo, da): (i64, i64, i64) = (
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+        d.next()?.parse().ok()?,
+    );
     if d.next().is_some() || !(1..=12).contains(&mo) || !(1..=31).contains(&da) {
         return None;
     }
     let mut c = time.split(':');
     let (h, mi): (i64, i64) = (c.next()?.parse().ok()?, c.next()?.parse().ok()?);
     let s: f64 = c.next()?.parse().ok()?;
-    if c.next().is_some() || !(0..24).contains(&h) || !(0..60).contains(&mi) || !(0.0..61.0).contains(&s) {
+    if c.next().is_some()
+        || !(0..24).contains(&h)
+        || !(0..60).contains(&mi)
+        || !(0.0..61.0).contains(&s)
+    {
         return None;
     }
     Some(days_from_civil(y, mo, da) as f64 * 86_400.0 + (h * 3600 + mi * 60) as f64 + s)
@@ -83,7 +91,13 @@ pub fn parse(text: &str) -> Result<TicketLog, LogError> {
             .get("time")
             .and_then(Value::as_str)
             .and_then(parse_time)
-            .ok_or_else(|| bad(line, "time", "missing or not an ISO 8601 UTC time such as \"2017-08-08T21:15:36.421Z\""))?;
+            .ok_or_else(|| {
+                bad(
+                    line,
+                    "time",
+                    "missing or not an ISO 8601 UTC time such as \"2017-08-08T21:15:36.421Z\"",
+                )
+            })?;
         let detail = ev
             .get("detail")
             .and_then(Value::as_object)
@@ -105,9 +119,16 @@ pub fn parse(text: &str) -> Result<TicketLog, LogError> {
                 ))
             }
         };
-        let match_id = detail.get("matchId").and_then(Value::as_str).map(str::to_owned);
+        let match_id = detail
+            .get("matchId")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         if end == Some(Reason::Matched) && match_id.is_none() {
-            return Err(bad(line, "detail.matchId", "missing: a MatchmakingSucceeded event names its match"));
+            return Err(bad(
+                line,
+                "detail.matchId",
+                "missing: a MatchmakingSucceeded event names its match",
+            ));
         }
         let tickets = detail
             .get("tickets")
@@ -124,14 +145,24 @@ pub fn parse(text: &str) -> Result<TicketLog, LogError> {
                 .get("startTime")
                 .and_then(Value::as_str)
                 .and_then(parse_time)
-                .ok_or_else(|| bad(line, &field("startTime"), "missing or not an ISO 8601 UTC time"))?;
+                .ok_or_else(|| {
+                    bad(
+                        line,
+                        &field("startTime"),
+                        "missing or not an ISO 8601 UTC time",
+                    )
+                })?;
             let players = t
                 .get("players")
                 .and_then(Value::as_array)
                 .filter(|p| !p.is_empty())
                 .ok_or_else(|| bad(line, &field("players"), "missing or empty"))?;
             if time < start {
-                return Err(bad(line, "time", format!("is before ticket {id}'s startTime")));
+                return Err(bad(
+                    line,
+                    "time",
+                    format!("is before ticket {id}'s startTime"),
+                ));
             }
             let o = match open.get_mut(id) {
                 Some(o) => o,
@@ -147,22 +178,43 @@ pub fn parse(text: &str) -> Result<TicketLog, LogError> {
                             .ok_or_else(|| bad(line, &pf("playerId"), "missing or empty"))?;
                         let mut rating = None;
                         if let Some(attrs) = p.get("playerAttributes") {
-                            let attrs = attrs
-                                .as_object()
-                                .ok_or_else(|| bad(line, &pf("playerAttributes"), "not an object"))?;
-                            if let Some((name, a)) = RATING_ATTRIBUTES.iter().find_map(|n| attrs.get(*n).map(|a| (n, a))) {
-                                rating = Some(a.get("N").and_then(Value::as_f64).filter(|x| x.is_finite()).ok_or_else(|| {
-                                    bad(line, &pf(&format!("playerAttributes.{name}")), "a number attribute is written {\"N\": 1500}")
-                                })?);
+                            let attrs = attrs.as_object().ok_or_else(|| {
+                                bad(line, &pf("playerAttributes"), "not an object")
+                            })?;
+                            if let Some((name, a)) = RATING_ATTRIBUTES
+                                .iter()
+                                .find_map(|n| attrs.get(*n).map(|a| (n, a)))
+                            {
+                                rating = Some(
+                                    a.get("N")
+                                        .and_then(Value::as_f64)
+                                        .filter(|x| x.is_finite())
+                                        .ok_or_else(|| {
+                                            bad(
+                                                line,
+                                                &pf(&format!("playerAttributes.{name}")),
+                                                "a number attribute is written {\"N\": 1500}",
+                                            )
+                                        })?,
+                                );
                             }
                         }
                         let mut lat = BTreeMap::new();
                         if let Some(l) = p.get("latencyInMs") {
-                            let l = l.as_object().ok_or_else(|| bad(line, &pf("latencyInMs"), "not an object of region: ms"))?;
+                            let l = l.as_object().ok_or_else(|| {
+                                bad(line, &pf("latencyInMs"), "not an object of region: ms")
+                            })?;
                             for (region, ms) in l {
-                                let ms = ms.as_f64().filter(|x| x.is_finite() && *x >= 0.0).ok_or_else(|| {
-                                    bad(line, &pf(&format!("latencyInMs.{region}")), "a latency in ms, 0 or more")
-                                })?;
+                                let ms = ms
+                                    .as_f64()
+                                    .filter(|x| x.is_finite() && *x >= 0.0)
+                                    .ok_or_else(|| {
+                                        bad(
+                                            line,
+                                            &pf(&format!("latencyInMs.{region}")),
+                                            "a latency in ms, 0 or more",
+                                        )
+                                    })?;
                                 lat.insert(region.clone(), ms);
                             }
                         }
@@ -249,7 +301,10 @@ mod tests {
     fn times_read_as_seconds_since_the_epoch() {
         assert_eq!(parse_time("1970-01-02T00:00:01Z"), Some(86_401.0));
         // 2017-08-08 is day 17386.
-        assert_eq!(parse_time("2017-08-08T21:15:35.676Z"), Some(17_386.0 * 86_400.0 + 76_535.676));
+        assert_eq!(
+            parse_time("2017-08-08T21:15:35.676Z"),
+            Some(17_386.0 * 86_400.0 + 76_535.676)
+        );
         assert_eq!(parse_time("2017-13-08T21:15:35Z"), None);
         assert_eq!(parse_time("2017-08-08 21:15:35"), None);
     }
@@ -261,11 +316,21 @@ mod tests {
 "#;
         let log = parse(s).unwrap();
         let t = &log.tickets[0];
-        assert_eq!((t.enqueue_s, t.leave_s, t.reason), (4.0, 60.0, Reason::Abandoned));
+        assert_eq!(
+            (t.enqueue_s, t.leave_s, t.reason),
+            (4.0, 60.0, Reason::Abandoned)
+        );
         assert_eq!(t.players[0].rating, Some(1500.0));
         let e = parse(&s.replace("MatchmakingCancelled", "MatchmakingExploded")).unwrap_err();
         assert_eq!((e.line, e.field.as_deref()), (Some(2), Some("detail.type")));
-        let e = parse(&s.replace("\"startTime\":\"2017-08-08T00:00:04Z\",\"players\":[{\"playerId\":\"p1\",", "\"players\":[{\"playerId\":\"p1\",")).unwrap_err();
-        assert_eq!((e.line, e.field.as_deref()), (Some(1), Some("detail.tickets[0].startTime")));
+        let e = parse(&s.replace(
+            "\"startTime\":\"2017-08-08T00:00:04Z\",\"players\":[{\"playerId\":\"p1\",",
+            "\"players\":[{\"playerId\":\"p1\",",
+        ))
+        .unwrap_err();
+        assert_eq!(
+            (e.line, e.field.as_deref()),
+            (Some(1), Some("detail.tickets[0].startTime"))
+        );
     }
 }

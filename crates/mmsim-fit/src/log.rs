@@ -158,12 +158,14 @@ pub fn parse_csv(text: &str) -> Result<TicketLog, LogError> {
         message: "unbalanced quotes in the header".into(),
     })?;
     let rows = lines.filter(|(_, l)| !l.trim().is_empty()).map(|(n, l)| {
-        mmsim_scenario::trace::fields(l).map(|f| (n, f)).ok_or(LogError {
-            unit: "line",
-            line: Some(n),
-            field: None,
-            message: "unbalanced quotes".into(),
-        })
+        mmsim_scenario::trace::fields(l)
+            .map(|f| (n, f))
+            .ok_or(LogError {
+                unit: "line",
+                line: Some(n),
+                field: None,
+                message: "unbalanced quotes".into(),
+            })
     });
     parse_rows(header, "line", rows)
 }
@@ -185,12 +187,19 @@ pub fn parse_rows(
     let mut pings: Vec<(String, usize)> = Vec::new();
     for (i, name) in header.iter().enumerate() {
         let name = name.trim();
-        if col.contains_key(name) || pings.iter().any(|(d, _)| format!("{PING_PREFIX}{d}") == name) {
+        if col.contains_key(name)
+            || pings
+                .iter()
+                .any(|(d, _)| format!("{PING_PREFIX}{d}") == name)
+        {
             return Err(head_err(name, "named twice".into()));
         }
         if let Some(dc) = name.strip_prefix(PING_PREFIX) {
             if dc.is_empty() {
-                return Err(head_err(name, "names no data centre after `ping_ms_`".into()));
+                return Err(head_err(
+                    name,
+                    "names no data centre after `ping_ms_`".into(),
+                ));
             }
             pings.push((dc.to_owned(), i));
         } else if REQUIRED.contains(&name) || OPTIONAL.contains(&name) {
@@ -260,7 +269,12 @@ pub fn parse_rows(
             .ok_or_else(|| bad(unit, line, "enqueue_s", "is empty; every row needs it"))?;
         let ticket = get("ticket").to_owned();
         if ticket.is_empty() {
-            return Err(bad(unit, line, "ticket", "is empty; rows of one ticket share a ticket id"));
+            return Err(bad(
+                unit,
+                line,
+                "ticket",
+                "is empty; rows of one ticket share a ticket id",
+            ));
         }
         let player = get("player").to_owned();
         if player.is_empty() {
@@ -278,31 +292,40 @@ pub fn parse_rows(
             )
         })?;
         let leave = number("leave_s", get("leave_s"))?;
-        let leave_s = match (leave, reason) {
-            (Some(x), _) if x < enqueue_s => {
-                return Err(bad(
+        let leave_s =
+            match (leave, reason) {
+                (Some(x), _) if x < enqueue_s => {
+                    return Err(bad(
+                        unit,
+                        line,
+                        "leave_s",
+                        format!("{x} is before the ticket's enqueue_s {enqueue_s}"),
+                    ))
+                }
+                (Some(x), _) => x,
+                (None, Reason::Waiting) => f64::NAN,
+                (None, r) => return Err(bad(
                     unit,
                     line,
                     "leave_s",
-                    format!("{x} is before the ticket's enqueue_s {enqueue_s}"),
-                ))
-            }
-            (Some(x), _) => x,
-            (None, Reason::Waiting) => f64::NAN,
-            (None, r) => {
-                return Err(bad(
-                    unit,
-                    line,
-                    "leave_s",
-                    format!("is empty for a ticket that {}: only a waiting ticket may leave it empty", r.label()),
-                ))
-            }
-        };
+                    format!(
+                        "is empty for a ticket that {}: only a waiting ticket may leave it empty",
+                        r.label()
+                    ),
+                )),
+            };
         let rating = match get("rating") {
             "" => None,
             v => match v.parse::<f64>() {
                 Ok(x) if x.is_finite() => Some(x),
-                _ => return Err(bad(unit, line, "rating", format!("expected a finite number, got {v:?}"))),
+                _ => {
+                    return Err(bad(
+                        unit,
+                        line,
+                        "rating",
+                        format!("expected a finite number, got {v:?}"),
+                    ))
+                }
             },
         };
         let requeue = match get("requeue") {
@@ -310,7 +333,12 @@ pub fn parse_rows(
             "true" | "1" => Some(true),
             "false" | "0" => Some(false),
             v => {
-                return Err(bad(unit, line, "requeue", format!("expected true, false, 1, 0 or empty, got {v:?}")))
+                return Err(bad(
+                    unit,
+                    line,
+                    "requeue",
+                    format!("expected true, false, 1, 0 or empty, got {v:?}"),
+                ))
             }
         };
         let match_end_s = number("match_end_s", get("match_end_s"))?;
@@ -336,7 +364,12 @@ pub fn parse_rows(
             v => v.split('|').map(|r| r.trim().to_owned()).collect(),
         };
         if roles.iter().any(String::is_empty) {
-            return Err(bad(unit, line, "roles", "an empty role name; write roles as `tank|healer`, main first"));
+            return Err(bad(
+                unit,
+                line,
+                "roles",
+                "an empty role name; write roles as `tank|healer`, main first",
+            ));
         }
         let p = LogPlayer {
             id: player,
@@ -372,13 +405,20 @@ pub fn parse_rows(
                 ));
             }
             if t.players.iter().any(|q| q.id == p.id) {
-                return Err(bad(unit, line, "player", format!("{:?} is already in ticket {ticket}", p.id)));
+                return Err(bad(
+                    unit,
+                    line,
+                    "player",
+                    format!("{:?} is already in ticket {ticket}", p.id),
+                ));
             }
             t.players.push(p);
             continue;
         }
         by_id.insert(ticket.clone(), tickets.len());
-        end_s = end_s.max(enqueue_s).max(if leave_s.is_nan() { 0.0 } else { leave_s });
+        end_s = end_s
+            .max(enqueue_s)
+            .max(if leave_s.is_nan() { 0.0 } else { leave_s });
         tickets.push(LogTicket {
             ticket,
             line,
@@ -399,7 +439,12 @@ pub fn parse_rows(
             message: "the log has no tickets".into(),
         });
     }
-    Ok(finish(tickets, end_s, pings.into_iter().map(|(d, _)| d).collect(), unit))
+    Ok(finish(
+        tickets,
+        end_s,
+        pings.into_iter().map(|(d, _)| d).collect(),
+        unit,
+    ))
 }
 
 /// Sorts by enqueue time (ties by ticket id, numerically when both are
@@ -416,12 +461,12 @@ pub fn finish(
         }
     }
     tickets.sort_by(|a, b| {
-        a.enqueue_s
-            .total_cmp(&b.enqueue_s)
-            .then_with(|| match (a.ticket.parse::<u64>(), b.ticket.parse::<u64>()) {
+        a.enqueue_s.total_cmp(&b.enqueue_s).then_with(|| {
+            match (a.ticket.parse::<u64>(), b.ticket.parse::<u64>()) {
                 (Ok(x), Ok(y)) => x.cmp(&y),
                 _ => a.ticket.cmp(&b.ticket),
-            })
+            }
+        })
     });
     TicketLog {
         tickets,
@@ -483,8 +528,14 @@ impl TicketLog {
         out.push('\n');
         for t in &self.tickets {
             for p in &t.players {
-                write!(out, "{},{},{}", ms_text(t.enqueue_s), quoted(&t.ticket), quoted(&p.id))
-                    .expect("to a String");
+                write!(
+                    out,
+                    "{},{},{}",
+                    ms_text(t.enqueue_s),
+                    quoted(&t.ticket),
+                    quoted(&p.id)
+                )
+                .expect("to a String");
                 if has_rating {
                     out.push(',');
                     if let Some(r) = p.rating {
@@ -493,19 +544,32 @@ impl TicketLog {
                 }
                 write!(out, ",{},{}", ms_text(t.leave_s), t.reason.label()).expect("to a String");
                 if has_requeue {
-                    write!(out, ",{}", t.requeue.map_or(String::new(), |r| r.to_string()))
-                        .expect("to a String");
+                    write!(
+                        out,
+                        ",{}",
+                        t.requeue.map_or(String::new(), |r| r.to_string())
+                    )
+                    .expect("to a String");
                 }
                 if has_match {
-                    write!(out, ",{}", t.match_id.as_deref().map_or(String::new(), quoted))
-                        .expect("to a String");
+                    write!(
+                        out,
+                        ",{}",
+                        t.match_id.as_deref().map_or(String::new(), quoted)
+                    )
+                    .expect("to a String");
                 }
                 if has_end {
-                    write!(out, ",{}", t.match_end_s.map_or(String::new(), ms_text)).expect("to a String");
+                    write!(out, ",{}", t.match_end_s.map_or(String::new(), ms_text))
+                        .expect("to a String");
                 }
                 if has_region {
-                    write!(out, ",{}", p.region.as_deref().map_or(String::new(), quoted))
-                        .expect("to a String");
+                    write!(
+                        out,
+                        ",{}",
+                        p.region.as_deref().map_or(String::new(), quoted)
+                    )
+                    .expect("to a String");
                 }
                 for k in 0..self.data_centres.len() {
                     out.push(',');

@@ -31,7 +31,10 @@ fn secs(s: f64) -> String {
 }
 
 fn ci(e: &Estimate, digits: usize) -> String {
-    format!("{:.*} [{:.*}, {:.*}]", digits, e.value, digits, e.lo, digits, e.hi)
+    format!(
+        "{:.*} [{:.*}, {:.*}]",
+        digits, e.value, digits, e.lo, digits, e.hi
+    )
 }
 
 fn comment(t: &mut Table, key: &str, lines: &[String]) {
@@ -84,7 +87,11 @@ pub fn scenario_text(fit: &Fit, rules: Option<&str>, name: &str) -> Result<Strin
             let m = table(&mut doc, "match");
             m.insert("teams", value(i64::from(f.teams)));
             m.insert("team_size", value(i64::from(f.team_size)));
-            comment(m, "teams", &[format!("from the log's `match` column: {}", f.from)]);
+            comment(
+                m,
+                "teams",
+                &[format!("from the log's `match` column: {}", f.from)],
+            );
         }
     }
     {
@@ -185,13 +192,22 @@ pub fn scenario_text(fit: &Fit, rules: Option<&str>, name: &str) -> Result<Strin
     let sizes = fit.party_sizes.iter().map(|p| p.size).max().unwrap_or(1);
     let mut weights = Array::new();
     for s in 1..=sizes {
-        let w = fit.party_sizes.iter().find(|p| p.size == s).map_or(0.0, |p| p.share.value);
+        let w = fit
+            .party_sizes
+            .iter()
+            .find(|p| p.size == s)
+            .map_or(0.0, |p| p.share.value);
         weights.push(round6(w));
     }
     a.insert("party_sizes", value(weights));
     let mut lines = vec!["share of fresh tickets by party size (Wilson 95% interval):".to_string()];
     for p in &fit.party_sizes {
-        lines.push(format!("  {}: {} tickets, {}", p.size, p.tickets, ci(&p.share, 4)));
+        lines.push(format!(
+            "  {}: {} tickets, {}",
+            p.size,
+            p.tickets,
+            ci(&p.share, 4)
+        ));
     }
     comment(a, "party_sizes", &lines);
 
@@ -211,7 +227,10 @@ pub fn scenario_text(fit: &Fit, rules: Option<&str>, name: &str) -> Result<Strin
                 Family::Exponential => {
                     t.insert("dist", "exponential".into());
                     t.insert("mean", secs(p("mean_s").value).into());
-                    lines.push(format!("exponential MLE: mean {} s (95%)", ci(&p("mean_s"), 1)));
+                    lines.push(format!(
+                        "exponential MLE: mean {} s (95%)",
+                        ci(&p("mean_s"), 1)
+                    ));
                 }
                 Family::Weibull => {
                     t.insert("dist", "weibull".into());

@@ -93,10 +93,7 @@ pub fn kaplan_meier(obs: &[Obs]) -> Vec<KmStep> {
                 // Var(ln(-ln S)) = greenwood / (ln S)^2.
                 let se = greenwood.sqrt() / s.ln().abs();
                 let a = (-s.ln()).ln();
-                (
-                    (-(a + Z95 * se).exp()).exp(),
-                    (-(a - Z95 * se).exp()).exp(),
-                )
+                ((-(a + Z95 * se).exp()).exp(), (-(a - Z95 * se).exp()).exp())
             } else {
                 (s, s)
             };
@@ -257,9 +254,7 @@ fn weibull_terms(obs: &[Obs], k: f64, c: f64) -> (f64, [f64; 2], [[f64; 2]; 2]) 
 pub fn fit_weibull(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
     let d = obs.iter().filter(|o| o.abandoned).count();
     if d < 2 {
-        return Err(TooFew(format!(
-            "{d} abandons: a shape needs at least 2"
-        )));
+        return Err(TooFew(format!("{d} abandons: a shape needs at least 2")));
     }
     let df = d as f64;
     let sum_ev_lt: f64 = obs
@@ -328,7 +323,10 @@ pub fn fit_weibull(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
         params: vec![
             ("shape".into(), shape),
             ("scale_s".into(), scale),
-            ("mean_s".into(), Estimate::log_scale(mean, var_ln_mean.sqrt())),
+            (
+                "mean_s".into(),
+                Estimate::log_scale(mean, var_ln_mean.sqrt()),
+            ),
         ],
     })
 }
@@ -440,7 +438,8 @@ pub fn fit_lognormal(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
     // ln σ = −ln a: se = se(a)/a. μ = b/a: gradient (−b/a², 1/a).
     let se_ln_sigma = cov[0][0].sqrt() / a;
     let gm = [-b / (a * a), 1.0 / a];
-    let var_mu = gm[0] * gm[0] * cov[0][0] + 2.0 * gm[0] * gm[1] * cov[0][1] + gm[1] * gm[1] * cov[1][1];
+    let var_mu =
+        gm[0] * gm[0] * cov[0][0] + 2.0 * gm[0] * gm[1] * cov[0][1] + gm[1] * gm[1] * cov[1][1];
     // mean = exp(μ + σ²/2): gradient of its log in (a, b) is
     // (∂μ/∂a + σ ∂σ/∂a, ∂μ/∂b) = (−b/a² − 1/a³, 1/a).
     let gmean = [-b / (a * a) - 1.0 / (a * a * a), 1.0 / a];
@@ -453,7 +452,10 @@ pub fn fit_lognormal(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
         aic: 4.0 - 2.0 * ll,
         delta_aic: 0.0,
         params: vec![
-            ("median_s".into(), Estimate::log_scale(mu.exp(), var_mu.sqrt())),
+            (
+                "median_s".into(),
+                Estimate::log_scale(mu.exp(), var_mu.sqrt()),
+            ),
             ("sigma".into(), Estimate::log_scale(sigma, se_ln_sigma)),
             (
                 "mean_s".into(),
@@ -566,7 +568,11 @@ mod tests {
 
     #[test]
     fn weibull_with_exponential_data_finds_shape_one_and_the_same_likelihood() {
-        let obs = sample(4000, |u| -120.0 * (1.0 - u).ln(), |v| -300.0 * (1.0 - v).ln());
+        let obs = sample(
+            4000,
+            |u| -120.0 * (1.0 - u).ln(),
+            |v| -300.0 * (1.0 - v).ln(),
+        );
         let w = fit_weibull(&obs).unwrap();
         let e = fit_exponential(&obs).unwrap();
         let k = w.param("shape").unwrap();
@@ -583,7 +589,11 @@ mod tests {
     #[test]
     fn weibull_recovers_shape_and_scale_under_censoring() {
         let (k, lam) = (1.8, 90.0);
-        let obs = sample(5000, |u| lam * (-(1.0 - u).ln()).powf(1.0 / k), |v| 150.0 * v + 20.0);
+        let obs = sample(
+            5000,
+            |u| lam * (-(1.0 - u).ln()).powf(1.0 / k),
+            |v| 150.0 * v + 20.0,
+        );
         let f = fit_weibull(&obs).unwrap();
         let (sk, sl) = (f.param("shape").unwrap(), f.param("scale_s").unwrap());
         assert!((sk.value - k).abs() < 0.05, "{sk:?}");
@@ -599,7 +609,11 @@ mod tests {
     fn lognormal_recovers_median_and_sigma_under_censoring() {
         let n = Normal::standard();
         let (med, sig) = (60.0, 0.7);
-        let obs = sample(5000, |u| med * (sig * n.inverse_cdf(u)).exp(), |v| 200.0 * v + 10.0);
+        let obs = sample(
+            5000,
+            |u| med * (sig * n.inverse_cdf(u)).exp(),
+            |v| 200.0 * v + 10.0,
+        );
         let f = fit_lognormal(&obs).unwrap();
         let (m, s) = (f.param("median_s").unwrap(), f.param("sigma").unwrap());
         assert!((m.value - med).abs() < 1.5, "{m:?}");

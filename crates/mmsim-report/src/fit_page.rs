@@ -44,7 +44,12 @@ fn patience_spec(fit: &Fit) -> Option<Spec> {
         label: "Kaplan-Meier (the log)".into(),
         color: INK,
         points: std::iter::once((0.0, 1.0))
-            .chain(km.iter().flat_map(|k| [(k.t_s, k.survival + (1.0 - k.survival) * 0.0), (k.t_s, k.survival)]))
+            .chain(km.iter().flat_map(|k| {
+                [
+                    (k.t_s, k.survival + (1.0 - k.survival) * 0.0),
+                    (k.t_s, k.survival),
+                ]
+            }))
             .collect(),
     }];
     // Steps: each KM value holds until the next event.
@@ -61,10 +66,12 @@ fn patience_spec(fit: &Fit) -> Option<Spec> {
         series.push(Series {
             label: format!("{} (ΔAIC {:.1})", f.family.name(), f.delta_aic),
             color: c,
-            points: (0..=200).map(|i| {
-                let t = t_max * i as f64 / 200.0;
-                (t, f.survival(t))
-            }).collect(),
+            points: (0..=200)
+                .map(|i| {
+                    let t = t_max * i as f64 / 200.0;
+                    (t, f.survival(t))
+                })
+                .collect(),
         });
     }
     let y_min = km.iter().map(|k| k.survival).fold(1.0, f64::min);
@@ -89,7 +96,10 @@ fn arrivals_spec(fit: &Fit) -> Option<Spec> {
     let band: Vec<(f64, f64, f64)> = a
         .hours
         .iter()
-        .filter_map(|h| h.rate_per_s.map(|r| (h.hour as f64 + 0.5, r.lo * 3600.0, r.hi * 3600.0)))
+        .filter_map(|h| {
+            h.rate_per_s
+                .map(|r| (h.hour as f64 + 0.5, r.lo * 3600.0, r.hi * 3600.0))
+        })
         .collect();
     if band.is_empty() {
         return None;
@@ -98,9 +108,15 @@ fn arrivals_spec(fit: &Fit) -> Option<Spec> {
     let line = Series {
         label: "fitted rate (rate_per_s × daily_profile)".into(),
         color: BLUE,
-        points: (0..24).map(|h| (h as f64 + 0.5, a.rate_per_s.value * profile[h] * 3600.0)).collect(),
+        points: (0..24)
+            .map(|h| (h as f64 + 0.5, a.rate_per_s.value * profile[h] * 3600.0))
+            .collect(),
     };
-    let top = band.iter().map(|b| b.2).fold(0.0, f64::max).max(line.points.iter().map(|p| p.1).fold(0.0, f64::max));
+    let top = band
+        .iter()
+        .map(|b| b.2)
+        .fold(0.0, f64::max)
+        .max(line.points.iter().map(|p| p.1).fold(0.0, f64::max));
     Some(Spec {
         name: "fit-arrivals",
         title: "Fresh parties per hour, by hour of the day".into(),
@@ -143,7 +159,10 @@ fn check_spec(c: &CheckView) -> Option<Spec> {
 }
 
 fn est(e: &Estimate, d: usize) -> String {
-    format!("{:.*} <small>[{:.*}, {:.*}]</small>", d, e.value, d, e.lo, d, e.hi)
+    format!(
+        "{:.*} <small>[{:.*}, {:.*}]</small>",
+        d, e.value, d, e.lo, d, e.hi
+    )
 }
 
 fn page(fit: &Fit, plots: &[Plot], check: Option<&CheckView>, scenario_toml: &str) -> String {
@@ -165,7 +184,11 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
     if !fit.notes.is_empty() {
         h.push_str("<h2>What the log was too short for</h2>\n<ul>\n");
         for n in &fit.notes {
-            h.push_str(&format!("<li><code>{}</code>: {}</li>\n", esc(&n.quantity), esc(&n.message)));
+            h.push_str(&format!(
+                "<li><code>{}</code>: {}</li>\n",
+                esc(&n.quantity),
+                esc(&n.message)
+            ));
         }
         h.push_str("</ul>\n");
     }
@@ -173,7 +196,10 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
         if let Some(p) = plots.iter().find(|p| p.name == name) {
             h.push_str(&format!(
                 "<figure>{}<figcaption>{}</figcaption></figure>\n",
-                p.svg.trim_start_matches(|c| c != '<').split_once("?>").map_or(p.svg.as_str(), |(_, s)| s),
+                p.svg
+                    .trim_start_matches(|c| c != '<')
+                    .split_once("?>")
+                    .map_or(p.svg.as_str(), |(_, s)| s),
                 esc(&p.caption)
             ));
         }
@@ -182,21 +208,37 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
     figure(&mut h, "fit-patience");
     h.push_str("<table><tr><th class=\"l\">family</th><th>log-likelihood</th><th>AIC</th><th>ΔAIC</th><th class=\"l\">parameters (95% interval)</th></tr>\n");
     for f in &fit.patience.comparison.fits {
-        let params: Vec<String> = f.params.iter().map(|(n, e)| format!("{n} {}", est(e, 3))).collect();
+        let params: Vec<String> = f
+            .params
+            .iter()
+            .map(|(n, e)| format!("{n} {}", est(e, 3)))
+            .collect();
         h.push_str(&format!(
             "<tr><td class=\"l\">{}</td><td>{:.1}</td><td>{:.1}</td><td>{:.1}</td><td class=\"l\">{}</td></tr>\n",
             f.family.name(), f.log_likelihood, f.aic, f.delta_aic, params.join("; ")
         ));
     }
     for (f, why) in &fit.patience.comparison.not_fitted {
-        h.push_str(&format!("<tr><td class=\"l\">{}</td><td colspan=\"4\" class=\"l\">not fitted: {}</td></tr>\n", f.name(), esc(why)));
+        h.push_str(&format!(
+            "<tr><td class=\"l\">{}</td><td colspan=\"4\" class=\"l\">not fitted: {}</td></tr>\n",
+            f.name(),
+            esc(why)
+        ));
     }
     h.push_str("</table>\n<h2>Arrivals</h2>\n");
     figure(&mut h, "fit-arrivals");
-    h.push_str(&format!("<p>rate_per_s {}</p>\n", est(&fit.arrivals.rate_per_s, 5)));
+    h.push_str(&format!(
+        "<p>rate_per_s {}</p>\n",
+        est(&fit.arrivals.rate_per_s, 5)
+    ));
     h.push_str("<table><tr><th>party size</th><th>tickets</th><th>share (95%)</th></tr>\n");
     for p in &fit.party_sizes {
-        h.push_str(&format!("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", p.size, p.tickets, est(&p.share, 4)));
+        h.push_str(&format!(
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+            p.size,
+            p.tickets,
+            est(&p.share, 4)
+        ));
     }
     h.push_str("</table>\n<h2>Returns, ratings, population</h2>\n<table>\n");
     let r = &fit.returns;
@@ -225,13 +267,21 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
         fit.population.size,
         esc(&fit.population.how)
     ));
-    for (title, shares) in [("Home regions", &fit.regions), ("Main roles", &fit.main_roles)] {
+    for (title, shares) in [
+        ("Home regions", &fit.regions),
+        ("Main roles", &fit.main_roles),
+    ] {
         if shares.is_empty() {
             continue;
         }
         h.push_str(&format!("<h2>{title}</h2>\n<table><tr><th class=\"l\">name</th><th>players</th><th>share (95%)</th></tr>\n"));
         for s in shares {
-            h.push_str(&format!("<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td></tr>\n", esc(&s.name), s.players, est(&s.share, 3)));
+            h.push_str(&format!(
+                "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td></tr>\n",
+                esc(&s.name),
+                s.players,
+                est(&s.share, 3)
+            ));
         }
         h.push_str("</table>\n");
     }
@@ -240,7 +290,11 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
         figure(&mut h, "fit-check-waits");
         h.push_str("<table><tr><th>hour</th><th>log tickets</th><th>simulated</th><th>KS distance (waits)</th><th>two seeds of the model</th><th>5% critical</th><th>abandon log</th><th>abandon simulated</th><th class=\"l\">verdict</th></tr>\n");
         for x in c.hours {
-            let bad = if x.verdict == "fits" { "" } else { " class=\"bad\"" };
+            let bad = if x.verdict == "fits" {
+                ""
+            } else {
+                " class=\"bad\""
+            };
             h.push_str(&format!(
                 "<tr{bad}><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{:.3}</td><td>{:.3}</td><td>{:.2}%</td><td>{:.2}%</td><td class=\"l\">{}</td></tr>\n",
                 x.hour.map_or("all".into(), |h| format!("{h:02}h")),
@@ -250,17 +304,32 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
         }
         h.push_str("</table>\n");
     }
-    h.push_str(&format!("<h2>scenario.toml</h2>\n<pre>{}</pre>\n</body>\n</html>\n", esc(scenario_toml)));
+    h.push_str(&format!(
+        "<h2>scenario.toml</h2>\n<pre>{}</pre>\n</body>\n</html>\n",
+        esc(scenario_toml)
+    ));
     h
 }
 
 /// fit.json, fit.html and the plots' SVG files.
-pub fn artifacts(fit: &Fit, check: Option<&CheckView>, check_json: Option<serde_json::Value>, scenario_toml: &str) -> anyhow::Result<Vec<Artifact>> {
-    let specs: Vec<Spec> = [patience_spec(fit), arrivals_spec(fit), check.and_then(check_spec)]
-        .into_iter()
-        .flatten()
-        .collect();
-    let rendered: Vec<Plot> = specs.iter().map(plots::render).collect::<anyhow::Result<_>>()?;
+pub fn artifacts(
+    fit: &Fit,
+    check: Option<&CheckView>,
+    check_json: Option<serde_json::Value>,
+    scenario_toml: &str,
+) -> anyhow::Result<Vec<Artifact>> {
+    let specs: Vec<Spec> = [
+        patience_spec(fit),
+        arrivals_spec(fit),
+        check.and_then(check_spec),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    let rendered: Vec<Plot> = specs
+        .iter()
+        .map(plots::render)
+        .collect::<anyhow::Result<_>>()?;
     let mut out: Vec<Artifact> = rendered
         .iter()
         .map(|p| Artifact {
@@ -274,7 +343,10 @@ pub fn artifacts(fit: &Fit, check: Option<&CheckView>, check_json: Option<serde_
     }
     let mut js = serde_json::to_vec_pretty(&json)?;
     js.push(b'\n');
-    out.push(Artifact { name: "fit.json".into(), bytes: js });
+    out.push(Artifact {
+        name: "fit.json".into(),
+        bytes: js,
+    });
     out.push(Artifact {
         name: "fit.html".into(),
         bytes: page(fit, &rendered, check, scenario_toml).into_bytes(),

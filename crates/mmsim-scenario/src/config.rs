@@ -456,7 +456,9 @@ impl Scenario {
                     "must be longer than 0s",
                 ))
             }
-            Patience::Weibull { shape, .. } if !(shape.is_finite() && (0.05..=50.0).contains(shape)) => {
+            Patience::Weibull { shape, .. }
+                if !(shape.is_finite() && (0.05..=50.0).contains(shape)) =>
+            {
                 return Err(ParamError::new(
                     "arrivals.patience.shape",
                     format!("a Weibull shape from 0.05 to 50, got {shape}"),
@@ -468,7 +470,9 @@ impl Scenario {
                     "must be longer than 0s",
                 ))
             }
-            Patience::LogNormal { sigma, .. } if !(sigma.is_finite() && (0.0..=10.0).contains(sigma) && *sigma > 0.0) => {
+            Patience::LogNormal { sigma, .. }
+                if !(sigma.is_finite() && (0.0..=10.0).contains(sigma) && *sigma > 0.0) =>
+            {
                 return Err(ParamError::new(
                     "arrivals.patience.sigma",
                     format!("the sd of ln(patience): more than 0, at most 10, got {sigma}"),
