@@ -163,6 +163,33 @@ pub struct FitArgs {
     pub format: Option<String>,
     pub return_window: Option<String>,
     pub name: Option<String>,
+    pub ladder: bool,
+}
+
+/// The log's players, in order of first appearance, each at their first
+/// rating, as `players.parquet` rows (`[population] ratings_file`).
+fn ladder_players(log: &TicketLog) -> Result<Vec<crate::model::Player>, CliError> {
+    use crate::model::{Player, PlayerId, Rating};
+    let mut seen = std::collections::BTreeSet::new();
+    let mut out = Vec::new();
+    for t in &log.tickets {
+        for p in &t.players {
+            if !seen.insert(p.id.as_str()) {
+                continue;
+            }
+            let r = p.rating.ok_or_else(|| {
+                CliError::BadInput(format!(
+                    "--ladder: player {:?} (ticket {}) has no rating; a ladder needs every player's",
+                    p.id, t.ticket
+                ))
+            })?;
+            let id = PlayerId(out.len() as u32);
+            // Glicko's usual settled deviation and Glicko-2's default
+            // volatility: the log says neither.
+            out.push(Player::new(id, r, Rating::new(r, 50.0, 0.06)));
+        }
+    }
+    Ok(out)
 }
 
 pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
@@ -195,13 +222,41 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
             .map(|s| format!("fitted-{}", s.to_string_lossy()))
             .unwrap_or_else(|| "fitted".into())
     });
-    let text =
-        mmsim_fit::scenario::scenario_text(&fit, rules.as_ref().map(|r| r.1.as_str()), &name)
-            .map_err(CliError::BadInput)?;
-    // Relative files the rules name resolve from the rules' folder.
-    let base = rules
-        .as_ref()
-        .map_or_else(|| a.out.join("scenario.toml"), |r| r.0.clone());
+    let ladder = if a.ladder {
+        if fit.ratings.is_none() {
+            return Err(CliError::BadInput(
+                "--ladder: the log's ratings give no skill prior (see the notes without --ladder)"
+                    .into(),
+            ));
+        }
+        Some(ladder_players(&log)?)
+    } else {
+        None
+    };
+    let text = mmsim_fit::scenario::scenario_text(
+        &fit,
+        rules.as_ref().map(|r| r.1.as_str()),
+        &name,
+        ladder
+            .as_ref()
+            .map(|l| mmsim_fit::scenario::Ladder {
+                file: "players.parquet",
+                players: l.len(),
+            })
+            .as_ref(),
+    )
+    .map_err(CliError::BadInput)?;
+    if let Some(players) = &ladder {
+        // Written first, so that the fitted scenario validates against it.
+        let file = crate::report::tables::players_artifact(players, &[])?;
+        write_artifacts(held.path(), &[file])?;
+    }
+    // Relative files the rules name resolve from the rules' folder; the
+    // ladder from the output's.
+    let base = match &rules {
+        Some(r) if ladder.is_none() => r.0.clone(),
+        _ => held.path().join("scenario.toml"),
+    };
     let loaded = scenario::from_text(&text, &base, &[]).map_err(|e| {
         CliError::BadInput(format!(
             "the fitted scenario does not validate{}: {e}",

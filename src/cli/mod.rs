@@ -219,6 +219,11 @@ pub enum Command {
         /// The fitted scenario's run.name (default fitted-<log name>).
         #[arg(long)]
         name: Option<String>,
+        /// Also write the log's players at their first ratings as
+        /// DIR/players.parquet, the scenario's ratings_file (the ladder as
+        /// it stood, instead of a drawn one).
+        #[arg(long)]
+        ladder: bool,
     },
     /// Print one ticket's story from a run made with --explain: arrival,
     /// the passes that looked at it, what blocked it, when each rule would
@@ -437,6 +442,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             format,
             return_window,
             name,
+            ladder,
         } => fit::fit_command(fit::FitArgs {
             log,
             out,
@@ -444,6 +450,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             format,
             return_window,
             name,
+            ladder,
         }),
         Command::Explain { run, ticket } => explain::explain_command(&run, ticket),
         Command::Tuning(c) => tune::dispatch(c),

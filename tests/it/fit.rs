@@ -448,3 +448,70 @@ fn coverage_of_the_intervals_over_100_seeds() {
         assert!(share >= 0.88, "{}: {share}", checks[i].0);
     }
 }
+
+#[test]
+fn the_ratings_become_a_ladder_with_ladder() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = scenario("fit/truth-1v1.toml");
+    let run = dir.path().join("run");
+    let log = dir.path().join("log.csv");
+    let o = mmsim(&[
+        "run",
+        &file,
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+        "--tables",
+        "none",
+        "--set",
+        "run.duration=\"1h\"",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(mmsim(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--ticket-log",
+        "--out",
+        log.to_str().unwrap()
+    ])
+    .status
+    .success());
+    let out = dir.path().join("fit");
+    let o = mmsim(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--ladder",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let toml = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
+    assert!(
+        toml.contains("ratings_file = \"players.parquet\""),
+        "{toml}"
+    );
+    let fit: Value = serde_json::from_slice(&std::fs::read(out.join("fit.json")).unwrap()).unwrap();
+    let players = fit["population"]["distinct_players"].as_u64().unwrap();
+    assert!(toml.contains(&format!("size = {players}")), "{toml}");
+    assert!(out.join("players.parquet").is_file());
+    let v = mmsim(&["validate", out.join("scenario.toml").to_str().unwrap()]);
+    assert!(v.status.success(), "{}", stderr(&v));
+    // A log without ratings cannot make a ladder: refused, nothing written.
+    let bare = dir.path().join("bare.csv");
+    std::fs::write(
+        &bare,
+        "enqueue_s,ticket,player,leave_s,reason\n1.0,1,a,2.0,matched\n",
+    )
+    .unwrap();
+    let none = dir.path().join("none");
+    let o = mmsim(&[
+        "fit",
+        bare.to_str().unwrap(),
+        "--out",
+        none.to_str().unwrap(),
+        "--ladder",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--ladder"), "{}", stderr(&o));
+    assert!(!none.exists());
+}

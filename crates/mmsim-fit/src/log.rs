@@ -292,19 +292,19 @@ pub fn parse_rows(
             )
         })?;
         let leave = number("leave_s", get("leave_s"))?;
-        let leave_s =
-            match (leave, reason) {
-                (Some(x), _) if x < enqueue_s => {
-                    return Err(bad(
-                        unit,
-                        line,
-                        "leave_s",
-                        format!("{x} is before the ticket's enqueue_s {enqueue_s}"),
-                    ))
-                }
-                (Some(x), _) => x,
-                (None, Reason::Waiting) => f64::NAN,
-                (None, r) => return Err(bad(
+        let leave_s = match (leave, reason) {
+            (Some(x), _) if x < enqueue_s => {
+                return Err(bad(
+                    unit,
+                    line,
+                    "leave_s",
+                    format!("{x} is before the ticket's enqueue_s {enqueue_s}"),
+                ))
+            }
+            (Some(x), _) => x,
+            (None, Reason::Waiting) => f64::NAN,
+            (None, r) => {
+                return Err(bad(
                     unit,
                     line,
                     "leave_s",
@@ -312,8 +312,9 @@ pub fn parse_rows(
                         "is empty for a ticket that {}: only a waiting ticket may leave it empty",
                         r.label()
                     ),
-                )),
-            };
+                ))
+            }
+        };
         let rating = match get("rating") {
             "" => None,
             v => match v.parse::<f64>() {

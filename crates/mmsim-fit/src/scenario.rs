@@ -51,9 +51,21 @@ fn table<'a>(doc: &'a mut DocumentMut, name: &str) -> &'a mut Table {
     doc[name].as_table_mut().expect("a table")
 }
 
+/// The ratings the log saw, written as a ladder for `[population]
+/// ratings_file` (`mmsim fit --ladder`): the file's name and its players.
+pub struct Ladder<'a> {
+    pub file: &'a str,
+    pub players: usize,
+}
+
 /// Scenario text for `fit` under `rules` (a scenario's TOML); errors name
 /// what in `rules` cannot take a fit.
-pub fn scenario_text(fit: &Fit, rules: Option<&str>, name: &str) -> Result<String, String> {
+pub fn scenario_text(
+    fit: &Fit,
+    rules: Option<&str>,
+    name: &str,
+    ladder: Option<&Ladder>,
+) -> Result<String, String> {
     let mut doc: DocumentMut = rules
         .unwrap_or(DEFAULT_RULES)
         .parse()
@@ -136,6 +148,27 @@ pub fn scenario_text(fit: &Fit, rules: Option<&str>, name: &str) -> Result<Strin
                 format!("pulled in by the rules' seasoned correlation {rho} about their mean (ratings are skill plus noise)")
             });
             p.insert("skill", value(t));
+            if let Some(l) = ladder {
+                p.remove("seasoned");
+                p.insert("size", value(l.players as i64));
+                p.insert("ratings_file", value(l.file));
+                comment(
+                    p,
+                    "ratings_file",
+                    &[format!(
+                        "the ladder the log saw: its {} players, each at their first rating (taken as their true skill too; the skill prior above then only names the scale)",
+                        l.players
+                    )],
+                );
+                comment(
+                    p,
+                    "size",
+                    &[format!(
+                        "the {} players of the ladder file (the log's {} fresh draws suggest {} in all)",
+                        l.players, fit.population.players_drawn, fit.population.size
+                    )],
+                );
+            }
             comment(
                 p,
                 "skill",
