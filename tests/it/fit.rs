@@ -515,3 +515,118 @@ fn the_ratings_become_a_ladder_with_ladder() {
     assert!(stderr(&o).contains("--ladder"), "{}", stderr(&o));
     assert!(!none.exists());
 }
+
+/// `log` (a CSV ticket log) as Parquet, with `reason` of row `bad_row`
+/// (1-based) replaced when given.
+fn as_parquet(log: &mmsim::fit::TicketLog, path: &Path, bad_row: Option<usize>) {
+    use polars::prelude::*;
+    let mut cols: [Vec<Option<String>>; 3] = Default::default();
+    let (mut enq, mut leave, mut rating, mut end) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut reason, mut requeue) = (Vec::new(), Vec::new());
+    for t in &log.tickets {
+        for p in &t.players {
+            enq.push(t.enqueue_s);
+            cols[0].push(Some(t.ticket.clone()));
+            cols[1].push(Some(p.id.clone()));
+            cols[2].push(t.match_id.clone());
+            rating.push(p.rating);
+            leave.push(t.leave_s);
+            end.push(t.match_end_s);
+            let bad = bad_row == Some(reason.len() + 1);
+            reason.push(if bad {
+                "left".to_string()
+            } else {
+                t.reason.label().to_string()
+            });
+            requeue.push(t.requeue);
+        }
+    }
+    let [ticket, player, matched] = cols;
+    let mut df = DataFrame::new_infer_height(vec![
+        Column::new("enqueue_s".into(), enq),
+        Column::new("ticket".into(), ticket),
+        Column::new("player".into(), player),
+        Column::new("rating".into(), rating),
+        Column::new("leave_s".into(), leave),
+        Column::new("reason".into(), reason),
+        Column::new("requeue".into(), requeue),
+        Column::new("match".into(), matched),
+        Column::new("match_end_s".into(), end),
+    ])
+    .unwrap();
+    let mut f = std::fs::File::create(path).unwrap();
+    ParquetWriter::new(&mut f).finish(&mut df).unwrap();
+}
+
+#[test]
+fn a_parquet_log_fits_as_its_csv_does_and_a_bad_row_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = scenario("fit/truth-1v1.toml");
+    let run = dir.path().join("run");
+    let log = dir.path().join("log.csv");
+    let o = mmsim(&[
+        "run",
+        &file,
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+        "--tables",
+        "none",
+        "--set",
+        "run.duration=\"1h\"",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(mmsim(&[
+        "trace",
+        run.to_str().unwrap(),
+        "--ticket-log",
+        "--out",
+        log.to_str().unwrap()
+    ])
+    .status
+    .success());
+    let parsed = mmsim::fit::log::parse_csv(&std::fs::read_to_string(&log).unwrap()).unwrap();
+    let pq = dir.path().join("log.parquet");
+    as_parquet(&parsed, &pq, None);
+    let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+    for (input, out) in [(&log, &a), (&pq, &b)] {
+        let o = mmsim(&[
+            "fit",
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+    }
+    let json = |d: &Path| std::fs::read(d.join("fit.json")).unwrap();
+    assert_eq!(json(&a), json(&b), "the same fit from CSV and Parquet");
+    // Deterministic: the same log fitted again gives the same bytes.
+    let again = dir.path().join("again");
+    assert!(mmsim(&[
+        "fit",
+        log.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap()
+    ])
+    .status
+    .success());
+    for f in ["fit.json", "fit.html", "scenario.toml"] {
+        assert_eq!(
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(again.join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    let bad = dir.path().join("bad.parquet");
+    as_parquet(&parsed, &bad, Some(5));
+    let out = dir.path().join("c");
+    let o = mmsim(&["fit", bad.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("row 5, field `reason`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!out.exists());
+}
