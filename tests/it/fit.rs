@@ -245,6 +245,36 @@ fn a_5v5_day_with_parties_weibull_patience_and_a_profile_is_fitted_back_and_chec
         "{fitting} of {} hours fit:\n{stdout}",
         hours.len()
     );
+
+    // The same log as a matchmaker keeps it: from 08:00, in Unix seconds
+    // (2026-11-02 00:00 UTC is 1793577600). Hours 8 to 23 are fitted as
+    // before; the returns after matches before 08:00 are still returns.
+    let text = std::fs::read_to_string(dir.path().join("log.csv")).unwrap();
+    let mut log = mmsim::fit::log::parse_csv(&text).unwrap();
+    log.tickets.retain(|t| t.enqueue_s >= 8.0 * 3600.0);
+    for t in &mut log.tickets {
+        t.enqueue_s += 1_793_577_600.0;
+        t.leave_s += 1_793_577_600.0;
+        t.match_end_s = t.match_end_s.map(|e| e + 1_793_577_600.0);
+    }
+    let late = dir.path().join("late.csv");
+    std::fs::write(&late, log.csv()).unwrap();
+    let out = dir.path().join("late");
+    let o = mmsim(&[
+        "fit",
+        late.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let fit: Value = serde_json::from_slice(&std::fs::read(out.join("fit.json")).unwrap()).unwrap();
+    assert_eq!(fit["log_start_s"], 8.0 * 3600.0);
+    let (hit, of) = hours_covered(&fit, |h| 0.6 * PROFILE[h]);
+    assert_eq!(of, 16);
+    assert!(hit >= 14, "{hit} of 16 hourly intervals hold the truth");
+    covers("Weibull shape", &best(&fit)["params"]["shape"], 1.6);
+    let toml = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
+    assert!(toml.contains("warmup = \"8h\""), "{toml}");
 }
 
 #[test]

@@ -61,10 +61,12 @@ pub struct HourCheck {
     pub verdict: String,
 }
 
-fn by_hour(log: &TicketLog, hour: Option<u32>) -> (Vec<f64>, usize, usize) {
+/// The waits of matched tickets, the tickets and the abandons that came
+/// in hour `hour` of the day (every hour: `None`) from `from_s` on.
+fn by_hour(log: &TicketLog, hour: Option<u32>, from_s: f64) -> (Vec<f64>, usize, usize) {
     let mut waits = Vec::new();
     let (mut n, mut ab) = (0, 0);
-    for t in &log.tickets {
+    for t in log.tickets.iter().filter(|t| t.enqueue_s >= from_s) {
         if hour.is_some_and(|h| (t.enqueue_s / 3600.0).floor() as u64 % 24 != u64::from(h)) {
             continue;
         }
@@ -84,9 +86,10 @@ fn compare(
     again: &TicketLog,
     hour: Option<u32>,
 ) -> Option<HourCheck> {
-    let (lw, ln, la) = by_hour(log, hour);
-    let (sw, sn, sa) = by_hour(sim, hour);
-    let (aw, an, aa) = by_hour(again, hour);
+    // The runs' warm-up (the hours before the log's first) is left out.
+    let (lw, ln, la) = by_hour(log, hour, 0.0);
+    let (sw, sn, sa) = by_hour(sim, hour, log.start_s);
+    let (aw, an, aa) = by_hour(again, hour, log.start_s);
     if ln < 20 || sn < 20 || an < 20 || lw.is_empty() || sw.is_empty() || aw.is_empty() {
         return None;
     }

@@ -126,6 +126,8 @@ pub struct Format {
 #[derive(Clone, Debug, Serialize)]
 pub struct Fit {
     pub tickets: usize,
+    /// The hour the log's first ticket came in, in seconds from midnight.
+    pub log_start_s: f64,
     pub log_end_s: f64,
     pub arrivals: Arrivals,
     pub party_sizes: Vec<PartySize>,
@@ -176,10 +178,11 @@ pub fn poisson_rate(n: usize, exposure_s: f64) -> Estimate {
     }
 }
 
-/// Seconds of [0, end_s) falling in each hour of the day (time 0 is midnight).
-fn hour_exposure(end_s: f64) -> [f64; 24] {
+/// Seconds of [start_s, end_s) falling in each hour of the day (time 0 is
+/// midnight; `start_s` on an hour).
+fn hour_exposure(start_s: f64, end_s: f64) -> [f64; 24] {
     let mut e = [0.0; 24];
-    let mut k = 0u64;
+    let mut k = (start_s / 3600.0).floor() as u64;
     while (k as f64) * 3600.0 < end_s {
         let from = k as f64 * 3600.0;
         e[(k % 24) as usize] += (end_s - from).min(3600.0);
@@ -227,17 +230,18 @@ fn returns_of(log: &TicketLog, opts: &Options) -> (Vec<Option<usize>>, bool) {
 pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let mut notes = Vec::new();
     let (back_from, flagged) = returns_of(log, opts);
-    let fresh: Vec<usize> = (0..log.tickets.len())
-        .filter(|&i| back_from[i].is_none())
-        .collect();
+    // A ticket the log calls a return is one even when the match it came
+    // back from is before the log's start.
+    let is_fresh = |i: usize| back_from[i].is_none() && log.tickets[i].requeue != Some(true);
+    let fresh: Vec<usize> = (0..log.tickets.len()).filter(|&i| is_fresh(i)).collect();
 
     // Arrivals by hour of day, each fresh party weighted by how likely it
     // was to get in at all: a game draws a party from its players, and a
     // party with a member already queued or playing never reaches the log.
-    let (distinct, drawn) = players_seen(log, &back_from);
+    let (distinct, drawn) = players_seen(log, &fresh);
     let population = population_of(distinct, drawn, &mut notes);
     let weights = arrival_weights(log, &back_from, population.size as f64);
-    let exposure = hour_exposure(log.end_s);
+    let exposure = hour_exposure(log.start_s, log.end_s);
     let mut counts = [0usize; 24];
     let mut weighted = [0.0f64; 24];
     for &i in &fresh {
@@ -264,7 +268,11 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
         })
         .collect();
     let covered: Vec<&HourRate> = hours.iter().filter(|h| h.rate_per_s.is_some()).collect();
-    let overall = scaled(fresh.len(), weighted.iter().sum(), log.end_s.max(1.0));
+    let overall = scaled(
+        fresh.len(),
+        weighted.iter().sum(),
+        (log.end_s - log.start_s).max(1.0),
+    );
     let (rate, daily_profile) = if covered.len() >= 2 {
         let mean = covered
             .iter()
@@ -316,7 +324,7 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
             "arrivals.daily_profile",
             format!(
                 "the log covers {:.0} min, under two hours of the day with {} min each: one rate for the whole day, no profile",
-                log.end_s / 60.0,
+                (log.end_s - log.start_s) / 60.0,
                 MIN_HOUR_EXPOSURE_S / 60.0
             ),
         );
@@ -548,6 +556,7 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let format = format_of(log);
     Fit {
         tickets: log.tickets.len(),
+        log_start_s: log.start_s,
         log_end_s: log.end_s,
         arrivals: Arrivals {
             fresh_tickets: fresh.len(),
@@ -579,16 +588,14 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     }
 }
 
-/// Distinct players, and players drawn by fresh tickets.
-fn players_seen(log: &TicketLog, back_from: &[Option<usize>]) -> (usize, usize) {
-    let mut seen: BTreeSet<&str> = BTreeSet::new();
-    let mut drawn = 0;
-    for (i, t) in log.tickets.iter().enumerate() {
-        if back_from[i].is_none() {
-            drawn += t.players.len();
-        }
-        seen.extend(t.players.iter().map(|p| p.id.as_str()));
-    }
+/// Distinct players, and players drawn by the fresh tickets.
+fn players_seen(log: &TicketLog, fresh: &[usize]) -> (usize, usize) {
+    let seen: BTreeSet<&str> = log
+        .tickets
+        .iter()
+        .flat_map(|t| t.players.iter().map(|p| p.id.as_str()))
+        .collect();
+    let drawn = fresh.iter().map(|&i| log.tickets[i].players.len()).sum();
     (seen.len(), drawn)
 }
 
@@ -763,11 +770,17 @@ mod tests {
 
     #[test]
     fn hours_of_a_day_and_a_half() {
-        let e = hour_exposure(36.0 * 3600.0 + 1800.0);
+        let e = hour_exposure(0.0, 36.0 * 3600.0 + 1800.0);
         assert_eq!(e[0], 7200.0);
         // Hour 12: all of the first day's, half of the second's.
         assert_eq!(e[12], 5400.0);
         assert_eq!(e[13], 3600.0);
+        // From 22:00: two hours of the first day, then the next day's.
+        let e = hour_exposure(22.0 * 3600.0, 26.0 * 3600.0);
+        assert_eq!(
+            (e[21], e[22], e[23], e[0], e[1]),
+            (0.0, 3600.0, 3600.0, 3600.0, 3600.0)
+        );
     }
 
     #[test]

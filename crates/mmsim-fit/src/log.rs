@@ -97,6 +97,9 @@ impl LogTicket {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TicketLog {
     pub tickets: Vec<LogTicket>,
+    /// The start of the hour the first ticket came in: the log's arrivals
+    /// are counted from here.
+    pub start_s: f64,
     /// The last time the log saw: its end, when waiting tickets are censored.
     pub end_s: f64,
     /// The `ping_ms_*` columns' data centres, in order.
@@ -449,18 +452,40 @@ pub fn parse_rows(
 }
 
 /// Sorts by enqueue time (ties by ticket id, numerically when both are
-/// numbers) and closes waiting tickets at the log's end.
+/// numbers), closes waiting tickets at the log's end, and moves every time
+/// back by whole days so that the first ticket falls in the first day (a
+/// log in Unix seconds keeps its hours of the day, in UTC).
 pub fn finish(
     mut tickets: Vec<LogTicket>,
     end_s: f64,
     data_centres: Vec<String>,
     unit: &'static str,
 ) -> TicketLog {
+    let first = tickets
+        .iter()
+        .map(|t| t.enqueue_s)
+        .fold(f64::INFINITY, f64::min);
+    let day0 = if first.is_finite() {
+        (first / 86_400.0).floor() * 86_400.0
+    } else {
+        0.0
+    };
     for t in &mut tickets {
         if t.leave_s.is_nan() {
             t.leave_s = end_s;
         }
+        t.enqueue_s -= day0;
+        t.leave_s -= day0;
+        if let Some(e) = &mut t.match_end_s {
+            *e -= day0;
+        }
     }
+    let end_s = end_s - day0;
+    let start_s = if first.is_finite() {
+        ((first - day0) / 3600.0).floor() * 3600.0
+    } else {
+        0.0
+    };
     tickets.sort_by(|a, b| {
         a.enqueue_s.total_cmp(&b.enqueue_s).then_with(|| {
             match (a.ticket.parse::<u64>(), b.ticket.parse::<u64>()) {
@@ -471,6 +496,7 @@ pub fn finish(
     });
     TicketLog {
         tickets,
+        start_s,
         end_s,
         data_centres,
         unit,
@@ -609,6 +635,24 @@ mod tests {
         assert_eq!(log.tickets[2].requeue, Some(true));
         let again = parse_csv(&log.csv()).unwrap();
         assert_eq!(again, log);
+    }
+
+    #[test]
+    fn unix_seconds_keep_their_hour_of_the_day_and_start_at_their_first_hour() {
+        // 2026-11-02 08:20:00 UTC is 1_793_607_600 s.
+        let log = parse_csv(
+            "enqueue_s,ticket,player,leave_s,reason\n1793607600,1,a,1793607660,abandoned\n",
+        )
+        .unwrap();
+        let t = &log.tickets[0];
+        assert_eq!(
+            (t.enqueue_s, t.leave_s),
+            (8.0 * 3600.0 + 1200.0, 8.0 * 3600.0 + 1260.0)
+        );
+        assert_eq!(
+            (log.start_s, log.end_s),
+            (8.0 * 3600.0, 8.0 * 3600.0 + 1260.0)
+        );
     }
 
     #[test]

@@ -78,7 +78,8 @@ pub fn scenario_text(
         let run = table(&mut doc, "run");
         run.insert("name", value(name));
         run.insert("duration", value(format!("{hours}h")));
-        run.insert("warmup", value("0s"));
+        let warmup_h = (fit.log_start_s / 3600.0).round();
+        run.insert("warmup", value(format!("{warmup_h}h")));
         run.remove("replications");
         comment(
             run,
@@ -91,7 +92,11 @@ pub fn scenario_text(
         comment(
             run,
             "warmup",
-            &["the log starts with an empty queue at time 0, as a run does".into()],
+            &[if warmup_h > 0.0 {
+                format!("the hours of the first day before the log's first ticket, at the fitted rates; the log is taken to start with an empty queue at {warmup_h:02}h")
+            } else {
+                "the log is taken to start with an empty queue at time 0, as a run does".into()
+            }],
         );
     }
     if rules.is_none() {
