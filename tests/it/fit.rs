@@ -340,7 +340,7 @@ fn the_flexmatch_example_stream_is_fitted_through_the_same_path() {
     // The stream is an hour of truth-1v1 at 0.1 parties a second, re-told
     // as FlexMatch events (scripts/flexmatch-example.py): exponential
     // patience with a mean of 2 minutes.
-    assert_eq!(fit["tickets"], 356);
+    assert_eq!(fit["tickets"], 396);
     covers(
         "patience mean",
         &family(&fit, "exponential")["params"]["mean_s"],
@@ -659,4 +659,74 @@ fn a_parquet_log_fits_as_its_csv_does_and_a_bad_row_is_named() {
         stderr(&o)
     );
     assert!(!out.exists());
+}
+
+/// Coverage over seeds for the 5v5 truth (Weibull patience, parties, a
+/// daily profile): `FIT_COVERAGE_SEEDS` (default 50) days fitted back.
+/// Slow (about three seconds a seed in a debug build):
+/// `cargo test --test it fit::coverage_5v5 -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn coverage_5v5_of_the_intervals_over_seeds() {
+    let seeds: u64 = std::env::var("FIT_COVERAGE_SEEDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(50);
+    let dir = tempfile::tempdir().unwrap();
+    let mean_profile = PROFILE.iter().sum::<f64>() / 24.0;
+    let names = [
+        "Weibull shape (1.6)",
+        "Weibull scale_s (180)",
+        "rate_per_s (0.6 x mean profile)",
+        "party shares (5 per seed)",
+        "hourly rates (24 per seed)",
+        "requeue_prob (0.3)",
+        "think_s (60)",
+    ];
+    let (mut hits, mut tries) = ([0usize; 7], [0usize; 7]);
+    let mut aic_right = 0;
+    for seed in 1..=seeds {
+        let d = dir.path().join(seed.to_string());
+        let set = format!("run.seed={seed}");
+        let (fit, _, _) = fit_truth(&d, "fit/truth-5v5.toml", &[&set], false);
+        let mut count = |i: usize, v: &Value, truth: f64| {
+            let (_, lo, hi) = est(v);
+            tries[i] += 1;
+            hits[i] += usize::from(lo <= truth && truth <= hi);
+        };
+        let w = family(&fit, "weibull");
+        count(0, &w["params"]["shape"], 1.6);
+        count(1, &w["params"]["scale_s"], 180.0);
+        count(2, &fit["arrivals"]["rate_per_s"], 0.6 * mean_profile);
+        for (share, truth) in fit["party_sizes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip([0.55, 0.2, 0.12, 0.05, 0.08])
+        {
+            count(3, &share["share"], truth);
+        }
+        count(5, &fit["returns"]["requeue_prob"], 0.3);
+        count(6, &fit["returns"]["think_s"], 60.0);
+        let (hit, of) = hours_covered(&fit, |h| 0.6 * PROFILE[h]);
+        hits[4] += hit;
+        tries[4] += of;
+        aic_right += usize::from(best(&fit)["family"] == "weibull");
+        std::fs::remove_dir_all(&d).unwrap();
+    }
+    println!("coverage of 95% intervals over {seeds} fits of truth-5v5:");
+    for (i, name) in names.iter().enumerate() {
+        println!(
+            "  {name}: {} of {} ({:.1}%)",
+            hits[i],
+            tries[i],
+            100.0 * hits[i] as f64 / tries[i] as f64
+        );
+    }
+    println!("  AIC chose Weibull: {aic_right} of {seeds}");
+    for i in 0..7 {
+        let share = hits[i] as f64 / tries[i] as f64;
+        assert!(share >= 0.85, "{}: {share}", names[i]);
+    }
+    assert_eq!(aic_right as u64, seeds);
 }

@@ -40,19 +40,7 @@ pub fn cdf(xs: &[f64]) -> Vec<(f64, f64)> {
 fn patience_spec(fit: &Fit) -> Option<Spec> {
     let km = &fit.patience.kaplan_meier;
     let t_max = km.last()?.t_s.max(1.0);
-    let mut series = vec![Series {
-        label: "Kaplan-Meier (the log)".into(),
-        color: INK,
-        points: std::iter::once((0.0, 1.0))
-            .chain(km.iter().flat_map(|k| {
-                [
-                    (k.t_s, k.survival + (1.0 - k.survival) * 0.0),
-                    (k.t_s, k.survival),
-                ]
-            }))
-            .collect(),
-    }];
-    // Steps: each KM value holds until the next event.
+    // Steps: each Kaplan-Meier value holds until the next abandon.
     let mut stepped = vec![(0.0, 1.0)];
     let mut s = 1.0;
     for k in km {
@@ -60,7 +48,7 @@ fn patience_spec(fit: &Fit) -> Option<Spec> {
         stepped.push((k.t_s, k.survival));
         s = k.survival;
     }
-    series[0].points = stepped;
+    let mut series = Vec::new();
     let colours = [BLUE, ORANGE, GREEN];
     for (f, c) in fit.patience.comparison.fits.iter().zip(colours) {
         series.push(Series {
@@ -74,6 +62,12 @@ fn patience_spec(fit: &Fit) -> Option<Spec> {
                 .collect(),
         });
     }
+    // Drawn last, on top of the fitted curves it is judged against.
+    series.push(Series {
+        label: "Kaplan-Meier (the log)".into(),
+        color: INK,
+        points: stepped,
+    });
     let y_min = km.iter().map(|k| k.survival).fold(1.0, f64::min);
     Some(Spec {
         name: "fit-patience",
@@ -154,6 +148,36 @@ fn check_spec(c: &CheckView) -> Option<Spec> {
             y_range: (0.0, 1.0),
             markers: Vec::new(),
             shade: None,
+        },
+    })
+}
+
+fn check_hours_spec(c: &CheckView) -> Option<Spec> {
+    let hours: Vec<&HourCheck> = c.hours.iter().filter(|h| h.hour.is_some()).collect();
+    if hours.is_empty() {
+        return None;
+    }
+    let bars = |label: &str, color, f: &dyn Fn(&HourCheck) -> f64| Series {
+        label: label.into(),
+        color,
+        points: hours
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (i as f64, f(h)))
+            .collect(),
+    };
+    Some(Spec {
+        name: "fit-check-ks",
+        title: "Kolmogorov-Smirnov distance of the waits, hour by hour".into(),
+        caption: "The log's waits of matched tickets against the fitted model's, beside the distance between two seeds of the model (what chance alone gives), per hour of the day.".into(),
+        x_desc: "hour of the day".into(),
+        y_desc: "KS distance".into(),
+        chart: Chart::Bars {
+            categories: hours.iter().map(|h| format!("{:02}", h.hour.unwrap_or(0))).collect(),
+            series: vec![
+                bars("log against the model", VERMILLION, &|h| h.ks_wait),
+                bars("two seeds of the model", BLUE, &|h| h.ks_between_seeds),
+            ],
         },
     })
 }
@@ -288,6 +312,7 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
     if let Some(c) = check {
         h.push_str("<h2>Check: the fitted model against the log</h2>\n");
         figure(&mut h, "fit-check-waits");
+        figure(&mut h, "fit-check-ks");
         h.push_str("<table><tr><th>hour</th><th>log tickets</th><th>simulated</th><th>KS distance (waits)</th><th>two seeds of the model</th><th>5% critical</th><th>abandon log</th><th>abandon simulated</th><th class=\"l\">verdict</th></tr>\n");
         for x in c.hours {
             let bad = if x.verdict == "fits" {
@@ -322,6 +347,7 @@ pub fn artifacts(
         patience_spec(fit),
         arrivals_spec(fit),
         check.and_then(check_spec),
+        check.and_then(check_hours_spec),
     ]
     .into_iter()
     .flatten()
