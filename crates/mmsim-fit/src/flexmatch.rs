@@ -73,6 +73,7 @@ pub fn parse(text: &str) -> Result<TicketLog, LogError> {
     let mut open: BTreeMap<String, Open> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     let mut last_s = f64::NEG_INFINITY;
+    let mut last_line = 0;
     for (i, raw) in text.lines().enumerate() {
         let line = i + 1;
         if raw.trim().is_empty() {
@@ -241,7 +242,9 @@ pub fn parse(text: &str) -> Result<TicketLog, LogError> {
                 }
             }
         }
-        last_s = last_s.max(time);
+        if time > last_s {
+            (last_s, last_line) = (time, line);
+        }
     }
     if open.is_empty() {
         return Err(LogError {
@@ -260,6 +263,13 @@ pub fn parse(text: &str) -> Result<TicketLog, LogError> {
         .into_iter()
         .collect();
     let end_s = last_s - midnight;
+    if end_s > log::MAX_SPAN_S {
+        return Err(bad(
+            last_line,
+            "time",
+            "is more than 366 days after the first ticket's day: a log is fitted over a year at most",
+        ));
+    }
     let tickets = order
         .into_iter()
         .map(|id| {

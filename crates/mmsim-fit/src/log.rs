@@ -23,6 +23,40 @@ pub const OPTIONAL: [&str; 7] = [
 pub const PING_PREFIX: &str = "ping_ms_";
 /// The most rows read: a busy day's log fits.
 pub const MAX_ROWS: usize = 4_000_000;
+/// The longest log fitted: a year, the longest run a scenario may ask for.
+pub const MAX_SPAN_S: f64 = 366.0 * 86_400.0;
+
+/// Refuses a log whose tickets span more than `MAX_SPAN_S` (a time in the
+/// wrong unit, milliseconds for seconds, most often), naming the first
+/// ticket past it.
+pub fn check_span(tickets: &[LogTicket], unit: &'static str) -> Result<(), LogError> {
+    let first = tickets
+        .iter()
+        .map(|t| t.enqueue_s)
+        .fold(f64::INFINITY, f64::min);
+    let past = |x: f64| x.is_finite() && x - first > MAX_SPAN_S;
+    for t in tickets {
+        let field = if past(t.enqueue_s) {
+            "enqueue_s"
+        } else if past(t.leave_s) {
+            "leave_s"
+        } else if t.match_end_s.is_some_and(past) {
+            "match_end_s"
+        } else {
+            continue;
+        };
+        return Err(bad(
+            unit,
+            t.line,
+            field,
+            format!(
+                "ticket {} is more than 366 days after the log's first ticket (at {first} s): a log is fitted over a year at most; are the times in seconds?",
+                t.ticket
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// How a stay in the queue ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, PartialOrd, Ord)]
@@ -443,6 +477,7 @@ pub fn parse_rows(
             message: "the log has no tickets".into(),
         });
     }
+    check_span(&tickets, unit)?;
     Ok(finish(
         tickets,
         end_s,
@@ -667,6 +702,8 @@ mod tests {
         assert_eq!((e.line, e.field.as_deref()), (Some(3), Some("leave_s")));
         let e = parse_csv(&LOG.replace("0.5,1,b,1600", "x,1,b,1600")).unwrap_err();
         assert_eq!((e.line, e.field.as_deref()), (Some(3), Some("enqueue_s")));
+        let e = parse_csv(&LOG.replace("70.0,3,a", "7e9,3,a")).unwrap_err();
+        assert_eq!((e.line, e.field.as_deref()), (Some(5), Some("enqueue_s")));
         let e = parse_csv(&LOG.replace("requeue", "colour")).unwrap_err();
         assert_eq!((e.line, e.field.as_deref()), (Some(1), Some("colour")));
         let e = parse_csv(&LOG.replace(",matched,false\n0.5", ",matched\n0.5")).unwrap_err();
