@@ -730,3 +730,49 @@ fn coverage_5v5_of_the_intervals_over_seeds() {
     }
     assert_eq!(aic_right as u64, seeds);
 }
+
+#[test]
+fn home_regions_pings_and_roles_are_read_from_the_log() {
+    // Three hours of the regional role queue: the shares of home regions
+    // and main roles among the players the log saw hold the scenario's.
+    let dir = tempfile::tempdir().unwrap();
+    let (fit, _, _) = fit_truth(
+        dir.path(),
+        "ci/regions-roles-fresh.toml",
+        &["run.duration=\"3h\""],
+        true,
+    );
+    let share = |list: &str, name: &str| -> Value {
+        fit[list]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} in {list}"))["share"]
+            .clone()
+    };
+    for (home, truth) in [
+        ("europe", 0.40),
+        ("north-america", 0.30),
+        ("asia", 0.22),
+        ("oceania", 0.08),
+    ] {
+        covers(home, &share("regions", home), truth);
+    }
+    for (role, truth) in [("tank", 0.15), ("healer", 0.15), ("damage", 0.70)] {
+        covers(role, &share("main_roles", role), truth);
+    }
+    let pings = fit["mean_ping_ms"].as_array().unwrap();
+    let names: Vec<&str> = pings.iter().map(|p| p[0].as_str().unwrap()).collect();
+    assert_eq!(names, ["eu-west", "us-east", "ap-southeast"]);
+    // Europe's players (40%) sit nearest eu-west, so it has the lowest mean.
+    let mean = |i: usize| pings[i][1].as_f64().unwrap();
+    assert!(mean(0) < mean(1) && mean(1) < mean(2), "{pings:?}");
+    // A new TrueSkill ladder: everyone at mu, no skill prior to fit.
+    assert!(fit["ratings"].is_null());
+    assert!(fit["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|n| n["quantity"] == "population.skill"));
+}
