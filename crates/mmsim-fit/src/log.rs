@@ -21,7 +21,8 @@ pub const OPTIONAL: [&str; 7] = [
     "roles",
 ];
 pub const PING_PREFIX: &str = "ping_ms_";
-/// The most rows read: a busy day's log fits.
+/// The most rows read (a day of a queue at about 20 parties a second);
+/// a longer log is refused, not read until memory runs out.
 pub const MAX_ROWS: usize = 4_000_000;
 /// The longest log fitted: a year, the longest run a scenario may ask for.
 pub const MAX_SPAN_S: f64 = 366.0 * 86_400.0;
