@@ -776,3 +776,36 @@ fn home_regions_pings_and_roles_are_read_from_the_log() {
         .iter()
         .any(|n| n["quantity"] == "population.skill"));
 }
+
+#[test]
+fn patience_outside_the_three_families_still_gives_a_scenario_that_validates() {
+    // Everyone gives up after exactly 90 s: no family fits it well, the
+    // Weibull's shape runs past what a scenario holds and is not offered,
+    // and what AIC picks among the rest still makes a valid scenario.
+    let dir = tempfile::tempdir().unwrap();
+    let (fit, _, _) = fit_truth(
+        dir.path(),
+        "fit/truth-1v1.toml",
+        &[
+            "arrivals.patience={ dist = \"fixed\", after = \"90s\" }",
+            "run.duration=\"2h\"",
+        ],
+        false,
+    );
+    let km = fit["patience"]["kaplan_meier"].as_array().unwrap();
+    // The Kaplan-Meier curve drops to 0 at 90 s: every ticket that waited
+    // that long gave up.
+    let last = km.last().unwrap();
+    assert_eq!(last["survival"], 0.0);
+    assert!(
+        (last["t_s"].as_f64().unwrap() - 90.0).abs() < 0.01,
+        "{last}"
+    );
+    assert!(
+        fit["patience"]["comparison"]["fits"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 1
+    );
+}

@@ -19,6 +19,12 @@ pub struct Obs {
     pub abandoned: bool,
 }
 
+/// The Weibull shapes and log-normal spreads a scenario can hold
+/// (`arrivals.patience`); a fit outside them is not offered.
+pub const MIN_SHAPE: f64 = 0.01;
+pub const MAX_SHAPE: f64 = 1000.0;
+pub const MAX_SIGMA: f64 = 10.0;
+
 /// z for a two-sided 95% interval.
 pub const Z95: f64 = 1.959_963_984_540_054;
 
@@ -277,10 +283,10 @@ pub fn fit_weibull(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
         }
         df / k + (sum_ev_lt - df * ln_ref) - df * s1 / s0
     };
-    let (mut lo, mut hi) = (1e-3f64.ln(), 1e3f64.ln());
+    let (mut lo, mut hi) = (MIN_SHAPE.ln(), MAX_SHAPE.ln());
     if score(lo.exp()) <= 0.0 || score(hi.exp()) >= 0.0 {
         return Err(TooFew(
-            "the waits give no Weibull shape between 0.001 and 1000".into(),
+            format!("the waits give no Weibull shape between {MIN_SHAPE} and {MAX_SHAPE} (a scenario's range)"),
         ));
     }
     for _ in 0..200 {
@@ -435,6 +441,11 @@ pub fn fit_lognormal(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
     let cov = inverse2([[-h[0][0], -h[0][1]], [-h[1][0], -h[1][1]]])
         .ok_or_else(|| TooFew("the log-normal fit's information is singular".into()))?;
     let (sigma, mu) = (1.0 / a, b / a);
+    if sigma > MAX_SIGMA {
+        return Err(TooFew(format!(
+            "the log-normal's sigma {sigma:.1} is beyond the {MAX_SIGMA} a scenario can hold"
+        )));
+    }
     // ln σ = −ln a: se = se(a)/a. μ = b/a: gradient (−b/a², 1/a).
     let se_ln_sigma = cov[0][0].sqrt() / a;
     let gm = [-b / (a * a), 1.0 / a];
@@ -630,6 +641,31 @@ mod tests {
         let median = (10f64.ln() + 1.5 * 2f64.ln()).exp();
         assert!((f.param("median_s").unwrap().value - median).abs() < 1e-6);
         assert!((f.param("sigma").unwrap().value - 1.25f64.sqrt() * 2f64.ln()).abs() < 1e-6);
+    }
+
+    #[test]
+    fn everyone_giving_up_at_once_offers_no_weibull_a_scenario_cannot_hold() {
+        // Fixed patience of 60 s: the shape runs past what a scenario holds.
+        let obs: Vec<Obs> = (0..200)
+            .map(|i| {
+                if i % 4 == 0 {
+                    cens(10.0 + i as f64 * 0.1)
+                } else {
+                    ev(60.0)
+                }
+            })
+            .collect();
+        let c = compare(&obs);
+        assert!(
+            c.not_fitted
+                .iter()
+                .any(|(f, why)| *f == Family::Weibull && why.contains("1000")),
+            "{c:?}"
+        );
+        assert!(c
+            .fits
+            .iter()
+            .all(|f| f.param("shape").is_none_or(|k| k.value <= MAX_SHAPE)));
     }
 
     #[test]

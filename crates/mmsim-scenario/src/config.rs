@@ -457,11 +457,11 @@ impl Scenario {
                 ))
             }
             Patience::Weibull { shape, .. }
-                if !(shape.is_finite() && (0.05..=50.0).contains(shape)) =>
+                if !(shape.is_finite() && (0.01..=1000.0).contains(shape)) =>
             {
                 return Err(ParamError::new(
                     "arrivals.patience.shape",
-                    format!("a Weibull shape from 0.05 to 50, got {shape}"),
+                    format!("a Weibull shape from 0.01 to 1000, got {shape}"),
                 ))
             }
             Patience::Weibull { scale, .. } if scale.0.is_zero() => {
