@@ -801,11 +801,8 @@ fn patience_outside_the_three_families_still_gives_a_scenario_that_validates() {
         (last["t_s"].as_f64().unwrap() - 90.0).abs() < 0.01,
         "{last}"
     );
-    assert!(
-        fit["patience"]["comparison"]["fits"]
-            .as_array()
-            .unwrap()
-            .len()
-            >= 1
-    );
+    assert!(!fit["patience"]["comparison"]["fits"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 }
