@@ -279,8 +279,9 @@ fn a_5v5_day_with_parties_weibull_patience_and_a_profile_is_fitted_back_and_chec
 
 #[test]
 fn the_check_says_where_the_model_does_not_fit() {
-    // The same log checked under rules it was not made with (a window
-    // four times as wide): waits and abandons must be called different.
+    // The same log checked under rules it was not made with (a fixed
+    // limit of 60 points, not 6): waits and abandons must be called
+    // different.
     let dir = tempfile::tempdir().unwrap();
     let file = scenario("fit/truth-1v1.toml");
     let run = dir.path().join("run");
