@@ -128,6 +128,46 @@ fn arrivals_spec(fit: &Fit) -> Option<Spec> {
     })
 }
 
+fn ratings_spec(fit: &Fit) -> Option<Spec> {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    let r = fit.ratings.as_ref()?;
+    let normal = Normal::new(r.mean.value, r.sd.value).ok()?;
+    let (lo, hi) = (
+        r.mean.value - 3.5 * r.sd.value,
+        r.mean.value + 3.5 * r.sd.value,
+    );
+    Some(Spec {
+        name: "fit-ratings",
+        title: "Players' first ratings: the quantiles against a normal".into(),
+        caption: "The empirical quantiles the scenario's skill prior takes (points joined), against the normal with the ratings' mean and sd.".into(),
+        x_desc: "rating".into(),
+        y_desc: "share of players below".into(),
+        chart: Chart::Lines {
+            series: vec![
+                Series {
+                    label: format!("normal (mean {:.0}, sd {:.0})", r.mean.value, r.sd.value),
+                    color: BLUE,
+                    points: (0..=200)
+                        .map(|i| {
+                            let x = lo + (hi - lo) * i as f64 / 200.0;
+                            (x, normal.cdf(x))
+                        })
+                        .collect(),
+                },
+                Series {
+                    label: format!("the log's quantiles ({} players)", r.players),
+                    color: INK,
+                    points: r.quantiles.iter().map(|q| (q[1], q[0])).collect(),
+                },
+            ],
+            x_range: (lo, hi),
+            y_range: (0.0, 1.0),
+            markers: Vec::new(),
+            shade: None,
+        },
+    })
+}
+
 fn check_spec(c: &CheckView) -> Option<Spec> {
     if c.log_cdf.is_empty() || c.sim_cdf.is_empty() {
         return None;
@@ -291,6 +331,7 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
         fit.population.size,
         esc(&fit.population.how)
     ));
+    figure(&mut h, "fit-ratings");
     for (title, shares) in [
         ("Home regions", &fit.regions),
         ("Main roles", &fit.main_roles),
@@ -346,6 +387,7 @@ pub fn artifacts(
     let specs: Vec<Spec> = [
         patience_spec(fit),
         arrivals_spec(fit),
+        ratings_spec(fit),
         check.and_then(check_spec),
         check.and_then(check_hours_spec),
     ]
