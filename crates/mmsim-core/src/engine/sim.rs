@@ -1459,3 +1459,35 @@ fn draw_patience(p: &Patience, rng: &mut Pcg64) -> Option<SimDuration> {
         Patience::Never => None,
     }
 }
+
+#[cfg(test)]
+mod patience_tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn mean_s(p: &Patience) -> f64 {
+        let mut rng = Pcg64::seed_from_u64(3);
+        let n = 200_000;
+        (0..n)
+            .map(|_| draw_patience(p, &mut rng).unwrap().as_secs_f64())
+            .sum::<f64>()
+            / n as f64
+    }
+
+    #[test]
+    fn weibull_and_log_normal_draws_have_their_distributions_means() {
+        // Weibull mean: scale Γ(1 + 1/shape); log-normal: median e^(σ²/2).
+        let w = mean_s(&Patience::Weibull {
+            shape: 1.6,
+            scale: SimDuration::from_secs(180),
+        });
+        let want = 180.0 * statrs::function::gamma::gamma(1.0 + 1.0 / 1.6);
+        assert!((w / want - 1.0).abs() < 0.01, "{w} against {want}");
+        let l = mean_s(&Patience::LogNormal {
+            median: SimDuration::from_secs(90),
+            sigma: 0.8,
+        });
+        let want = 90.0 * (0.32f64).exp();
+        assert!((l / want - 1.0).abs() < 0.01, "{l} against {want}");
+    }
+}
