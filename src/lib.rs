@@ -11,7 +11,8 @@
 //! - `mmsim-scenario`: `scenario` (the file schema and its loading) and
 //!   `run` (one scenario and seed to a summary);
 //! - `mmsim-tune`: `tune` (replications, sweeps, shards, tune, check);
-//! - `mmsim-report`: `report` (Parquet, plots, HTML, text).
+//! - `mmsim-report`: `report` (Parquet, plots, HTML, text);
+//! - `mmsim-fit`: `fit` (a ticket log fitted into a scenario).
 //!
 //! Here live only `cli` (arguments, progress, exit codes, the one file
 //! writer), `rebalance` (`mmsim rebalance`) and `serve` (`mmsim serve`'s
@@ -22,6 +23,7 @@ pub mod rebalance;
 pub mod serve;
 
 pub use mmsim_core::{engine, metrics, model, outcome, policy, pool, rating, ruleset, teams};
+pub use mmsim_fit as fit;
 pub use mmsim_report as report;
 pub use mmsim_scenario as scenario;
 pub use mmsim_scenario::run;

@@ -35,6 +35,7 @@ macro_rules! say_raw {
 pub mod catalogue;
 mod compare;
 mod explain;
+mod fit;
 mod interrupt;
 mod progress;
 mod rebalance;
@@ -189,6 +190,41 @@ pub enum Command {
         /// csv or parquet (default: by --out's extension, else csv).
         #[arg(long)]
         format: Option<String>,
+        /// Write the run's ticket log instead (CSV, default
+        /// RUN/ticket-log.csv): every ticket's members, when and why it
+        /// left, its match and the match's end; what `mmsim fit` reads.
+        #[arg(long)]
+        ticket_log: bool,
+    },
+    /// Fit a live game's ticket log (mmsim's CSV or Parquet log, or
+    /// FlexMatch's event stream as JSON lines) into a scenario:
+    /// DIR/scenario.toml, fit.json and fit.html (docs/fit.md).
+    Fit {
+        /// The log: .csv, .parquet, or .jsonl for FlexMatch events.
+        log: PathBuf,
+        /// Output folder.
+        #[arg(long)]
+        out: PathBuf,
+        /// The log's matchmaking rules as a scenario (its policy, match
+        /// format, rating and outcome are kept): run the fitted scenario
+        /// under them and compare its waits and abandons with the log's.
+        #[arg(long, value_name = "RULES.toml")]
+        check: Option<PathBuf>,
+        /// csv, parquet or flexmatch (default: by the log's extension).
+        #[arg(long)]
+        format: Option<String>,
+        /// Without a `requeue` column: a party queueing again this soon
+        /// after its match is a return (default 2h).
+        #[arg(long)]
+        return_window: Option<String>,
+        /// The fitted scenario's run.name (default fitted-<log name>).
+        #[arg(long)]
+        name: Option<String>,
+        /// Also write the log's players at their first ratings as
+        /// DIR/players.parquet, the scenario's ratings_file (the ladder as
+        /// it stood, instead of a drawn one).
+        #[arg(long)]
+        ladder: bool,
     },
     /// Print one ticket's story from a run made with --explain: arrival,
     /// the passes that looked at it, what blocked it, when each rule would
@@ -421,7 +457,29 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             rebalance::rebalance_command(&file, &method, json)
         }
         Command::Compare { runs, out, json } => compare::compare_command(&runs, out, json),
-        Command::Trace { run, out, format } => trace::trace_command(&run, out, format.as_deref()),
+        Command::Trace {
+            run,
+            out,
+            format,
+            ticket_log,
+        } => trace::trace_command(&run, out, format.as_deref(), ticket_log),
+        Command::Fit {
+            log,
+            out,
+            check,
+            format,
+            return_window,
+            name,
+            ladder,
+        } => fit::fit_command(fit::FitArgs {
+            log,
+            out,
+            check,
+            format,
+            return_window,
+            name,
+            ladder,
+        }),
         Command::Explain { run, ticket } => explain::explain_command(&run, ticket),
         Command::Tuning(c) => tune::dispatch(c),
         Command::Serve {
@@ -560,6 +618,14 @@ fn describe_world(s: &scenario::Scenario) -> Vec<String> {
                         crate::report::text::duration(after.secs())
                     )
                 }
+                scenario::Patience::Weibull { shape, scale } => format!(
+                    "Weibull, shape {shape}, scale {}",
+                    crate::report::text::duration(scale.secs())
+                ),
+                scenario::Patience::LogNormal { median, sigma } => format!(
+                    "log-normal, median {}, sigma {sigma}",
+                    crate::report::text::duration(median.secs())
+                ),
                 scenario::Patience::Never {} => "none (nobody gives up)".to_string(),
             },
             pct(s.arrivals.requeue_prob),

@@ -13,7 +13,15 @@ pub fn trace_command(
     run_dir: &Path,
     out: Option<PathBuf>,
     format: Option<&str>,
+    ticket_log: bool,
 ) -> Result<(), CliError> {
+    if ticket_log
+        && (format == Some("parquet") || out.as_deref().is_some_and(super::fit::is_parquet))
+    {
+        return Err(CliError::BadInput(
+            "--ticket-log writes CSV (the log `mmsim fit` reads); drop --format parquet or the .parquet name".into(),
+        ));
+    }
     let by_name = out.as_deref().and_then(|o| {
         let ext = o.extension()?.to_string_lossy().to_ascii_lowercase();
         matches!(ext.as_str(), "csv" | "parquet").then_some(ext)
@@ -46,13 +54,20 @@ pub fn trace_command(
         .map_err(|e| CliError::BadInput(format!("cannot read {}: {e}", summary_file.display())))?;
     let s = &loaded.scenario;
     let mut writer = TraceWriter::new(scenario::trace::Context::of(s));
-    let output = crate::run::run_logging(
-        s,
-        s.run.seed,
-        &mut |_, _| {},
-        &mut crate::metrics::NoRows,
-        Some(&mut writer),
-    )?;
+    let mut log = None;
+    let output = if ticket_log {
+        let (l, output) = super::fit::run_ticket_log(s, s.run.seed)?;
+        log = Some(l);
+        output
+    } else {
+        crate::run::run_logging(
+            s,
+            s.run.seed,
+            &mut |_, _| {},
+            &mut crate::metrics::NoRows,
+            Some(&mut writer),
+        )?
+    };
     let again = json_bytes(&with_provenance(
         &output.summary,
         &scenario::Provenance::of(s),
@@ -64,7 +79,9 @@ pub fn trace_command(
             summary_file.display()
         )));
     }
-    let default = if parquet {
+    let default = if ticket_log {
+        "ticket-log.csv"
+    } else if parquet {
         "trace.parquet"
     } else {
         "trace.csv"
@@ -79,8 +96,12 @@ pub fn trace_command(
             )))
         }
     };
-    let rows = writer.rows();
-    let bytes = if parquet {
+    let rows = log.as_ref().map_or(writer.rows(), |l| {
+        l.tickets.iter().map(|t| t.players.len()).sum()
+    });
+    let bytes = if let Some(l) = &log {
+        l.csv().into_bytes()
+    } else if parquet {
         crate::report::trace_file::parquet_bytes(&writer)?
     } else {
         writer.csv().into_bytes()

@@ -12,6 +12,7 @@ mod compare;
 mod docs_catalogue;
 mod engagement;
 mod explain;
+mod fit;
 mod fuzz;
 #[cfg(unix)]
 mod kill;

@@ -7,6 +7,7 @@ pub mod bands;
 pub mod compare;
 mod engagement_plots;
 pub mod explain;
+pub mod fit_page;
 pub mod headline;
 pub mod html;
 mod mode_plots;

@@ -197,6 +197,11 @@ pub enum Patience {
     Exponential { mean: HumanDuration },
     /// Everyone gives up after exactly this long.
     Fixed { after: HumanDuration },
+    /// Weibull: survival exp(-(t/scale)^shape); what `mmsim fit` writes
+    /// when the log's waits say so.
+    Weibull { shape: f64, scale: HumanDuration },
+    /// Log-normal: ln(patience) normal around ln(median) with sd `sigma`.
+    LogNormal { median: HumanDuration, sigma: f64 },
     /// Nobody gives up. Braces so that an extra key is refused, as for `DotaMmr`.
     Never {},
 }
@@ -448,6 +453,34 @@ impl Scenario {
             Patience::Exponential { mean } if mean.0.is_zero() => {
                 return Err(ParamError::new(
                     "arrivals.patience.mean",
+                    "must be longer than 0s",
+                ))
+            }
+            Patience::Weibull { shape, .. }
+                if !(shape.is_finite() && (0.01..=1000.0).contains(shape)) =>
+            {
+                return Err(ParamError::new(
+                    "arrivals.patience.shape",
+                    format!("a Weibull shape from 0.01 to 1000, got {shape}"),
+                ))
+            }
+            Patience::Weibull { scale, .. } if scale.0.is_zero() => {
+                return Err(ParamError::new(
+                    "arrivals.patience.scale",
+                    "must be longer than 0s",
+                ))
+            }
+            Patience::LogNormal { sigma, .. }
+                if !(sigma.is_finite() && (0.0..=10.0).contains(sigma) && *sigma > 0.0) =>
+            {
+                return Err(ParamError::new(
+                    "arrivals.patience.sigma",
+                    format!("the sd of ln(patience): more than 0, at most 10, got {sigma}"),
+                ))
+            }
+            Patience::LogNormal { median, .. } if median.0.is_zero() => {
+                return Err(ParamError::new(
+                    "arrivals.patience.median",
                     "must be longer than 0s",
                 ))
             }

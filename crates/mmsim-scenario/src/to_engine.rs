@@ -142,6 +142,14 @@ fn patience(p: &Patience) -> engine::Patience {
     match p {
         Patience::Exponential { mean } => engine::Patience::Exponential { mean: mean.0 },
         Patience::Fixed { after } => engine::Patience::Fixed { after: after.0 },
+        Patience::Weibull { shape, scale } => engine::Patience::Weibull {
+            shape: *shape,
+            scale: scale.0,
+        },
+        Patience::LogNormal { median, sigma } => engine::Patience::LogNormal {
+            median: median.0,
+            sigma: *sigma,
+        },
         Patience::Never {} => engine::Patience::Never,
     }
 }

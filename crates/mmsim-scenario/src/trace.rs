@@ -283,7 +283,7 @@ pub(super) fn read_bytes_bounded(path: &Path, max_bytes: u64) -> std::io::Result
 
 /// Splits one CSV line into fields; a field may be double-quoted (with `""`
 /// for a quote inside), so player ids may hold commas.
-fn fields(line: &str) -> Option<Vec<String>> {
+pub fn fields(line: &str) -> Option<Vec<String>> {
     let mut out = Vec::new();
     let mut cur = String::new();
     let mut chars = line.chars().peekable();

@@ -14,6 +14,12 @@ pub enum Patience {
     Exponential { mean: SimDuration },
     /// Everyone gives up after exactly this long.
     Fixed { after: SimDuration },
+    /// Weibull: survival exp(-(t/scale)^shape). Shape above 1: players grow
+    /// less patient the longer they wait; below 1: the quick quitters go
+    /// first. One of the three families `mmsim fit` compares.
+    Weibull { shape: f64, scale: SimDuration },
+    /// Log-normal: ln(patience) is normal with mean ln(median) and sd `sigma`.
+    LogNormal { median: SimDuration, sigma: f64 },
     /// Nobody gives up.
     Never,
 }

@@ -34,7 +34,7 @@ use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
 use crate::teams::TeamFormer;
 use rand::Rng;
-use rand_distr::{Distribution, Exp1};
+use rand_distr::{Distribution, Exp1, StandardNormal};
 use rand_pcg::Pcg64;
 use std::sync::Arc;
 
@@ -1462,6 +1462,53 @@ fn draw_patience(p: &Patience, rng: &mut Pcg64) -> Option<SimDuration> {
             Some(SimDuration::from_secs_f64(x * mean.as_secs_f64()))
         }
         Patience::Fixed { after } => Some(*after),
+        // One exponential draw through the inverse survival function: the
+        // same count of numbers as exponential patience, so the stream stays
+        // aligned when only the family changes.
+        Patience::Weibull { shape, scale } => {
+            let x: f64 = Exp1.sample(rng);
+            Some(SimDuration::from_secs_f64(
+                scale.as_secs_f64() * x.powf(1.0 / shape),
+            ))
+        }
+        Patience::LogNormal { median, sigma } => {
+            let z: f64 = StandardNormal.sample(rng);
+            Some(SimDuration::from_secs_f64(
+                median.as_secs_f64() * (sigma * z).exp(),
+            ))
+        }
         Patience::Never => None,
+    }
+}
+
+#[cfg(test)]
+mod patience_tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn mean_s(p: &Patience) -> f64 {
+        let mut rng = Pcg64::seed_from_u64(3);
+        let n = 200_000;
+        (0..n)
+            .map(|_| draw_patience(p, &mut rng).unwrap().as_secs_f64())
+            .sum::<f64>()
+            / n as f64
+    }
+
+    #[test]
+    fn weibull_and_log_normal_draws_have_their_distributions_means() {
+        // Weibull mean: scale Γ(1 + 1/shape); log-normal: median e^(σ²/2).
+        let w = mean_s(&Patience::Weibull {
+            shape: 1.6,
+            scale: SimDuration::from_secs(180),
+        });
+        let want = 180.0 * statrs::function::gamma::gamma(1.0 + 1.0 / 1.6);
+        assert!((w / want - 1.0).abs() < 0.01, "{w} against {want}");
+        let l = mean_s(&Patience::LogNormal {
+            median: SimDuration::from_secs(90),
+            sigma: 0.8,
+        });
+        let want = 90.0 * (0.32f64).exp();
+        assert!((l / want - 1.0).abs() < 0.01, "{l} against {want}");
     }
 }
