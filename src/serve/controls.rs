@@ -382,6 +382,53 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
                 meaning: "every ticket gives up after this wait".into(),
             },
         )),
+        Patience::Weibull { shape, scale } => {
+            out.push(control(
+                "arrivals.patience.shape".into(),
+                "traffic",
+                Kind::Number,
+                Value::from(*shape),
+                &Doc {
+                    allowed: "number in [0.01, 1000]".into(),
+                    meaning: "Weibull patience's shape: below 1 most quitters go early, above 1 they hold on and then go".into(),
+                },
+            ));
+            out.push(control(
+                "arrivals.patience.scale".into(),
+                "traffic",
+                Kind::Duration,
+                Value::from(scale.secs()),
+                &Doc {
+                    allowed: "duration > 0".into(),
+                    meaning: "Weibull patience's scale: 63% of tickets would give up by this wait"
+                        .into(),
+                },
+            ));
+        }
+        Patience::LogNormal { median, sigma } => {
+            out.push(control(
+                "arrivals.patience.median".into(),
+                "traffic",
+                Kind::Duration,
+                Value::from(median.secs()),
+                &Doc {
+                    allowed: "duration > 0".into(),
+                    meaning:
+                        "log-normal patience's median: half the tickets would give up by this wait"
+                            .into(),
+                },
+            ));
+            out.push(control(
+                "arrivals.patience.sigma".into(),
+                "traffic",
+                Kind::Number,
+                Value::from(*sigma),
+                &Doc {
+                    allowed: "number in (0, 10]".into(),
+                    meaning: "log-normal patience's spread: the sd of ln(patience)".into(),
+                },
+            ));
+        }
         Patience::Never {} => {}
     }
     out.push(control(
@@ -621,6 +668,56 @@ mod tests {
         let (lo, hi, step) = slider(&Kind::Number, 9e-5, Some(0.0), None);
         assert_eq!((lo, hi), (0.0, 3.6e-4));
         assert!(step <= 2e-6, "{step}");
+    }
+
+    /// A fitted scenario's Weibull or log-normal patience gets a control
+    /// per parameter, and a moved one reaches the scenario.
+    #[test]
+    fn weibull_and_log_normal_patience_have_their_parameters_as_controls() {
+        let base = smoke_3v3();
+        let mean = patience_line(&base);
+        for (patience, keys, moved) in [
+            (
+                r#"patience = { dist = "weibull", shape = 1.6, scale = "3m" }"#,
+                ["arrivals.patience.shape", "arrivals.patience.scale"],
+                ("arrivals.patience.shape", 0.8),
+            ),
+            (
+                r#"patience = { dist = "log-normal", median = "90s", sigma = 0.8 }"#,
+                ["arrivals.patience.median", "arrivals.patience.sigma"],
+                ("arrivals.patience.sigma", 1.2),
+            ),
+        ] {
+            let l = loaded(&base.replace(&mean, patience));
+            let c = controls(&l);
+            for k in keys {
+                assert!(
+                    c.iter().any(|c| c.key == k),
+                    "no control {k} for {patience}"
+                );
+            }
+            let mut v = serde_json::Map::new();
+            for c in &c {
+                v.insert(c.key.clone(), c.value.clone());
+            }
+            v.insert(moved.0.into(), Value::from(moved.1));
+            let sets = set_args(&c, &v).unwrap();
+            let applied = l.with_sets(&sets).unwrap();
+            let got = match applied.scenario.arrivals.patience {
+                Patience::Weibull { shape, .. } => shape,
+                Patience::LogNormal { sigma, .. } => sigma,
+                ref other => panic!("{other:?}"),
+            };
+            assert_eq!(got, moved.1);
+        }
+    }
+
+    /// The smoke scenario's patience line, to swap for another.
+    fn patience_line(text: &str) -> String {
+        text.lines()
+            .find(|l| l.trim_start().starts_with("patience"))
+            .expect("smoke has a patience line")
+            .to_string()
     }
 
     #[test]
