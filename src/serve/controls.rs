@@ -49,13 +49,18 @@ pub struct Control {
     /// The reference's type column and meaning.
     pub allowed: String,
     pub help: String,
+    /// A key the policy may go without (`research`, `max_pct`): unset in the
+    /// served scenario, its `value` is null and the page offers to set it.
+    pub optional: bool,
 }
 
-/// One row of the reference: its type column and its meaning.
+/// One row of the reference: its type column and its meaning, and whether
+/// its default column says the key may be left unset.
 #[derive(Clone, Debug, Default)]
 struct Doc {
     allowed: String,
     meaning: String,
+    optional: bool,
 }
 
 /// The reference's key tables: for `[arrivals]`, keyed `arrivals.KEY`; for
@@ -98,9 +103,11 @@ fn reference() -> BTreeMap<String, Doc> {
         if cells.len() < 4 {
             continue;
         }
+        let default = cells[cells.len() - 2];
         let doc = Doc {
             allowed: cells[cells.len() - 3].to_string(),
             meaning: cells[cells.len() - 1].replace("\\|", "|"),
+            optional: default.starts_with("unset") || default == "`none`",
         };
         // A row may name several keys: "`a`, `b`".
         let keys: Vec<&str> = cells[0].split('`').skip(1).step_by(2).collect();
@@ -271,7 +278,18 @@ fn control(key: String, group: &'static str, kind: Kind, value: Value, doc: &Doc
         // The reference's Markdown code marks read as noise on a page.
         allowed: doc.allowed.replace('`', ""),
         help: doc.meaning.replace('`', ""),
+        optional: false,
     }
+}
+
+/// A control for an optional policy key the served scenario leaves unset:
+/// null until the page sets it, with a slider around a first value that is
+/// in range (`first`), since an unset key has none of its own.
+fn optional_control(key: String, kind: Kind, first: f64, doc: &Doc) -> Control {
+    let mut c = control(key, "policy", kind, Value::from(first), doc);
+    c.value = Value::Null;
+    c.optional = true;
+    c
 }
 
 /// Seconds of a duration as the scenario serializes it (`"90s"`, `"250ms"`).
@@ -294,6 +312,15 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
     let params = serde_json::to_value(&s.policy).unwrap_or(Value::Null);
     let mut flat = Vec::new();
     flatten("", &params, &mut flat);
+    // The policy's keys the scenario leaves unset: documented for its kind
+    // as optional (or "unset: ..." by default), and not serialized.
+    let prefix = format!("policy.{kind}.");
+    let unset: Vec<(String, Doc)> = docs
+        .iter()
+        .filter_map(|(k, d)| Some((k.strip_prefix(&prefix)?.to_string(), d.clone())))
+        .filter(|(k, _)| !flat.iter().any(|(f, v)| f == k && !v.is_null()))
+        .filter(|(_, d)| d.optional)
+        .collect();
     for (key, v) in flat {
         if key == crate::policy::PolicyConfig::TAG {
             continue;
@@ -318,6 +345,19 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
             _ => continue,
         };
         out.push(control(format!("policy.{key}"), "policy", k, value, &doc));
+    }
+    for (key, doc) in unset {
+        let (kind, first) = if doc.allowed.starts_with("duration") {
+            (Kind::Duration, 10.0)
+        } else if doc.allowed.starts_with("number") {
+            (
+                Kind::Number,
+                bounds(&doc.allowed).0.unwrap_or(0.0).max(1.0) * 50.0,
+            )
+        } else {
+            continue;
+        };
+        out.push(optional_control(format!("policy.{key}"), kind, first, &doc));
     }
     if s.arrivals.trace_data.is_some() {
         // A replayed trace fixes the traffic: the loader refuses these keys.
@@ -354,6 +394,7 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
                         "relative weight of parties of {n} among fresh arrivals ({})",
                         doc("party_sizes").meaning
                     ),
+                    ..Default::default()
                 },
             );
             c.label = format!("party_sizes: parties of {n}");
@@ -370,6 +411,7 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
                 allowed: "duration > 0".into(),
                 meaning: "mean patience (exponential): how long a ticket waits before giving up"
                     .into(),
+                ..Default::default()
             },
         )),
         Patience::Fixed { after } => out.push(control(
@@ -380,6 +422,7 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
             &Doc {
                 allowed: "duration > 0".into(),
                 meaning: "every ticket gives up after this wait".into(),
+                ..Default::default()
             },
         )),
         Patience::Weibull { shape, scale } => {
@@ -391,6 +434,7 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
                 &Doc {
                     allowed: "number in [0.01, 1000]".into(),
                     meaning: "Weibull patience's shape: below 1 most quitters go early, above 1 they hold on and then go".into(),
+                    ..Default::default()
                 },
             ));
             out.push(control(
@@ -402,6 +446,7 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
                     allowed: "duration > 0".into(),
                     meaning: "Weibull patience's scale: 63% of tickets would give up by this wait"
                         .into(),
+                    ..Default::default()
                 },
             ));
         }
@@ -416,6 +461,7 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
                     meaning:
                         "log-normal patience's median: half the tickets would give up by this wait"
                             .into(),
+                    ..Default::default()
                 },
             ));
             out.push(control(
@@ -426,6 +472,7 @@ pub fn controls(loaded: &LoadedScenario) -> Vec<Control> {
                 &Doc {
                     allowed: "number in (0, 10]".into(),
                     meaning: "log-normal patience's spread: the sd of ln(patience)".into(),
+                    ..Default::default()
                 },
             ));
         }
@@ -475,6 +522,17 @@ pub fn set_args(
             );
             continue;
         };
+        if v.is_null() {
+            if c.value.is_null() {
+                continue;
+            }
+            errors.insert(
+                key.clone(),
+                "cannot be unset here: the served scenario sets it (edit the file to remove it)"
+                    .to_string(),
+            );
+            continue;
+        }
         let text = match (&c.kind, v) {
             (Kind::Choice, Value::String(s)) if c.options.iter().any(|o| o == s) => {
                 if Some(s.as_str()) == c.value.as_str() {
@@ -710,6 +768,56 @@ mod tests {
             };
             assert_eq!(got, moved.1);
         }
+    }
+
+    /// A key the policy may go without (`research`) is offered unset when
+    /// the served scenario leaves it so: setting it reaches the scenario,
+    /// leaving it unset changes nothing, and a served value cannot be unset.
+    #[test]
+    fn an_optional_policy_key_is_offered_unset_and_can_be_set() {
+        let quality = smoke_3v3().replace(
+            "kind = \"widening\"\nbase = 100\nrate_per_s = 5\nmax = 400",
+            "kind = \"quality\"",
+        );
+        assert!(quality.contains("\"quality\""), "smoke's [policy] changed");
+        let l = loaded(&quality);
+        let c = controls(&l);
+        let research = c
+            .iter()
+            .find(|c| c.key == "policy.research")
+            .expect("offered");
+        assert!(
+            research.optional && research.value.is_null(),
+            "{research:?}"
+        );
+        assert_eq!(research.kind, Kind::Duration);
+        let mut v = serde_json::Map::new();
+        for c in &c {
+            v.insert(c.key.clone(), c.value.clone());
+        }
+        assert_eq!(set_args(&c, &v), Ok(vec![]));
+        v.insert("policy.research".into(), Value::from(10));
+        let sets = set_args(&c, &v).unwrap();
+        assert_eq!(sets, ["policy.research=10.0"]);
+        let applied = l.with_sets(&sets).unwrap();
+        let crate::policy::PolicyConfig::Quality(q) = &applied.scenario.policy else {
+            panic!("quality");
+        };
+        assert_eq!(q.research.map(|d| d.secs()), Some(10.0));
+        // Served with it set: a plain control, which the page cannot unset.
+        let served = loaded(&quality.replace(
+            "kind = \"quality\"",
+            "kind = \"quality\"\nresearch = \"20s\"",
+        ));
+        let c = controls(&served);
+        let research = c.iter().find(|c| c.key == "policy.research").unwrap();
+        assert!(!research.optional);
+        assert_eq!(research.value.as_f64(), Some(20.0));
+        let mut v = serde_json::Map::new();
+        v.insert("policy.research".into(), Value::Null);
+        assert!(set_args(&c, &v)
+            .unwrap_err()
+            .contains_key("policy.research"));
     }
 
     /// The smoke scenario's patience line, to swap for another.

@@ -121,6 +121,27 @@ function controlRow(c) {
     range.value = v;
     change(c, v);
   });
+  if (c.optional) {
+    // Unset in the served scenario: a box sets it, from a first value a
+    // quarter of the way along the slider.
+    const first = c.slider_min + (c.slider_max - c.slider_min) / 4;
+    range.value = first;
+    num.value = first;
+    const on = document.createElement("input");
+    on.type = "checkbox";
+    on.dataset.key = c.key;
+    on.setAttribute("aria-label", "set " + c.label);
+    const onLabel = document.createElement("span");
+    onLabel.className = "unit";
+    onLabel.textContent = "set";
+    const sync = () => { range.disabled = num.disabled = !on.checked; };
+    sync();
+    on.addEventListener("change", () => {
+      sync();
+      change(c, on.checked ? Number(num.value) : null);
+    });
+    line.append(on, onLabel);
+  }
   line.append(range, num, unit);
   return row;
 }
@@ -245,7 +266,15 @@ $("report").addEventListener("click", async () => {
 function setControl(key, v) {
   if (!(key in values)) return;
   values[key] = v;
-  for (const el of document.querySelectorAll(`[data-key="${CSS.escape(key)}"]`)) if (el.tagName !== "P") el.value = v;
+  const optional = info.controls.some((c) => c.key === key && c.optional);
+  for (const el of document.querySelectorAll(`[data-key="${CSS.escape(key)}"]`)) {
+    if (el.tagName === "P") continue;
+    if (el.type === "checkbox") el.checked = v !== null;
+    else {
+      if (v !== null) el.value = v;
+      if (optional) el.disabled = v === null;
+    }
+  }
   $("c-" + key).classList.toggle("changed", v !== served[key]);
 }
 
