@@ -30,8 +30,8 @@ if [[ -z ${BENCH_SKIP_PRESETS:-} ]]; then
     bin=target/release/mmsim
     : > "$out/presets.list"
     for f in scenarios/*.toml scenarios/ci/*.toml scenarios/gamedev-policies/*.toml scenarios/rulesets/*.toml; do
-        # Sweep files (`[sweep.grid]`, `[sweep]`) are run by `mmsim sweep`.
-        grep -q '^\[sweep' "$f" && continue
+        # Sweep files (`[sweep.grid]`, `[sweep]`, `[[sweep.variant]]`) are run by `mmsim sweep`.
+        grep -q '^\[\[\?sweep' "$f" && continue
         # The Dota-scale day is hours of simulation with today's quality
         # policy (issue: live-service scale); BENCH_DAY=1 includes it.
         case "$f" in *dota2-day*) [ "${BENCH_DAY:-0}" = 1 ] || continue ;; esac
