@@ -737,7 +737,7 @@ fn home_regions_pings_and_roles_are_read_from_the_log() {
     // Three hours of the regional role queue: the shares of home regions
     // and main roles among the players the log saw hold the scenario's.
     let dir = tempfile::tempdir().unwrap();
-    let (fit, _, _) = fit_truth(
+    let (fit, toml_text, _) = fit_truth(
         dir.path(),
         "ci/regions-roles-fresh.toml",
         &["run.duration=\"3h\""],
@@ -769,6 +769,85 @@ fn home_regions_pings_and_roles_are_read_from_the_log() {
     // Europe's players (40%) sit nearest eu-west, so it has the lowest mean.
     let mean = |i: usize| pings[i][1].as_f64().unwrap();
     assert!(mean(0) < mean(1) && mean(1) < mean(2), "{pings:?}");
+    // The fitted scenario (which validates: `fit_truth` checks) runs them:
+    // the homes' shares and median pings and the ping spread as the
+    // scenario draws them, the roles' shares, under the rules' latency
+    // rule and composition.
+    let fitted: toml::Value = toml::from_str(&toml_text).unwrap();
+    let regions = &fitted["regions"];
+    assert_eq!(
+        regions["max_ping_ms"].as_integer(),
+        Some(100),
+        "the rules' latency rule"
+    );
+    assert_eq!(
+        regions["data_centres"].as_array().unwrap().len(),
+        3,
+        "{regions:?}"
+    );
+    let truth_pings = [
+        ("europe", [30.0, 95.0, 180.0]),
+        ("north-america", [95.0, 35.0, 210.0]),
+        ("asia", [180.0, 200.0, 40.0]),
+        ("oceania", [290.0, 230.0, 120.0]),
+    ];
+    for (home, pings) in truth_pings {
+        let h = regions["homes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["name"].as_str() == Some(home))
+            .unwrap_or_else(|| panic!("home {home} in {regions:?}"));
+        let got: Vec<f64> = h["ping_ms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_integer().unwrap() as f64)
+            .collect();
+        // Medians of a log-normal factor with sigma 0.25: within 10% with
+        // the log's hundreds of players per home (oceania's fewest).
+        for (g, t) in got.iter().zip(pings) {
+            assert!(
+                (g / t - 1.0).abs() < 0.1,
+                "{home}: {got:?} against {pings:?}"
+            );
+        }
+    }
+    let spread = regions["ping_spread"].as_float().unwrap();
+    assert!((spread - 0.25).abs() < 0.02, "ping_spread {spread}");
+    let roles = &fitted["roles"];
+    let shares: Vec<f64> = roles["shares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_float().unwrap())
+        .collect();
+    for (got, truth) in shares.iter().zip([0.15, 0.15, 0.70]) {
+        assert!((got - truth).abs() < 0.04, "roles' shares {shares:?}");
+    }
+    let second = roles["second_prob"].as_float().unwrap();
+    assert!((second - 0.1).abs() < 0.03, "second_prob {second}");
+    assert!(
+        toml_text.contains("median ping of its players"),
+        "commented"
+    );
+    // Without rules that have a latency rule and a composition, the log's
+    // regions and roles are not made up into one: a note says so.
+    let bare = dir.path().join("bare");
+    let o = mmsim(&[
+        "fit",
+        dir.path().join("log.csv").to_str().unwrap(),
+        "--out",
+        bare.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(bare.join("scenario.toml")).unwrap();
+    let bare_toml: toml::Value = toml::from_str(&text).unwrap();
+    assert!(bare_toml.get("regions").is_none() && bare_toml.get("roles").is_none());
+    assert!(
+        text.contains("# note (regions)") && text.contains("# note (roles)"),
+        "{text}"
+    );
     // A new TrueSkill ladder: everyone at mu, no skill prior to fit.
     assert!(fit["ratings"].is_null());
     assert!(fit["notes"]

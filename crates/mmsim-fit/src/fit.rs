@@ -140,7 +140,25 @@ pub struct Fit {
     pub main_roles: Vec<Share>,
     /// Mean ping to each data centre over the players who give one.
     pub mean_ping_ms: Vec<(String, f64)>,
+    /// Per home region, the median ping of its players to each data
+    /// centre (`[regions.homes] ping_ms`); empty without regions and pings.
+    pub home_pings: Vec<HomePings>,
+    /// The sd of ln(ping / its home's median) over every player and data
+    /// centre: `[regions] ping_spread`, where the log has regions and pings.
+    pub ping_spread: Option<f64>,
+    /// Players who accept a second role, of those whose roles the log gives
+    /// (`[roles] second_prob`).
+    pub second_role: Option<Estimate>,
     pub notes: Vec<Note>,
+}
+
+/// A home region's median ping to each data centre, in the log's order of
+/// data centres.
+#[derive(Clone, Debug, Serialize)]
+pub struct HomePings {
+    pub name: String,
+    pub players: usize,
+    pub median_ping_ms: Vec<f64>,
 }
 
 /// Wilson's score interval for k of n.
@@ -518,6 +536,9 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
     let mut first_region: BTreeMap<&str, &str> = BTreeMap::new();
     let mut first_role: BTreeMap<&str, &str> = BTreeMap::new();
     let mut ping_sum = vec![(0.0f64, 0usize); log.data_centres.len()];
+    // Each home's players' pings to each data centre, and roles counted.
+    let mut home_pings: BTreeMap<&str, Vec<Vec<f64>>> = BTreeMap::new();
+    let (mut with_roles, mut two_roles) = (0usize, 0usize);
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     for t in &log.tickets {
         for p in &t.players {
@@ -532,10 +553,23 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
             }
             if let Some(r) = p.roles.first() {
                 first_role.insert(&p.id, r);
+                with_roles += 1;
+                if p.roles.len() >= 2 {
+                    two_roles += 1;
+                }
             }
             for (k, x) in p.pings_ms.iter().enumerate() {
                 ping_sum[k].0 += x;
                 ping_sum[k].1 += 1;
+            }
+            if let (Some(r), false) = (&p.region, p.pings_ms.is_empty()) {
+                let dcs = log.data_centres.len();
+                let per_dc = home_pings
+                    .entry(r.as_str())
+                    .or_insert_with(|| vec![Vec::new(); dcs]);
+                for (k, &x) in p.pings_ms.iter().enumerate().take(dcs) {
+                    per_dc[k].push(x);
+                }
             }
         }
     }
@@ -554,6 +588,8 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
             .collect()
     };
     let format = format_of(log);
+    let (home_pings, ping_spread) = home_pings_of(&home_pings);
+    let second_role = (with_roles > 0).then(|| wilson(two_roles, with_roles));
     Fit {
         tickets: log.tickets.len(),
         log_start_s: log.start_s,
@@ -584,8 +620,55 @@ pub fn fit(log: &TicketLog, opts: &Options) -> Fit {
             .filter(|(_, (_, n))| *n > 0)
             .map(|(d, (s, n))| (d.clone(), s / *n as f64))
             .collect(),
+        home_pings,
+        ping_spread,
+        second_role,
         notes,
     }
+}
+
+/// Each home's median ping to each data centre, and the spread of the
+/// players' pings about them: the sd of ln(ping / median), the log-normal
+/// factor's sigma that `[regions] ping_spread` draws with (pings of 0 ms,
+/// which have no logarithm, left out).
+fn home_pings_of(pings: &BTreeMap<&str, Vec<Vec<f64>>>) -> (Vec<HomePings>, Option<f64>) {
+    let median = |xs: &[f64]| -> f64 {
+        let mut v = xs.to_vec();
+        v.sort_by(f64::total_cmp);
+        match v.len() {
+            0 => f64::NAN,
+            n if n % 2 == 1 => v[n / 2],
+            n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+        }
+    };
+    let mut homes = Vec::new();
+    let (mut sum, mut sq, mut n) = (0.0f64, 0.0f64, 0usize);
+    for (name, per_dc) in pings {
+        let medians: Vec<f64> = per_dc.iter().map(|xs| median(xs)).collect();
+        if medians.iter().any(|m| !m.is_finite()) {
+            continue;
+        }
+        for (xs, &m) in per_dc.iter().zip(&medians) {
+            for &x in xs {
+                if x > 0.0 && m > 0.0 {
+                    let z = (x / m).ln();
+                    sum += z;
+                    sq += z * z;
+                    n += 1;
+                }
+            }
+        }
+        homes.push(HomePings {
+            name: name.to_string(),
+            players: per_dc.first().map_or(0, Vec::len),
+            median_ping_ms: medians,
+        });
+    }
+    let spread = (n >= 2).then(|| {
+        let mean = sum / n as f64;
+        ((sq / n as f64 - mean * mean).max(0.0)).sqrt()
+    });
+    (homes, spread)
 }
 
 /// Distinct players, and players drawn by the fresh tickets.

@@ -335,15 +335,171 @@ pub fn scenario_text(
             )],
         );
     }
+    let mut notes: Vec<String> = fit
+        .notes
+        .iter()
+        .map(|n| format!("# note ({}): {}\n", n.quantity, n.message))
+        .collect();
+    notes.extend(regions(&mut doc, fit));
+    notes.extend(roles(&mut doc, fit)?);
     let mut text = doc.to_string();
     let mut header = String::from(
         "# Fitted by `mmsim fit` from a ticket log; fit.json and fit.html beside it hold every estimate.\n",
     );
-    for n in &fit.notes {
-        header.push_str(&format!("# note ({}): {}\n", n.quantity, n.message));
+    for n in notes {
+        header.push_str(&n);
     }
     text.insert_str(0, &header);
     Ok(text)
+}
+
+/// The log's home regions and their pings as `[regions]`, under the rules'
+/// own latency rule (`max_ping_ms`, `expansions`, `min_ping_ms` kept): the
+/// data centres the log names, each home's share of the players and its
+/// players' median ping to each, and the spread about those medians. A log
+/// with regions but rules without a latency rule gets a note instead: a
+/// latency limit is the matchmaker's, not the log's. Returns the notes.
+fn regions(doc: &mut DocumentMut, fit: &Fit) -> Vec<String> {
+    if fit.home_pings.is_empty() {
+        return Vec::new();
+    }
+    let Some(r) = doc.get_mut("regions").and_then(Item::as_table_mut) else {
+        return vec![
+            "# note (regions): the log gives home regions and pings (fit.json); they are written here as [regions] when the rules scenario (--check) has a [regions] section, whose latency rule they run under\n".into(),
+        ];
+    };
+    let dcs: Array = fit.mean_ping_ms.iter().map(|(d, _)| d.as_str()).collect();
+    r.insert("data_centres", value(dcs));
+    comment(
+        r,
+        "data_centres",
+        &[
+            "the data centres the log's pings name; the latency rule below is the rules scenario's"
+                .into(),
+        ],
+    );
+    let players: usize = fit.home_pings.iter().map(|h| h.players).sum();
+    let mut homes = toml_edit::ArrayOfTables::new();
+    for h in &fit.home_pings {
+        let mut t = Table::new();
+        t.insert("name", value(h.name.as_str()));
+        let share = fit
+            .regions
+            .iter()
+            .find(|s| s.name == h.name)
+            .map(|s| s.share);
+        t.insert(
+            "share",
+            value(round6(
+                share
+                    .as_ref()
+                    .map_or(h.players as f64 / players as f64, |s| s.value),
+            )),
+        );
+        let pings: Array = h
+            .median_ping_ms
+            .iter()
+            .map(|m| (m.round() as i64).clamp(0, 60_000))
+            .collect();
+        t.insert("ping_ms", value(pings));
+        comment(
+            &mut t,
+            "share",
+            &[match &share {
+                Some(s) => format!(
+                    "{} of the log's players live here; Wilson 95% interval {}",
+                    h.players,
+                    ci(s, 4)
+                ),
+                None => format!("{} of the log's players live here", h.players),
+            }],
+        );
+        comment(
+            &mut t,
+            "ping_ms",
+            &["the median ping of its players to each data centre".into()],
+        );
+        homes.push(t);
+    }
+    r.insert("homes", Item::ArrayOfTables(homes));
+    if let Some(spread) = fit.ping_spread {
+        r.insert("ping_spread", value(round6(spread.clamp(0.0, 2.0))));
+        comment(
+            r,
+            "ping_spread",
+            &["the sd of ln(ping / its home's median) over every player and data centre".into()],
+        );
+    }
+    Vec::new()
+}
+
+/// The log's main roles as `[roles]` shares, and the share of players who
+/// also accept a second role, under the rules' own role names and
+/// composition (the log has players, not teams' compositions). A role the
+/// log names that the rules do not is refused; rules without `[roles]` get
+/// a note. Returns the notes.
+fn roles(doc: &mut DocumentMut, fit: &Fit) -> Result<Vec<String>, String> {
+    if fit.main_roles.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(r) = doc.get_mut("roles").and_then(Item::as_table_mut) else {
+        return Ok(vec![
+            "# note (roles): the log gives players' roles (fit.json); they are written here as [roles] when the rules scenario (--check) has a [roles] section, whose composition they fill\n".into(),
+        ]);
+    };
+    let names: Vec<String> = r
+        .get("names")
+        .and_then(Item::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(extra) = fit.main_roles.iter().find(|s| !names.contains(&s.name)) {
+        return Err(format!(
+            "the log's role `{}` is not one of the rules scenario's [roles] names ({})",
+            extra.name,
+            names.join(", ")
+        ));
+    }
+    let shares: Array = names
+        .iter()
+        .map(|n| {
+            round6(
+                fit.main_roles
+                    .iter()
+                    .find(|s| &s.name == n)
+                    .map_or(0.0, |s| s.share.value),
+            )
+        })
+        .collect();
+    r.insert("shares", value(shares));
+    let lines: Vec<String> = fit
+        .main_roles
+        .iter()
+        .map(|s| {
+            format!(
+                "{}: main role of {} players; Wilson 95% interval {}",
+                s.name,
+                s.players,
+                ci(&s.share, 4)
+            )
+        })
+        .collect();
+    comment(r, "shares", &lines);
+    if let Some(p) = &fit.second_role {
+        r.insert("second_prob", value(round6(p.value)));
+        comment(
+            r,
+            "second_prob",
+            &[format!(
+                "players the log gives two roles or more, of those with roles; Wilson 95% interval {}",
+                ci(p, 4)
+            )],
+        );
+    }
+    Ok(Vec::new())
 }
 
 fn round6(x: f64) -> f64 {
