@@ -113,6 +113,10 @@ pub struct Population {
     /// Players in the game (those the log saw and those it did not):
     /// solves D = N(1 − exp(−A/N)) for uniform draws.
     pub size: usize,
+    /// The 95% interval from the draws' sampling alone: the sizes whose
+    /// expected distinct count lies within 1.96 sd of the one seen (no
+    /// upper end when the log barely repeats). `None` for the fallback.
+    pub interval: Option<(f64, Option<f64>)>,
     pub how: String,
 }
 
@@ -777,10 +781,34 @@ fn population_of(distinct: usize, drawn: usize, notes: &mut Vec<Note>) -> Popula
             distinct_players: distinct,
             players_drawn: drawn,
             size: (10 * distinct).max(2),
+            interval: None,
             how: "fallback: 10 × the distinct players".into(),
         };
     }
-    // N(1 − e^{−A/N}) grows with N from A(1 − 1/e)·… to A: bisect.
+    let size = occupancy_inverse(d, a);
+    // The distinct count's sd for A uniform draws from N (the occupancy
+    // problem's variance), at the estimate; the interval is the sizes whose
+    // expected count lies within 1.96 sd of the count seen.
+    let sd = {
+        let q1 = (1.0 - 1.0 / size).powf(a);
+        let q2 = (1.0 - 2.0 / size).powf(a);
+        (size * (size - 1.0) * q2 + size * q1 - size * size * q1 * q1)
+            .max(0.0)
+            .sqrt()
+    };
+    let lo = occupancy_inverse((d - Z95 * sd).max(1.0), a);
+    let hi = (d + Z95 * sd < 0.99 * a).then(|| occupancy_inverse(d + Z95 * sd, a));
+    Population {
+        distinct_players: distinct,
+        players_drawn: drawn,
+        size: size.round() as usize,
+        interval: Some((lo, hi)),
+        how: "solves distinct = N(1 − exp(−draws/N)) for fresh parties drawn uniformly".into(),
+    }
+}
+
+/// The N with N(1 − e^{−A/N}) = d: that grows with N towards A, so bisect.
+fn occupancy_inverse(d: f64, a: f64) -> f64 {
     let f = |n: f64| n * (1.0 - (-a / n).exp()) - d;
     let (mut lo, mut hi) = (d.max(1.0), d.max(1.0) * 1e6);
     for _ in 0..200 {
@@ -791,12 +819,7 @@ fn population_of(distinct: usize, drawn: usize, notes: &mut Vec<Note>) -> Popula
             hi = mid;
         }
     }
-    Population {
-        distinct_players: distinct,
-        players_drawn: drawn,
-        size: (0.5 * (lo + hi)).round() as usize,
-        how: "solves distinct = N(1 − exp(−draws/N)) for fresh parties drawn uniformly".into(),
-    }
+    0.5 * (lo + hi)
 }
 
 /// The match format from the log's `match` column: players per match,
@@ -873,5 +896,32 @@ mod tests {
         let d = (n * (1.0 - (-a / n).exp())).round() as usize;
         let p = population_of(d, a as usize, &mut Vec::new());
         assert!((p.size as f64 - n).abs() < 10.0, "{}", p.size);
+        let (lo, hi) = p.interval.expect("an interval");
+        let hi = hi.expect("an upper end");
+        assert!(lo < n && n < hi, "{lo} {hi}");
+    }
+
+    /// The interval covers the true size in about 95% of simulated logs:
+    /// A uniform draws from N players, the distinct ones counted.
+    #[test]
+    fn the_population_interval_covers_the_size_it_was_drawn_from() {
+        use rand::{Rng, SeedableRng};
+        let (n, a) = (3000usize, 6000usize);
+        let mut covered = 0;
+        for seed in 0..200 {
+            let mut rng = rand_pcg::Pcg64::seed_from_u64(seed);
+            let mut seen = vec![false; n];
+            for _ in 0..a {
+                seen[rng.random_range(0..n)] = true;
+            }
+            let d = seen.iter().filter(|&&s| s).count();
+            let p = population_of(d, a, &mut Vec::new());
+            let (lo, hi) = p.interval.unwrap();
+            if lo <= n as f64 && hi.is_none_or(|h| n as f64 <= h) {
+                covered += 1;
+            }
+        }
+        // 95% of 200, with room for 3 sd (about 9).
+        assert!((181..=200).contains(&covered), "{covered} of 200");
     }
 }

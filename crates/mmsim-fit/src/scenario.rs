@@ -120,8 +120,19 @@ pub fn scenario_text(
             p,
             "size",
             &[format!(
-                "{} distinct players in {} fresh draws; {}",
-                fit.population.distinct_players, fit.population.players_drawn, fit.population.how
+                "{} distinct players in {} fresh draws; {}{}",
+                fit.population.distinct_players,
+                fit.population.players_drawn,
+                fit.population.how,
+                match fit.population.interval {
+                    Some((lo, Some(hi))) => format!(
+                        "; 95% interval [{lo:.0}, {hi:.0}] from the draws' sampling alone (players busy in matches cannot be drawn, which the uniform draw ignores: expect it a few percent high)"
+                    ),
+                    Some((lo, None)) => format!(
+                        "; 95% interval from {lo:.0} up, no upper end: the log barely repeats"
+                    ),
+                    None => String::new(),
+                }
             )],
         );
         if let Some(r) = &fit.ratings {

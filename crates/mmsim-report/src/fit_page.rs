@@ -327,8 +327,13 @@ th,td{border:1px solid #ddd;padding:3px 6px;text-align:right}th{background:#f4f4
         ));
     }
     h.push_str(&format!(
-        "<tr><th class=\"l\">population</th><td class=\"l\">{} ({})</td></tr>\n</table>\n",
+        "<tr><th class=\"l\">population</th><td class=\"l\">{}{} ({})</td></tr>\n</table>\n",
         fit.population.size,
+        match fit.population.interval {
+            Some((lo, Some(hi))) => format!(" [{lo:.0}, {hi:.0}]"),
+            Some((lo, None)) => format!(" [{lo:.0}, ∞)"),
+            None => String::new(),
+        },
         esc(&fit.population.how)
     ));
     figure(&mut h, "fit-ratings");
