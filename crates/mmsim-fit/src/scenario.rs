@@ -126,7 +126,7 @@ pub fn scenario_text(
                 fit.population.how,
                 match fit.population.interval {
                     Some((lo, Some(hi))) => format!(
-                        "; 95% interval [{lo:.0}, {hi:.0}] from the draws' sampling alone (players busy in matches cannot be drawn, which the uniform draw ignores: expect it a few percent high)"
+                        "; 95% interval [{lo:.0}, {hi:.0}] from the draws' sampling alone; players queued, playing or about to queue again cannot be drawn fresh, so a busy game shows fewer repeats than uniform draws give and the size runs high (docs/fit.md)"
                     ),
                     Some((lo, None)) => format!(
                         "; 95% interval from {lo:.0} up, no upper end: the log barely repeats"
