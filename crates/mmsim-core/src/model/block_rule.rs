@@ -55,9 +55,11 @@ pub enum BlockRule {
     /// virtual-decay: the higher ticket's decayed virtual rating is still
     /// more than `limit` above the lower one's rating.
     VirtualRating,
-    /// eomm: the candidate is within `max_gap`, but the tick paired its
-    /// nearer candidates into pairs of lower predicted churn (a ticket is
-    /// linked only to its `candidates` nearest).
+    /// eomm: the tick paired the two elsewhere at a lower summed predicted
+    /// churn. On the candidate graph the candidate is within `max_gap` but
+    /// its nearer candidates went to lighter pairs (a ticket is linked only
+    /// to its `candidates` nearest); on the complete graph the round's swaps
+    /// from the rating-order pairing ended without this pair.
     PredictedChurn,
     /// Out of the pool in a ready check that failed (`[acceptance]`), from
     /// the failed match until the check's cancel returned it.

@@ -250,9 +250,11 @@ impl Policy for Eomm {
         (self.params.graph == Graph::Candidates).then_some(self.params.max_gap)
     }
 
-    /// Within `max_gap`, a pair still waiting after a tick is one the tick
-    /// did not take: each was linked only to its `candidates` nearest, and
-    /// those went to pairs of lower predicted churn. Which pairs are lightest
+    /// A pair still waiting after a tick is one the tick did not take: on
+    /// the candidate graph (within `max_gap`) each was linked only to its
+    /// `candidates` nearest, and those went to pairs of lower predicted
+    /// churn; on the complete graph the round's swaps ended without it.
+    /// Which pairs are lightest
     /// shifts with every wait and streak in the pool: not monotone, so no
     /// wait at which it "first allowed" a match.
     fn pair_rule(&self, _t: &WaitingTicket, _c: &WaitingTicket, _now: SimTime) -> Option<RuleCheck> {
