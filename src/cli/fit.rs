@@ -156,13 +156,33 @@ fn parse_duration(flag: &str, v: &str) -> Result<f64, CliError> {
         .map_err(|e| CliError::BadInput(format!("{flag} {v}: {e}")))
 }
 
+/// `mmsim fit`'s arguments.
+#[derive(clap::Args, Debug)]
 pub struct FitArgs {
+    /// The log: .csv, .parquet, or .jsonl for FlexMatch events.
     pub log: PathBuf,
+    /// Output folder.
+    #[arg(long)]
     pub out: PathBuf,
+    /// The log's matchmaking rules as a scenario (its policy, match
+    /// format, rating and outcome are kept): run the fitted scenario
+    /// under them and compare its waits and abandons with the log's.
+    #[arg(long, value_name = "RULES.toml")]
     pub check: Option<PathBuf>,
+    /// csv, parquet or flexmatch (default: by the log's extension).
+    #[arg(long)]
     pub format: Option<String>,
+    /// Without a `requeue` column: a party queueing again this soon
+    /// after its match is a return (default 2h).
+    #[arg(long)]
     pub return_window: Option<String>,
+    /// The fitted scenario's run.name (default fitted-<log name>).
+    #[arg(long)]
     pub name: Option<String>,
+    /// Also write the log's players at their first ratings as
+    /// DIR/players.parquet, the scenario's ratings_file (the ladder as
+    /// it stood, instead of a drawn one).
+    #[arg(long)]
     pub ladder: bool,
 }
 

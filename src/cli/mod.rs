@@ -199,33 +199,7 @@ pub enum Command {
     /// Fit a live game's ticket log (mmsim's CSV or Parquet log, or
     /// FlexMatch's event stream as JSON lines) into a scenario:
     /// DIR/scenario.toml, fit.json and fit.html (docs/fit.md).
-    Fit {
-        /// The log: .csv, .parquet, or .jsonl for FlexMatch events.
-        log: PathBuf,
-        /// Output folder.
-        #[arg(long)]
-        out: PathBuf,
-        /// The log's matchmaking rules as a scenario (its policy, match
-        /// format, rating and outcome are kept): run the fitted scenario
-        /// under them and compare its waits and abandons with the log's.
-        #[arg(long, value_name = "RULES.toml")]
-        check: Option<PathBuf>,
-        /// csv, parquet or flexmatch (default: by the log's extension).
-        #[arg(long)]
-        format: Option<String>,
-        /// Without a `requeue` column: a party queueing again this soon
-        /// after its match is a return (default 2h).
-        #[arg(long)]
-        return_window: Option<String>,
-        /// The fitted scenario's run.name (default fitted-<log name>).
-        #[arg(long)]
-        name: Option<String>,
-        /// Also write the log's players at their first ratings as
-        /// DIR/players.parquet, the scenario's ratings_file (the ladder as
-        /// it stood, instead of a drawn one).
-        #[arg(long)]
-        ladder: bool,
-    },
+    Fit(fit::FitArgs),
     /// Print one ticket's story from a run made with --explain: arrival,
     /// the passes that looked at it, what blocked it, when each rule would
     /// have allowed the match it got, how it ended.
@@ -239,30 +213,7 @@ pub enum Command {
     /// Serve a what-if page for the scenario: a control for each policy
     /// and traffic key; each change reruns it on the baseline's seeds and
     /// shows paired differences with 95% intervals (docs/serve.md).
-    Serve {
-        scenario: PathBuf,
-        /// Port to listen on (0: any free port; the address is printed).
-        #[arg(long, default_value = "8080", value_parser = whole::<u16>)]
-        port: u16,
-        /// Address to listen on: 127.0.0.1 keeps the page on this machine.
-        #[arg(long, default_value = "127.0.0.1")]
-        bind: String,
-        /// Seeds per setting (default: the scenario's run.replications, or
-        /// 8 when that is 1).
-        #[arg(long, allow_negative_numbers = true, value_parser = whole::<u32>)]
-        seeds: Option<u32>,
-        /// Runs at once (default: the machine's cores).
-        #[arg(long, allow_negative_numbers = true, value_parser = whole::<usize>)]
-        jobs: Option<usize>,
-        /// Folder for full reports asked from the page (default
-        /// output/serve/<scenario name>/).
-        #[arg(long)]
-        out: Option<PathBuf>,
-        /// Override a scenario key for the whole session (the page's
-        /// baseline), e.g. --set run.duration=2h (repeatable).
-        #[arg(long = "set", value_name = "KEY=VALUE")]
-        sets: Vec<String>,
-    },
+    Serve(crate::serve::Options),
     #[command(flatten)]
     Tuning(tune::TuningCommand),
 }
@@ -463,42 +414,10 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             format,
             ticket_log,
         } => trace::trace_command(&run, out, format.as_deref(), ticket_log),
-        Command::Fit {
-            log,
-            out,
-            check,
-            format,
-            return_window,
-            name,
-            ladder,
-        } => fit::fit_command(fit::FitArgs {
-            log,
-            out,
-            check,
-            format,
-            return_window,
-            name,
-            ladder,
-        }),
+        Command::Fit(args) => fit::fit_command(args),
         Command::Explain { run, ticket } => explain::explain_command(&run, ticket),
         Command::Tuning(c) => tune::dispatch(c),
-        Command::Serve {
-            scenario,
-            port,
-            bind,
-            seeds,
-            jobs,
-            out,
-            sets,
-        } => crate::serve::serve(crate::serve::Options {
-            scenario,
-            port,
-            bind,
-            seeds,
-            jobs,
-            out,
-            sets,
-        }),
+        Command::Serve(options) => crate::serve::serve(options),
         Command::Policies => {
             say_raw!("{}", catalogue::text(&catalogue::FAMILIES[0]));
             Ok(())

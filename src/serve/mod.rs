@@ -46,13 +46,31 @@ const MAX_POLL_S: u64 = 120;
 /// Most seeds per setting.
 pub const MAX_SEEDS: u32 = 64;
 
+/// `mmsim serve`'s arguments.
+#[derive(clap::Args, Debug)]
 pub struct Options {
+    /// The scenario to serve.
     pub scenario: PathBuf,
+    /// Port to listen on (0: any free port; the address is printed).
+    #[arg(long, default_value = "8080", value_parser = crate::cli::whole::<u16>)]
     pub port: u16,
+    /// Address to listen on: 127.0.0.1 keeps the page on this machine.
+    #[arg(long, default_value = "127.0.0.1")]
     pub bind: String,
+    /// Seeds per setting (default: the scenario's run.replications, or
+    /// 8 when that is 1).
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::cli::whole::<u32>)]
     pub seeds: Option<u32>,
+    /// Runs at once (default: the machine's cores).
+    #[arg(long, allow_negative_numbers = true, value_parser = crate::cli::whole::<usize>)]
     pub jobs: Option<usize>,
+    /// Folder for full reports asked from the page (default
+    /// output/serve/<scenario name>/).
+    #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Override a scenario key for the whole session (the page's
+    /// baseline), e.g. --set run.duration=2h (repeatable).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
     pub sets: Vec<String>,
 }
 

@@ -8,16 +8,17 @@
 
 use super::common::{mmsim, scenario, stderr};
 use serde_json::Value;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Runs `truth` (with `sets`), writes its ticket log and fits it (with
 /// `--check truth` when `check`). Returns fit.json, scenario.toml and the
 /// fit's stdout.
-fn fit_truth(dir: &Path, truth: &str, sets: &[&str], check: bool) -> (Value, String, String) {
+/// Runs scenario `truth` (with `sets`) into `dir/run` and writes its ticket
+/// log, `dir/log.csv`: a log whose generator is known.
+fn ticket_log(dir: &Path, truth: &str, sets: &[&str]) -> PathBuf {
     let file = scenario(truth);
     let run = dir.join("run");
     let log = dir.join("log.csv");
-    let out = dir.join("fit");
     let mut args = vec![
         "run",
         &file,
@@ -40,6 +41,13 @@ fn fit_truth(dir: &Path, truth: &str, sets: &[&str], check: bool) -> (Value, Str
         log.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    log
+}
+
+fn fit_truth(dir: &Path, truth: &str, sets: &[&str], check: bool) -> (Value, String, String) {
+    let file = scenario(truth);
+    let log = ticket_log(dir, truth, sets);
+    let out = dir.join("fit");
     let mut args = vec!["fit", log.to_str().unwrap(), "--out", out.to_str().unwrap()];
     if check {
         args.extend(["--check", &file]);
@@ -284,28 +292,7 @@ fn the_check_says_where_the_model_does_not_fit() {
     // different.
     let dir = tempfile::tempdir().unwrap();
     let file = scenario("fit/truth-1v1.toml");
-    let run = dir.path().join("run");
-    let log = dir.path().join("log.csv");
-    assert!(mmsim(&[
-        "run",
-        &file,
-        "--out",
-        run.to_str().unwrap(),
-        "--quiet",
-        "--tables",
-        "none"
-    ])
-    .status
-    .success());
-    assert!(mmsim(&[
-        "trace",
-        run.to_str().unwrap(),
-        "--ticket-log",
-        "--out",
-        log.to_str().unwrap()
-    ])
-    .status
-    .success());
+    let log = ticket_log(dir.path(), "fit/truth-1v1.toml", &[]);
     let wide = dir.path().join("wide.toml");
     let text = std::fs::read_to_string(&file)
         .unwrap()
@@ -483,30 +470,7 @@ fn coverage_of_the_intervals_over_100_seeds() {
 #[test]
 fn the_ratings_become_a_ladder_with_ladder() {
     let dir = tempfile::tempdir().unwrap();
-    let file = scenario("fit/truth-1v1.toml");
-    let run = dir.path().join("run");
-    let log = dir.path().join("log.csv");
-    let o = mmsim(&[
-        "run",
-        &file,
-        "--out",
-        run.to_str().unwrap(),
-        "--quiet",
-        "--tables",
-        "none",
-        "--set",
-        "run.duration=\"1h\"",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(mmsim(&[
-        "trace",
-        run.to_str().unwrap(),
-        "--ticket-log",
-        "--out",
-        log.to_str().unwrap()
-    ])
-    .status
-    .success());
+    let log = ticket_log(dir.path(), "fit/truth-1v1.toml", &["run.duration=\"1h\""]);
     let out = dir.path().join("fit");
     let o = mmsim(&[
         "fit",
@@ -593,30 +557,7 @@ fn as_parquet(log: &mmsim::fit::TicketLog, path: &Path, bad_row: Option<usize>) 
 #[test]
 fn a_parquet_log_fits_as_its_csv_does_and_a_bad_row_is_named() {
     let dir = tempfile::tempdir().unwrap();
-    let file = scenario("fit/truth-1v1.toml");
-    let run = dir.path().join("run");
-    let log = dir.path().join("log.csv");
-    let o = mmsim(&[
-        "run",
-        &file,
-        "--out",
-        run.to_str().unwrap(),
-        "--quiet",
-        "--tables",
-        "none",
-        "--set",
-        "run.duration=\"1h\"",
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert!(mmsim(&[
-        "trace",
-        run.to_str().unwrap(),
-        "--ticket-log",
-        "--out",
-        log.to_str().unwrap()
-    ])
-    .status
-    .success());
+    let log = ticket_log(dir.path(), "fit/truth-1v1.toml", &["run.duration=\"1h\""]);
     let parsed = mmsim::fit::log::parse_csv(&std::fs::read_to_string(&log).unwrap()).unwrap();
     let pq = dir.path().join("log.parquet");
     as_parquet(&parsed, &pq, None);
