@@ -226,6 +226,12 @@ fn inverse2(m: [[f64; 2]; 2]) -> Option<[[f64; 2]; 2]> {
     ])
 }
 
+/// The delta method's variance of a function whose gradient is `g`, for
+/// parameters with covariance `cov`: g' cov g.
+fn delta_var(g: [f64; 2], cov: &[[f64; 2]; 2]) -> f64 {
+    g[0] * g[0] * cov[0][0] + 2.0 * g[0] * g[1] * cov[0][1] + g[1] * g[1] * cov[1][1]
+}
+
 /// Weibull terms at shape `k` and log-scale `c`: the log-likelihood, its
 /// gradient and Hessian in (k, c). Waits of 0 are events of a player who
 /// left at once; they are nudged to a millisecond, the log's resolution.
@@ -318,9 +324,7 @@ pub fn fit_weibull(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
         (c.exp() * gamma(1.0 + 1.0 / (k + e)) - c.exp() * gamma(1.0 + 1.0 / (k - e))) / (2.0 * e)
     };
     let grad = [dk / mean, 1.0];
-    let var_ln_mean = grad[0] * grad[0] * cov[0][0]
-        + 2.0 * grad[0] * grad[1] * cov[0][1]
-        + grad[1] * grad[1] * cov[1][1];
+    let var_ln_mean = delta_var(grad, &cov);
     Ok(ParametricFit {
         family: Family::Weibull,
         log_likelihood: ll,
@@ -449,14 +453,11 @@ pub fn fit_lognormal(obs: &[Obs]) -> Result<ParametricFit, TooFew> {
     // ln σ = −ln a: se = se(a)/a. μ = b/a: gradient (−b/a², 1/a).
     let se_ln_sigma = cov[0][0].sqrt() / a;
     let gm = [-b / (a * a), 1.0 / a];
-    let var_mu =
-        gm[0] * gm[0] * cov[0][0] + 2.0 * gm[0] * gm[1] * cov[0][1] + gm[1] * gm[1] * cov[1][1];
+    let var_mu = delta_var(gm, &cov);
     // mean = exp(μ + σ²/2): gradient of its log in (a, b) is
     // (∂μ/∂a + σ ∂σ/∂a, ∂μ/∂b) = (−b/a² − 1/a³, 1/a).
     let gmean = [-b / (a * a) - 1.0 / (a * a * a), 1.0 / a];
-    let var_ln_mean = gmean[0] * gmean[0] * cov[0][0]
-        + 2.0 * gmean[0] * gmean[1] * cov[0][1]
-        + gmean[1] * gmean[1] * cov[1][1];
+    let var_ln_mean = delta_var(gmean, &cov);
     Ok(ParametricFit {
         family: Family::LogNormal,
         log_likelihood: ll,
