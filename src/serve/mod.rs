@@ -52,7 +52,7 @@ pub struct Options {
     /// The scenario to serve.
     pub scenario: PathBuf,
     /// Port to listen on (0: any free port; the address is printed).
-    #[arg(long, default_value = "8080", value_parser = crate::cli::whole::<u16>)]
+    #[arg(long, default_value = "8080", allow_negative_numbers = true, value_parser = crate::cli::whole::<u16>)]
     pub port: u16,
     /// Address to listen on: 127.0.0.1 keeps the page on this machine.
     #[arg(long, default_value = "127.0.0.1")]

@@ -232,6 +232,8 @@ fn a_negative_or_wordy_number_flag_names_the_flag_and_what_it_allows() {
             ],
             "--jobs",
         ),
+        (vec!["serve", &smoke, "--port", "-1"], "--port"),
+        (vec!["serve", &smoke, "--seeds", "-1"], "--seeds"),
     ] {
         let o = mmsim(&args);
         let err = stderr(&o);
