@@ -8,6 +8,7 @@ mod rounds;
 /// A miniature engine that drives one policy with hand-placed tickets: the
 /// unit tests' harness, and a plug-in author's.
 pub mod testkit;
+mod windowed;
 
 pub use batch::draw_linear_rank;
 pub use brackets::BracketController;
@@ -15,6 +16,7 @@ pub use cadence::{Cadence, DefaultMode, EventFirst, TickFirst};
 pub use pair_rule::RuleCheck;
 pub use percentile::Percentiles;
 pub use quality::QualityWeights;
+pub use windowed::{GrowingWindow, Windowed};
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
@@ -104,7 +106,7 @@ impl Proposal {
 }
 
 /// What a policy that searches each seed's neighbourhood, and keeps the
-/// search while it stays current (`quality`, `ruleset`), did over a run (`perf.json` `search`):
+/// search while it stays current (`quality`, `ruleset`, `widening`), did over a run (`perf.json` `search`):
 /// the measure of its cost that does not depend on the machine.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct SearchWork {
@@ -115,7 +117,7 @@ pub struct SearchWork {
     pub searches: u64,
     /// Searches of a seed searched before that found the same candidates
     /// it had: the most a finer rule for keeping searches could spare.
-    /// Counted by `quality` only (0 for `ruleset`).
+    /// Counted by `quality` only (0 for `ruleset` and `widening`).
     pub searches_unchanged: u64,
 }
 
@@ -407,6 +409,9 @@ pub struct FreePass<'a> {
     /// role mask along the rating axis, to tell when no role-feasible
     /// match is left, in the pool or within a seed's window.
     windows: Option<RoleWindows>,
+    /// Whether `windows` could staff a match from the whole pass: asked
+    /// before every seed, changed only by a take.
+    all_can_fill: bool,
 }
 
 impl<'a> FreePass<'a> {
@@ -428,6 +433,7 @@ impl<'a> FreePass<'a> {
             taken: vec![false; n as usize],
             free_players: pool.players(),
             windows: None,
+            all_can_fill: true,
             sorted,
         }
     }
@@ -447,6 +453,13 @@ impl<'a> FreePass<'a> {
                 &sorted[i].roles[..]
             }
         });
+        self.all_can_fill = self.count_all();
+    }
+
+    fn count_all(&self) -> bool {
+        self.windows
+            .as_ref()
+            .is_none_or(|w| w.can_fill(0, self.sorted.len()))
     }
 
     /// Whether the free players within `max_distance` of the ticket at
@@ -470,13 +483,28 @@ impl<'a> FreePass<'a> {
         w.can_fill(lo, hi.max(pos + 1))
     }
 
+    /// The rating distance from the ticket at `pos` to the nearest ticket
+    /// of the pass (free or not) farther than `max_distance`: the window
+    /// must reach it before `walk` can visit a ticket it did not; infinite
+    /// when there is none.
+    fn beyond(&self, pos: usize, max_distance: f64) -> f64 {
+        let r = self.sorted[pos].rating;
+        let lo = self.sorted.partition_point(|t| r - t.rating > max_distance);
+        let hi = self
+            .sorted
+            .partition_point(|t| t.rating - r <= max_distance);
+        let below = lo
+            .checked_sub(1)
+            .map_or(f64::INFINITY, |i| r - self.sorted[i].rating);
+        let above = self.sorted.get(hi).map_or(f64::INFINITY, |t| t.rating - r);
+        below.min(above)
+    }
+
     /// Whether the free players could still staff a full role-feasible
     /// match (always, when roles are not counted): once not, every further
     /// fill of the pass must fail.
     pub fn roles_can_fill(&self) -> bool {
-        self.windows
-            .as_ref()
-            .is_none_or(|w| w.can_fill(0, self.sorted.len()))
+        self.all_can_fill
     }
 
     /// Players in the tickets still free in this pass.
@@ -511,6 +539,7 @@ impl<'a> FreePass<'a> {
             self.free_players -= self.sorted[pos].size();
             if let Some(w) = self.windows.as_mut() {
                 w.remove(pos, &self.sorted[pos].roles);
+                self.all_can_fill = self.count_all();
             }
             self.up[pos] = pos as u32 + 1;
             self.down[pos + 1] = pos as u32;
@@ -580,12 +609,24 @@ impl<'a> FreePass<'a> {
         format: MatchFormat,
         pos: usize,
         max_distance: f64,
-        mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
+        accept: impl FnMut(f64, &WaitingTicket) -> bool,
     ) -> Option<Vec<TicketId>> {
+        self.try_fill(format, pos, max_distance, accept).ok()
+    }
+
+    /// `fill`, saying on failure which positions the fill had chosen (the
+    /// seed's first), for a pass that keeps failures (`Windowed`).
+    fn try_fill(
+        &mut self,
+        format: MatchFormat,
+        pos: usize,
+        max_distance: f64,
+        mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
+    ) -> Result<Vec<TicketId>, Vec<usize>> {
         let seed = self.sorted[pos];
         let need = format.players();
         if seed.size() > need || seed.size() > format.team_size {
-            return None;
+            return Err(vec![pos]);
         }
         let mut room = need - seed.size();
         let mut chosen = vec![pos];
@@ -612,12 +653,12 @@ impl<'a> FreePass<'a> {
             });
         }
         if room > 0 {
-            return None;
+            return Err(chosen);
         }
         for &at in &chosen {
             self.take(at);
         }
-        Some(chosen.iter().map(|&at| self.sorted[at].id).collect())
+        Ok(chosen.iter().map(|&at| self.sorted[at].id).collect())
     }
 }
 

@@ -7,7 +7,8 @@
 //! into an old ticket's wide window before its own has grown. Longest-waiting
 //! tickets choose first; each takes the nearest-rated ticket that accepts it.
 
-use super::{check_growing_window, growing_window, Cadence, MutualWindow, Stateless};
+use super::windowed::growing_window_reaches;
+use super::{check_growing_window, growing_window, Cadence, GrowingWindow, MutualWindow, Windowed};
 use crate::pool::WaitingTicket;
 use crate::model::{ParamError, SimTime};
 use serde::{Deserialize, Serialize};
@@ -51,7 +52,9 @@ impl WideningParams {
     }
 }
 
-pub type Widening = Stateless<WideningParams>;
+/// The tick pass keeps its failures between passes (`Windowed`);
+/// `Stateless<WideningParams>` is the same policy without, its oracle.
+pub type Widening = Windowed<WideningParams>;
 
 impl MutualWindow for WideningParams {
     fn cadence(&self) -> &Cadence {
@@ -60,5 +63,11 @@ impl MutualWindow for WideningParams {
 
     fn window(&self, t: &WaitingTicket, now: SimTime) -> f64 {
         growing_window(self.base, self.rate_per_s, self.max, t, now)
+    }
+}
+
+impl GrowingWindow for WideningParams {
+    fn reaches(&self, t: &WaitingTicket, d: f64) -> SimTime {
+        growing_window_reaches(self.base, self.rate_per_s, self.max, t, d)
     }
 }

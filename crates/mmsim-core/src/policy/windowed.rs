@@ -1,0 +1,469 @@
+//! A widening-window policy whose tick pass remembers the seeds that could
+//! not fill a match, and why, so a pass does not walk them again while
+//! nothing that could change the answer has changed.
+//!
+//! In a role queue most seeds of a pass fail (a pass in
+//! `regions-roles-5v5` tries about thirty seeds and fills a match from one
+//! in a thousand), and each failed seed walked its whole window again on
+//! every pass. A failed greedy fill is a pure function of what it walked:
+//! the free tickets within the seed's window, in rating order, each taken
+//! or turned down on the set chosen before it. So it fails again, with the
+//! same tickets chosen, as long as
+//! - no ticket enters the walk: no ticket joined (or came back, or changed)
+//!   within the distance of the nearest ticket beyond the window, and the
+//!   seed's window has not grown to reach that ticket;
+//! - no chosen ticket has gone: each is still in the pool and not taken
+//!   earlier in this pass (a ticket turned down or gone otherwise changes
+//!   nothing, since the state the walk carries is built from the chosen
+//!   alone);
+//! - no ticket turned down by its own window (the rule is mutual) has had
+//!   its window grow to reach the seed.
+//!
+//! Windows only grow, with time alone (`GrowingWindow`), so each condition
+//! has a first instant or is checked against the joins since the last pass.
+//! A seed the window's role counts skipped is kept the same way, with
+//! nothing chosen: departures only take staff away. A kept failure is
+//! checked on every pass (a pass that stops early drops the records of the
+//! seeds it did not reach), so the joins since the last pass are all it
+//! must look at. `Stateless<W>`, the plain pass, is the oracle: the test
+//! `kept_failures_propose_what_the_plain_pass_proposes` runs both over
+//! random role queues as they evolve.
+
+use super::{
+    fill_from_nearest, FreePass, MutualWindow, Policy, PoolView, Proposal, Schedule, SearchWork,
+    Trigger,
+};
+use crate::model::{SimTime, TicketId};
+use crate::pool::WaitingTicket;
+use rand_pcg::Pcg64;
+use rustc_hash::FxHashMap;
+use smallvec::SmallVec;
+
+/// A mutual window that depends on the ticket and the time alone and never
+/// shrinks as the ticket waits: what lets a pass keep a failure until a
+/// known instant.
+pub trait GrowingWindow: MutualWindow {
+    /// An instant no later than the first at which `window(t, ·)` reaches
+    /// `d` (is at least `d`): `SimTime::MAX` when it never does. Called by
+    /// `Windowed`'s pass for the seed and the tickets its fill turned down;
+    /// an earlier answer only costs a walk, a later one changes proposals.
+    fn reaches(&self, t: &WaitingTicket, d: f64) -> SimTime;
+}
+
+/// Why a seed's last fill failed, and how long that answer stands.
+struct Kept {
+    /// The pass that last confirmed it; only the next pass may use it.
+    pass: u64,
+    /// Before this instant no window involved grows to change the walk.
+    until: SimTime,
+    /// Distance to the nearest ticket beyond the seed's window: a join
+    /// within it may enter the walk.
+    reach: f64,
+    /// The tickets the failed fill chose besides the seed.
+    chosen: SmallVec<[TicketId; 9]>,
+}
+
+/// The policy of a `GrowingWindow`: as `Stateless<W>`, with the tick
+/// pass's failures kept between passes.
+pub struct Windowed<W> {
+    rule: W,
+    kept: FxHashMap<TicketId, Kept>,
+    passes: u64,
+    /// The pool at the last pass: (id, enqueued, rating), by id.
+    last: Vec<(TicketId, SimTime, f64)>,
+    /// Ratings of the tickets that entered (or changed) since the last
+    /// pass, sorted.
+    joins: Vec<f64>,
+    /// Tickets that left (or changed) since the last pass, by id.
+    gone: Vec<TicketId>,
+    /// Tickets proposed in this pass so far; at the next pass's start, any
+    /// still waiting did not leave, so they count as joins for the seeds
+    /// that walked without them.
+    proposed: Vec<TicketId>,
+    work: SearchWork,
+}
+
+impl<W> Windowed<W> {
+    pub fn new(rule: W) -> Self {
+        Windowed {
+            rule,
+            kept: FxHashMap::default(),
+            passes: 0,
+            last: Vec::new(),
+            joins: Vec::new(),
+            gone: Vec::new(),
+            proposed: Vec::new(),
+            work: SearchWork::default(),
+        }
+    }
+}
+
+impl<W: GrowingWindow> Windowed<W> {
+    /// Learns what entered and left the pool since the last pass.
+    fn sync(&mut self, view: &PoolView<'_>) {
+        self.joins.clear();
+        self.gone.clear();
+        let mut last = std::mem::take(&mut self.last).into_iter().peekable();
+        let mut now = Vec::with_capacity(view.pool.len());
+        for t in view.pool.oldest_first() {
+            while let Some(gone) = last.next_if(|l| l.0 < t.id) {
+                self.kept.remove(&gone.0);
+                self.gone.push(gone.0);
+            }
+            match last.next_if(|l| l.0 == t.id) {
+                Some(l) if l.1 == t.enqueued && l.2 == t.rating => {}
+                Some(l) => {
+                    // Back with a new wait or rating: a new ticket here and
+                    // a departure there.
+                    self.kept.remove(&t.id);
+                    self.gone.push(t.id);
+                    self.joins.extend([l.2, t.rating]);
+                }
+                None => self.joins.push(t.rating),
+            }
+            now.push((t.id, t.enqueued, t.rating));
+        }
+        for gone in last {
+            self.kept.remove(&gone.0);
+            self.gone.push(gone.0);
+        }
+        for &id in &self.proposed {
+            if let Some(t) = view.pool.get(id) {
+                self.joins.push(t.rating);
+            }
+        }
+        self.proposed.clear();
+        self.joins.sort_unstable_by(f64::total_cmp);
+        self.last = now;
+    }
+
+    /// Whether the seed's kept failure still stands at this point of the
+    /// pass. Its chosen tickets were free at the last pass, so they still
+    /// are unless they left since or this pass took them. A ticket that
+    /// entered beyond the seed's window only brings nearer the instant at
+    /// which the window reaches a ticket it has not walked.
+    fn still_fails(&mut self, seed: &WaitingTicket, now: SimTime) -> bool {
+        let Some(k) = self.kept.get_mut(&seed.id) else {
+            return false;
+        };
+        if k.pass + 1 != self.passes
+            || now >= k.until
+            || k.chosen
+                .iter()
+                .any(|id| self.gone.binary_search(id).is_ok() || self.proposed.contains(id))
+        {
+            return false;
+        }
+        let r = seed.rating;
+        // Rounding slack: a join this close to an edge counts as inside.
+        let slack = 1e-9 * (1.0 + r.abs() + k.reach.min(1e12));
+        let (lo, hi) = (r - k.reach - slack, r + k.reach + slack);
+        let i = self.joins.partition_point(|&j| j < lo);
+        let near = self.joins[i..].iter().take_while(|&&j| j <= hi);
+        let mut window = None;
+        for &j in near {
+            // As `FreePass::walk` measures it.
+            let d = if j < r { r - j } else { j - r };
+            let w = *window.get_or_insert_with(|| self.rule.window(seed, now));
+            if d <= w + slack {
+                return false;
+            }
+            if d < k.reach {
+                k.reach = d;
+                k.until = k.until.min(self.rule.reaches(seed, d));
+            }
+        }
+        now < k.until
+    }
+
+    /// The tick pass: `greedy_pass` with mutual windows, skipping seeds
+    /// whose kept failure stands.
+    fn pass(&mut self, view: &PoolView<'_>, out: &mut Vec<Proposal>) {
+        self.sync(view);
+        self.passes += 1;
+        let (now, format) = (view.now, view.format);
+        let mut pass = FreePass::new(view.pool);
+        pass.track_roles(format);
+        for k in 0..pass.len() {
+            // As `greedy_pass`: nothing more can form.
+            if pass.free_players() < format.players() || !pass.roles_can_fill() {
+                break;
+            }
+            let Some((pos, seed)) = pass.seed(k) else {
+                continue;
+            };
+            self.work.seed_visits += 1;
+            if self.still_fails(seed, now) {
+                #[cfg(test)]
+                self.assert_still_fails(&mut pass, pos, now, format);
+                self.kept.get_mut(&seed.id).expect("checked above").pass = self.passes;
+                continue;
+            }
+            self.work.searches += 1;
+            let rule = &self.rule;
+            let w = rule.window(seed, now);
+            let reach = pass.beyond(pos, w);
+            let mut until = rule.reaches(seed, reach);
+            let fill = if pass.window_can_fill(pos, w) {
+                pass.try_fill(format, pos, w, |d, t| {
+                    let ok = d <= rule.window(t, now);
+                    if !ok {
+                        until = until.min(rule.reaches(t, d));
+                    }
+                    ok
+                })
+            } else {
+                Err(vec![pos])
+            };
+            match fill {
+                Ok(tickets) => {
+                    self.kept.remove(&seed.id);
+                    self.proposed.extend_from_slice(&tickets);
+                    out.push(Proposal::new(tickets));
+                }
+                Err(chosen) => {
+                    let chosen = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();
+                    let kept = Kept {
+                        pass: self.passes,
+                        until,
+                        reach,
+                        chosen,
+                    };
+                    self.kept.insert(seed.id, kept);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+impl<W: GrowingWindow> Windowed<W> {
+    /// Tests: a kept failure must be what the walk finds now, chosen
+    /// tickets and all (a walk that fails does not change the pass).
+    fn assert_still_fails(
+        &self,
+        pass: &mut FreePass<'_>,
+        pos: usize,
+        now: SimTime,
+        format: super::MatchFormat,
+    ) {
+        let seed = pass.ticket(pos);
+        let w = self.rule.window(seed, now);
+        let kept = &self.kept[&seed.id];
+        if !pass.window_can_fill(pos, w) {
+            return;
+        }
+        let rule = &self.rule;
+        match pass.try_fill(format, pos, w, |d, t| d <= rule.window(t, now)) {
+            Ok(tickets) => panic!("a kept failure fills {tickets:?}"),
+            Err(chosen) => {
+                let ids: Vec<TicketId> = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();
+                assert_eq!(
+                    ids[..],
+                    kept.chosen[..],
+                    "a kept failure chose other tickets"
+                );
+            }
+        }
+    }
+}
+
+impl<W: GrowingWindow> Policy for Windowed<W> {
+    fn schedule(&self) -> Schedule {
+        self.rule.cadence().schedule()
+    }
+
+    fn propose(
+        &mut self,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+        _rng: &mut Pcg64,
+        out: &mut Vec<Proposal>,
+    ) {
+        match trigger {
+            // As `propose_windows`: a join fills from the pool as it is.
+            Trigger::Join(id) => {
+                let Some(seed) = view.pool.get(id) else {
+                    return;
+                };
+                let rule = &self.rule;
+                let w = rule.window(seed, view.now);
+                if let Some(tickets) =
+                    fill_from_nearest(view, seed, w, |d, t| d <= rule.window(t, view.now))
+                {
+                    out.push(Proposal::new(tickets));
+                }
+            }
+            Trigger::Tick => self.pass(view, out),
+        }
+    }
+
+    fn work(&self) -> Option<SearchWork> {
+        Some(self.work)
+    }
+
+    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        Some(self.rule.window(t, now))
+    }
+}
+
+/// `GrowingWindow::reaches` for `min(base + rate_per_s * waited_s, max)`:
+/// a millisecond and a billionth early, far more than rounding can move it.
+pub(crate) fn growing_window_reaches(
+    base: f64,
+    rate_per_s: f64,
+    max: f64,
+    t: &WaitingTicket,
+    d: f64,
+) -> SimTime {
+    if d > max || d.is_nan() {
+        return SimTime::MAX;
+    }
+    if d <= base {
+        return t.enqueued;
+    }
+    if rate_per_s <= 0.0 {
+        // The window stays at `base`, short of `d`.
+        return SimTime::MAX;
+    }
+    let ms = (d - base) / rate_per_s * 1000.0 * (1.0 - 1e-9) - 2.0;
+    if ms <= 0.0 {
+        return t.enqueued;
+    }
+    t.enqueued + crate::model::SimDuration::from_ms(ms.floor() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Player, PlayerId, Rating, SimDuration};
+    use crate::policy::widening::WideningParams;
+    use crate::policy::{MatchFormat, Stateless};
+    use crate::pool::Pool;
+    use crate::teams::Composition;
+    use rand::{Rng, SeedableRng};
+
+    /// A random ticket of a 5v5 role queue with scarce tanks.
+    fn ticket(rng: &mut Pcg64, id: u32, now: SimTime, players: &mut Vec<Player>) -> WaitingTicket {
+        let size = if rng.random_bool(0.15) { 2 } else { 1 };
+        let rating = 1500.0 + rng.random_range(-700.0..700.0_f64).round();
+        let mut members = SmallVec::new();
+        let mut roles = SmallVec::new();
+        for _ in 0..size {
+            let mut mask = if rng.random_bool(0.08) {
+                1u8
+            } else if rng.random_bool(0.25) {
+                2
+            } else {
+                4
+            };
+            if rng.random_bool(0.1) {
+                mask |= 1 << rng.random_range(0..3);
+            }
+            let pid = PlayerId(players.len() as u32);
+            let mut p = Player::new(pid, rating, Rating::new(rating, 50.0, 0.06));
+            p.roles = mask;
+            players.push(p);
+            members.push(pid);
+            roles.push(mask);
+        }
+        WaitingTicket {
+            id: TicketId(id),
+            players: members,
+            rating,
+            enqueued: now,
+            requeue: false,
+            roles,
+        }
+    }
+
+    /// Random role queues over many passes, with joins, departures, join
+    /// triggers, proposals left unformed (as a failed ready check leaves
+    /// them) and tickets back with a new wait: the pass that keeps its
+    /// failures proposes exactly what the plain pass proposes, and keeps
+    /// most of them.
+    #[test]
+    fn kept_failures_propose_what_the_plain_pass_proposes() {
+        let mut work = SearchWork::default();
+        for case in 0..60u64 {
+            let mut rng = Pcg64::seed_from_u64(case);
+            let params = WideningParams {
+                base: rng.random_range(20.0..200.0),
+                rate_per_s: [0.0, 1.0, 5.0, 20.0][rng.random_range(0..4)],
+                max: rng.random_range(200.0..1500.0),
+                ..WideningParams::default()
+            };
+            // Mostly role queues; some 5v5 and 1v1 without roles.
+            let format = MatchFormat {
+                teams: 2,
+                team_size: if case % 5 == 1 { 1 } else { 5 },
+                roles: (case % 5 > 1).then(|| Composition::new(&[1, 1, 3])),
+            };
+            let mut kept = Windowed::new(params.clone());
+            let mut plain = Stateless::new(params);
+            let (mut pool, mut players) = (Pool::default(), Vec::new());
+            let mut now = SimTime::ZERO;
+            let mut next_id = 0u32;
+            let mut rng_policy = Pcg64::seed_from_u64(1);
+            for _ in 0..300 {
+                now += SimDuration::from_ms(rng.random_range(100..3000));
+                for _ in 0..rng.random_range(0..4) {
+                    let t = ticket(&mut rng, next_id, now, &mut players);
+                    next_id += 1;
+                    let id = t.id;
+                    pool.insert(t);
+                    if rng.random_bool(0.3) {
+                        // A join trigger: both policies see the same pool.
+                        let view = PoolView {
+                            now,
+                            pool: &pool,
+                            players: &players,
+                            format,
+                        };
+                        let (mut a, mut b) = (Vec::new(), Vec::new());
+                        kept.propose(&view, Trigger::Join(id), &mut rng_policy, &mut a);
+                        plain.propose(&view, Trigger::Join(id), &mut rng_policy, &mut b);
+                        assert_eq!(a, b);
+                        for p in a {
+                            for id in p.tickets {
+                                pool.remove(id);
+                            }
+                        }
+                    }
+                }
+                let ids: Vec<TicketId> = pool.oldest_first().map(|t| t.id).collect();
+                for id in ids {
+                    if rng.random_bool(0.02) {
+                        pool.remove(id);
+                    } else if rng.random_bool(0.02) {
+                        // Back from a failed ready check without its wait.
+                        let mut t = pool.remove(id).expect("waiting");
+                        t.enqueued = now;
+                        pool.insert(t);
+                    }
+                }
+                let view = PoolView {
+                    now,
+                    pool: &pool,
+                    players: &players,
+                    format,
+                };
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                kept.propose(&view, Trigger::Tick, &mut rng_policy, &mut a);
+                plain.propose(&view, Trigger::Tick, &mut rng_policy, &mut b);
+                assert_eq!(a, b, "case {case} at {now:?}");
+                for p in a {
+                    if rng.random_bool(0.7) {
+                        for id in p.tickets {
+                            pool.remove(id);
+                        }
+                    }
+                }
+            }
+            work = work + kept.work().expect("counted");
+        }
+        // Most seeds' failures stand from one pass to the next, even with
+        // a fifth of the tickets changing between passes.
+        assert!(work.searches * 4 < work.seed_visits * 3, "{work:?}");
+    }
+}
