@@ -57,7 +57,8 @@ pub(super) struct Scratch {
     pub(super) removed: Vec<u32>,
     /// (distance, ticket) of the seed's neighbours, nearest first.
     pub(super) nb: Vec<(f64, Hot)>,
-    pub(super) orders: [Vec<usize>; 3],
+    /// Neighbours sharing a language with the seed first, each part by rating.
+    pub(super) language_order: Vec<usize>,
     pub(super) keys: Vec<f64>,
     pub(super) chosen: Vec<usize>,
     pub(super) counts: Vec<usize>,
@@ -303,16 +304,12 @@ impl Quality {
         let get = |slot: u32| entries[slot as usize].as_ref().expect("live slot");
         let seed_e = get(seed);
         let n = s.nb.len();
-        for o in &mut s.orders {
-            o.clear();
-            o.extend(0..n);
-        }
         let seed_lang = seed_e.facts.languages;
         let nb = &s.nb;
         // The oracle's stable sort on "shares no language": a stable partition.
-        s.orders[1].clear();
-        s.orders[1].extend((0..n).filter(|&i| nb[i].1.languages & seed_lang != 0));
-        s.orders[1].extend((0..n).filter(|&i| nb[i].1.languages & seed_lang == 0));
+        s.language_order.clear();
+        s.language_order.extend((0..n).filter(|&i| nb[i].1.languages & seed_lang != 0));
+        s.language_order.extend((0..n).filter(|&i| nb[i].1.languages & seed_lang == 0));
         s.keys.clear();
         s.keys.extend(nb.iter().map(|&(d, t)| {
             d / p.skill_range
@@ -356,18 +353,22 @@ impl Quality {
             let mut last = None;
             let mut at = 0;
             // A role queue's check: the set can still fill every team's composition.
-            let mut role_fill = RoleFill::new(format.roles, format.teams, &seed_e.roles);
+            let mut role_fill = format
+                .roles
+                .map(|_| RoleFill::new(format.roles, format.teams, &seed_e.roles));
             while room > 0 {
-                let i = if which == 2 {
-                    match heap.pop() {
-                        Some(Reverse(ByKey(_, i))) => i,
-                        None => break,
-                    }
-                } else {
-                    match s.orders[which].get(at) {
+                let i = match which {
+                    // By rating: the neighbours' own order.
+                    0 if at < n => at,
+                    0 => break,
+                    1 => match s.language_order.get(at) {
                         Some(&i) => i,
                         None => break,
-                    }
+                    },
+                    _ => match heap.pop() {
+                        Some(Reverse(ByKey(_, i))) => i,
+                        None => break,
+                    },
                 };
                 at += 1;
                 last = Some(i);
@@ -384,11 +385,13 @@ impl Quality {
                     counts[1] -= room - size;
                     ok
                 };
-                let roles_on = format.roles.is_some();
-                let ok = ok && (!roles_on || role_fill.admits(&get(nb[i].1.slot).roles));
+                let ok = ok
+                    && role_fill
+                        .as_mut()
+                        .is_none_or(|f| f.admits(&get(nb[i].1.slot).roles));
                 if ok {
-                    if roles_on {
-                        role_fill.take(&get(nb[i].1.slot).roles);
+                    if let Some(f) = role_fill.as_mut() {
+                        f.take(&get(nb[i].1.slot).roles);
                     }
                     s.chosen.push(i);
                     within = within.max(nb[i].0);
