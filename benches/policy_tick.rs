@@ -18,6 +18,8 @@
 //! rule, growing from each seed over its nearest candidates) on the same
 //! pool without roles. The regional layer runs one such policy per data
 //! centre over its share of the pool, so these bound it too.
+//! `second-tick-roles/widening` is the role queue's steady state: a tick
+//! one second after a first, by the policy that kept what the first found.
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use mmsim::model::{Player, PlayerId, Rating, SimTime, TicketId};
@@ -230,6 +232,70 @@ fn tick_group(
     group.finish();
 }
 
+/// A tick one second after a first one, by the policy that ran the first,
+/// on the pool the first left (its matches gone): the steady state of a
+/// policy that keeps its seeds' results between passes (`widening` keeps
+/// its failed fills), where `tick_group` measures the cold first tick.
+fn second_tick_group(
+    c: &mut Criterion,
+    name: &str,
+    config: &PolicyConfig,
+    pools: &[(u32, (Pool, Vec<Player>))],
+    format: MatchFormat,
+) {
+    let mut group = c.benchmark_group(name);
+    group.sample_size(10);
+    group.warm_up_time(Duration::from_millis(500));
+    group.measurement_time(Duration::from_secs(2));
+    for (n, (pool, players)) in pools {
+        let first = PoolView {
+            now: SimTime::from_ms(NOW_MS),
+            pool,
+            players,
+            format,
+        };
+        // The pool after the first tick, the same for every iteration.
+        let mut policy = config.build();
+        let mut out = Vec::new();
+        policy.propose(
+            &first,
+            Trigger::Tick,
+            &mut Pcg64::seed_from_u64(5),
+            &mut out,
+        );
+        let matched: std::collections::BTreeSet<TicketId> =
+            out.iter().flat_map(|p| p.tickets.iter().copied()).collect();
+        let left = Pool::from_tickets(
+            pool.oldest_first()
+                .filter(|t| !matched.contains(&t.id))
+                .cloned(),
+        );
+        group.throughput(Throughput::Elements(u64::from(*n)));
+        group.bench_with_input(BenchmarkId::from_parameter(n), n, |b, _| {
+            let second = PoolView {
+                now: SimTime::from_ms(NOW_MS + 1_000),
+                pool: &left,
+                players,
+                format,
+            };
+            b.iter_batched(
+                || {
+                    let mut policy = config.build();
+                    let mut rng = Pcg64::seed_from_u64(5);
+                    policy.propose(&first, Trigger::Tick, &mut rng, &mut Vec::new());
+                    (policy, rng, Vec::new())
+                },
+                |(mut policy, mut rng, mut out)| {
+                    policy.propose(&second, Trigger::Tick, &mut rng, &mut out);
+                    out.len()
+                },
+                BatchSize::LargeInput,
+            );
+        });
+    }
+    group.finish();
+}
+
 /// The role queue and the vendor's ruleset, 5v5, at 1k, 10k and 100k.
 fn designers_formats(c: &mut Criterion) {
     let sizes = [1_000u32, 10_000, 100_000];
@@ -247,6 +313,13 @@ fn designers_formats(c: &mut Criterion) {
     tick_group(
         c,
         "tick-roles/widening",
+        &widening,
+        &roles,
+        five(Some(Composition::new(&[1, 1, 3]))),
+    );
+    second_tick_group(
+        c,
+        "second-tick-roles/widening",
         &widening,
         &roles,
         five(Some(Composition::new(&[1, 1, 3]))),

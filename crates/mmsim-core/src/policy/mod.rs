@@ -395,6 +395,8 @@ pub fn fill_from_nearest(
 /// far more than the matching itself. Building it is O(n log n).
 pub struct FreePass<'a> {
     sorted: Vec<&'a WaitingTicket>,
+    /// `sorted`'s ratings, dense: the walks and window bounds read them.
+    ratings: Vec<f64>,
     /// Positions in `sorted`, longest-waiting first.
     seeds: Vec<u32>,
     /// `up[i]`: a position >= i that may be free (n: none).
@@ -434,6 +436,7 @@ impl<'a> FreePass<'a> {
             free_players: pool.players(),
             windows: None,
             all_can_fill: true,
+            ratings: sorted.iter().map(|t| t.rating).collect(),
             sorted,
         }
     }
@@ -467,6 +470,22 @@ impl<'a> FreePass<'a> {
     /// role-feasible match (always, when roles are not counted): when not,
     /// a fill from it must fail.
     pub fn window_can_fill(&self, pos: usize, max_distance: f64) -> bool {
+        let (lo, hi) = self.bounds(pos, max_distance);
+        self.can_fill_within(pos, lo, hi)
+    }
+
+    /// The positions `lo..hi` of the tickets within `max_distance` of the
+    /// ticket at `pos`: the bounds `walk` tests, computed as it computes
+    /// them.
+    fn bounds(&self, pos: usize, max_distance: f64) -> (usize, usize) {
+        let r = self.ratings[pos];
+        let lo = self.ratings.partition_point(|&x| r - x > max_distance);
+        let hi = self.ratings.partition_point(|&x| x - r <= max_distance);
+        (lo, hi)
+    }
+
+    /// `window_can_fill` for the window of `bounds`.
+    fn can_fill_within(&self, pos: usize, lo: usize, hi: usize) -> bool {
         let Some(w) = self.windows.as_ref() else {
             return true;
         };
@@ -474,29 +493,19 @@ impl<'a> FreePass<'a> {
         if tests::NO_WINDOW_COUNTS.with(std::cell::Cell::get) {
             return true;
         }
-        let r = self.sorted[pos].rating;
-        // The bounds `walk` tests, computed as it computes them.
-        let lo = self.sorted.partition_point(|t| r - t.rating > max_distance);
-        let hi = self
-            .sorted
-            .partition_point(|t| t.rating - r <= max_distance);
         w.can_fill(lo, hi.max(pos + 1))
     }
 
     /// The rating distance from the ticket at `pos` to the nearest ticket
-    /// of the pass (free or not) farther than `max_distance`: the window
-    /// must reach it before `walk` can visit a ticket it did not; infinite
-    /// when there is none.
-    fn beyond(&self, pos: usize, max_distance: f64) -> f64 {
-        let r = self.sorted[pos].rating;
-        let lo = self.sorted.partition_point(|t| r - t.rating > max_distance);
-        let hi = self
-            .sorted
-            .partition_point(|t| t.rating - r <= max_distance);
+    /// of the pass (free or not) outside the window of `bounds`: the
+    /// window must reach it before `walk` can visit a ticket it did not;
+    /// infinite when there is none.
+    fn beyond(&self, pos: usize, lo: usize, hi: usize) -> f64 {
+        let r = self.ratings[pos];
         let below = lo
             .checked_sub(1)
-            .map_or(f64::INFINITY, |i| r - self.sorted[i].rating);
-        let above = self.sorted.get(hi).map_or(f64::INFINITY, |t| t.rating - r);
+            .map_or(f64::INFINITY, |i| r - self.ratings[i]);
+        let above = self.ratings.get(hi).map_or(f64::INFINITY, |&x| x - r);
         below.min(above)
     }
 
@@ -575,11 +584,11 @@ impl<'a> FreePass<'a> {
         max_distance: f64,
         mut visit: impl FnMut(f64, usize, &'a WaitingTicket) -> bool,
     ) {
-        let r = self.sorted[pos].rating;
+        let r = self.ratings[pos];
         let (mut below, mut above) = (self.free_below(pos), self.free_above(pos));
         loop {
-            let db = below.map(|b| r - self.sorted[b].rating);
-            let da = above.map(|a| self.sorted[a].rating - r);
+            let db = below.map(|b| r - self.ratings[b]);
+            let da = above.map(|a| self.ratings[a] - r);
             let take_below = match (db, da) {
                 (None, None) => return,
                 (Some(_), None) => true,

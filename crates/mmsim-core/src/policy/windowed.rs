@@ -202,9 +202,10 @@ impl<W: GrowingWindow> Windowed<W> {
             self.work.searches += 1;
             let rule = &self.rule;
             let w = rule.window(seed, now);
-            let reach = pass.beyond(pos, w);
+            let (lo, hi) = pass.bounds(pos, w);
+            let reach = pass.beyond(pos, lo, hi);
             let mut until = rule.reaches(seed, reach);
-            let fill = if pass.window_can_fill(pos, w) {
+            let fill = if pass.can_fill_within(pos, lo, hi) {
                 pass.try_fill(format, pos, w, |d, t| {
                     let ok = d <= rule.window(t, now);
                     if !ok {

@@ -524,6 +524,11 @@ impl Quality {
             s.nb.last().map_or(0.0, |n| n.0)
         };
         let margin = 1e-6 * (1.0 + r.abs() + scale);
+        // With a `research` cadence only a kept ticket's departure makes a
+        // search stale (`lost_a_ticket`): the span of the chosen tickets
+        // is all it reads, and the prefixes would go unread.
+        let cadence = self.params.research.is_some();
+        let fine = if cadence { None } else { fine };
         let inside = s.nb.iter().filter(|n| n.0 <= within + margin).count();
         let mut prefixes = fine.map(|[by_rating, by_language, by_both]| Prefixes {
             by_rating,
@@ -536,7 +541,7 @@ impl Quality {
             beyond_room: usize::MAX,
             margin,
         });
-        let mut span = radius;
+        let mut span = if cadence { within } else { radius };
         if let (Some(pre), true) = (prefixes.as_mut(), past_edge) {
             // The tickets a departure would pull into the neighbourhood,
             // nearest first, as `walk` would reach them, while each sorts
