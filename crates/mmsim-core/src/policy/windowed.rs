@@ -71,6 +71,8 @@ pub struct Windowed<W> {
     passes: u64,
     /// The pool at the last pass: (id, enqueued, rating), by id.
     last: Vec<(TicketId, SimTime, f64)>,
+    /// The snapshot before `last`, kept for its buffer.
+    spare: Vec<(TicketId, SimTime, f64)>,
     /// Ratings of the tickets that entered (or changed) since the last
     /// pass, sorted.
     joins: Vec<f64>,
@@ -90,6 +92,7 @@ impl<W> Windowed<W> {
             kept: FxHashMap::default(),
             passes: 0,
             last: Vec::new(),
+            spare: Vec::new(),
             joins: Vec::new(),
             gone: Vec::new(),
             proposed: Vec::new(),
@@ -103,29 +106,33 @@ impl<W: GrowingWindow> Windowed<W> {
     fn sync(&mut self, view: &PoolView<'_>) {
         self.joins.clear();
         self.gone.clear();
-        let mut last = std::mem::take(&mut self.last).into_iter().peekable();
-        let mut now = Vec::with_capacity(view.pool.len());
+        // The snapshot is rebuilt in last time's buffer: no allocation.
+        let mut now = std::mem::take(&mut self.spare);
+        now.clear();
+        let (last, mut i) = (&self.last, 0);
         for t in view.pool.oldest_first() {
-            while let Some(gone) = last.next_if(|l| l.0 < t.id) {
-                self.kept.remove(&gone.0);
-                self.gone.push(gone.0);
+            while i < last.len() && last[i].0 < t.id {
+                self.kept.remove(&last[i].0);
+                self.gone.push(last[i].0);
+                i += 1;
             }
-            match last.next_if(|l| l.0 == t.id) {
-                Some(l) if l.1 == t.enqueued && l.2 == t.rating => {}
+            match last.get(i).filter(|l| l.0 == t.id) {
+                Some(l) if l.1 == t.enqueued && l.2 == t.rating => i += 1,
                 Some(l) => {
                     // Back with a new wait or rating: a new ticket here and
                     // a departure there.
                     self.kept.remove(&t.id);
                     self.gone.push(t.id);
                     self.joins.extend([l.2, t.rating]);
+                    i += 1;
                 }
                 None => self.joins.push(t.rating),
             }
             now.push((t.id, t.enqueued, t.rating));
         }
-        for gone in last {
-            self.kept.remove(&gone.0);
-            self.gone.push(gone.0);
+        for l in &last[i..] {
+            self.kept.remove(&l.0);
+            self.gone.push(l.0);
         }
         for &id in &self.proposed {
             if let Some(t) = view.pool.get(id) {
@@ -134,7 +141,7 @@ impl<W: GrowingWindow> Windowed<W> {
         }
         self.proposed.clear();
         self.joins.sort_unstable_by(f64::total_cmp);
-        self.last = now;
+        self.spare = std::mem::replace(&mut self.last, now);
     }
 
     /// Whether the seed's kept failure still stands at this point of the
