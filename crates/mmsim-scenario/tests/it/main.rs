@@ -21,6 +21,7 @@ mod outcome_sections;
 mod policy_plugins;
 mod policy_quality_cadence;
 mod policy_ruleset_memory;
+mod policy_widening_kept;
 mod rating_ladder;
 mod rating_sections;
 mod teams_sections;

@@ -1,0 +1,52 @@
+//! The widening policy's kept failures on real presets: the pass that keeps
+//! its failed seeds between passes (`Windowed`) and the plain pass
+//! (`Stateless`, its oracle) form the same matches row for row, in a
+//! regional role queue with ready checks and in a 5v5 queue with ready
+//! checks and backfill.
+
+use mmsim_core::engine::{Config, Parts, Simulation};
+use mmsim_core::metrics::{KeepRows, RunRecords};
+use mmsim_core::policy::{PolicyConfig, Stateless};
+use mmsim_scenario::{from_text, FromScenario};
+use std::path::Path;
+
+/// Every ticket and match row of `text` run with `sets`, with the
+/// scenario's own widening policy or (`oracle`) the plain pass, in every
+/// data centre.
+fn rows(text: &str, sets: &[&str], oracle: bool) -> RunRecords {
+    let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
+    let s = from_text(text, Path::new("preset.toml"), &sets)
+        .expect("preset is valid")
+        .scenario;
+    let mut parts = Parts::from_scenario(&s);
+    if oracle {
+        let PolicyConfig::Widening(params) = &s.policy else {
+            panic!("a widening preset");
+        };
+        parts.policy = Box::new(Stateless::new(params.clone()));
+        for p in &mut parts.regional {
+            *p = Box::new(Stateless::new(params.clone()));
+        }
+    }
+    let mut kept = KeepRows::default();
+    Simulation::new(Config::from_scenario(&s), s.run.seed, parts, &mut kept).run(&mut |_, _| {});
+    kept.0
+}
+
+#[test]
+fn regions_roles_keeps_failures_and_forms_what_the_plain_pass_forms() {
+    let text = include_str!("../../../../scenarios/regions-roles-5v5.toml");
+    let short = ["run.duration=5h", "run.warmup=1h"];
+    let kept = rows(text, &short, false);
+    assert!(kept.matches.len() > 150, "{} matches", kept.matches.len());
+    assert_eq!(kept, rows(text, &short, true));
+}
+
+#[test]
+fn backfill_with_ready_checks_forms_what_the_plain_pass_forms() {
+    let text = include_str!("../../../../scenarios/backfill-5v5.toml");
+    let short = ["run.duration=3h", "run.warmup=30m"];
+    let kept = rows(text, &short, false);
+    assert!(kept.matches.len() > 150, "{} matches", kept.matches.len());
+    assert_eq!(kept, rows(text, &short, true));
+}
