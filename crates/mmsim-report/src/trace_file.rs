@@ -60,7 +60,7 @@ pub fn parquet_bytes(w: &TraceWriter) -> anyhow::Result<Vec<u8>> {
         .map(|(s, name)| Column::from(s.with_name(name.into())))
         .collect();
     let mut df = DataFrame::new(n, columns)?;
-    super::tables::parquet_bytes(&mut df)
+    crate::tables::parquet_bytes(&mut df)
 }
 
 /// One column's cells as the parser reads them.
@@ -206,13 +206,13 @@ mod tests {
             "region" => [Some("europe"), Some("asia")],
         )
         .unwrap();
-        let bytes = super::super::tables::parquet_bytes(&mut df).unwrap();
+        let bytes = crate::tables::parquet_bytes(&mut df).unwrap();
         assert_eq!(
             read_file("bad.parquet", &bytes).unwrap_err(),
             "row 2, column `region`: unknown region \"asia\"; [[regions.homes]] names are europe, america"
         );
         let mut df = polars::df!("time_s" => [1.0], "ticket" => ["a"], "player" => ["p"], "rating" => [1.0], "mmr" => [2.0]).unwrap();
-        let bytes = super::super::tables::parquet_bytes(&mut df).unwrap();
+        let bytes = crate::tables::parquet_bytes(&mut df).unwrap();
         assert!(read_file("bad.parquet", &bytes)
             .unwrap_err()
             .starts_with("column `mmr`: unknown column"));
