@@ -23,7 +23,7 @@ pub struct Candidate {
     /// The candidate's own window (windows are mutual).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub their_window: Option<f64>,
-    /// The policy's own pair rule (`Policy::pair_rule`): the measure it
+    /// The policy's own pair rule (`Explain::pair_rule`): the measure it
     /// compares and the bound it must be within (both in the rule's units).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_value: Option<f64>,
@@ -182,7 +182,7 @@ pub struct ExplainSummary {
     pub policy_reports_window: bool,
     /// Whether it reports a quality threshold (otherwise its refusals show as `fill`).
     pub policy_reports_threshold: bool,
-    /// Whether it reports a pair rule of its own (`Policy::pair_rule`).
+    /// Whether it reports a pair rule of its own (`Explain::pair_rule`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub policy_reports_pair_rule: bool,
     /// Tickets (joined after warm-up) whose stories were counted.

@@ -1,5 +1,5 @@
 //! The vocabulary of why a ticket waited: the rule that kept it from its
-//! nearest candidate. Policies name the rules they apply (`Policy::rating_window`
+//! nearest candidate. Policies name the rules they apply (`Explain::rating_window`
 //! and its kin answer in these terms), the engine's `--explain` layer decides
 //! which one blocked, and `metrics::explain` counts them; it lives here, below
 //! all three, so none of them has to import another for it.

@@ -14,6 +14,7 @@
 //!
 //! Batching is the point of this policy, so it has no event mode.
 
+use super::Explain;
 use super::{FreePass, Mode, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger};
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
@@ -137,7 +138,9 @@ impl Rule for BatchParams {
             out.push(Proposal::new(vec![seed.id, pass.ticket(pick).id]));
         }
     }
+}
 
+impl Explain for BatchParams {
     /// The thread's upper limit, the same for every wait.
     fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
         Some(self.limit)

@@ -12,6 +12,7 @@
 //! The controller is its own type so a test can drive it interval by
 //! interval.
 
+use super::Explain;
 use super::{
     propose_windows, FormedMatch, Mode, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger,
 };
@@ -336,6 +337,18 @@ impl Policy for AdaptiveBrackets {
         });
     }
 
+    fn on_formed(&mut self, formed: &FormedMatch<'_>) {
+        let n = formed.tickets.len().max(1) as f64;
+        let mean = formed.tickets.iter().map(|t| t.rating).sum::<f64>() / n;
+        self.controller.record_game(mean);
+    }
+
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for AdaptiveBrackets {
     /// Same or adjacent brackets, then the gap within both brackets'
     /// widths, on the brackets as they are now. The controller moves the
     /// edges on its timer, not with a ticket's wait: not monotone.
@@ -355,12 +368,6 @@ impl Policy for AdaptiveBrackets {
             )
         };
         Some(check.windows(wt, wc))
-    }
-
-    fn on_formed(&mut self, formed: &FormedMatch<'_>) {
-        let n = formed.tickets.len().max(1) as f64;
-        let mean = formed.tickets.iter().map(|t| t.rating).sum::<f64>() / n;
-        self.controller.record_game(mean);
     }
 }
 

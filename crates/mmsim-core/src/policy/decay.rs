@@ -16,6 +16,7 @@
 //! to both sides; the reply's asymmetric version (the top player keeps the
 //! full loss on a defeat) would need a weight per side.
 
+use super::Explain;
 use super::{propose_windows, Cadence, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger};
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
@@ -105,25 +106,6 @@ impl Rule for DecayParams {
         self.cadence.schedule()
     }
 
-    /// The gap against `limit` plus the higher ticket's decay; the decay
-    /// only grows with waiting: monotone. Windows: how far each reaches
-    /// down (`limit` plus its own decay).
-    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        let hi = if t.rating >= c.rating { t } else { c };
-        Some(
-            RuleCheck::within(
-                BlockRule::VirtualRating,
-                (t.rating - c.rating).abs(),
-                self.limit + self.decay(hi, now),
-                true,
-            )
-            .windows(
-                self.limit + self.decay(t, now),
-                self.limit + self.decay(c, now),
-            ),
-        )
-    }
-
     fn propose(
         &self,
         view: &PoolView<'_>,
@@ -154,6 +136,27 @@ impl Rule for DecayParams {
             });
         };
         propose_windows(view, trigger, |_| reach, accept, emit)
+    }
+}
+
+impl Explain for DecayParams {
+    /// The gap against `limit` plus the higher ticket's decay; the decay
+    /// only grows with waiting: monotone. Windows: how far each reaches
+    /// down (`limit` plus its own decay).
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let hi = if t.rating >= c.rating { t } else { c };
+        Some(
+            RuleCheck::within(
+                BlockRule::VirtualRating,
+                (t.rating - c.rating).abs(),
+                self.limit + self.decay(hi, now),
+                true,
+            )
+            .windows(
+                self.limit + self.decay(t, now),
+                self.limit + self.decay(c, now),
+            ),
+        )
     }
 }
 

@@ -6,6 +6,7 @@
 //! walked longest-waiting first, and each ticket takes the nearest-rated
 //! partner inside the limit.
 
+use super::Explain;
 use super::{propose_windows, Mode, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use crate::pool::WaitingTicket;
@@ -80,7 +81,9 @@ impl Rule for FixedLimitParams {
             |tickets| out.push(Proposal::new(tickets)),
         )
     }
+}
 
+impl Explain for FixedLimitParams {
     fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
         Some(self.limit)
     }

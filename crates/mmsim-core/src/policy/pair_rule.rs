@@ -1,5 +1,5 @@
 //! What `--explain` asks of a policy whose rule is not a plain rating
-//! window (`Policy::pair_rule`): for one ticket and one candidate at one
+//! window (`Explain::pair_rule`): for one ticket and one candidate at one
 //! instant, which of the policy's own rules decides, whether it lets them
 //! meet, and the figures it compared, so a story can say "percentile gap
 //! 7.2 > half-width 5" rather than `fill`.

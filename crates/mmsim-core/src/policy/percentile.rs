@@ -9,6 +9,7 @@
 //! as ratings move (O(N log N) per refresh, whatever the traffic); a
 //! ticket's percentile is then a binary search, O(log N) per ticket.
 
+use super::Explain;
 use super::{propose_windows, Cadence, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger};
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
@@ -184,6 +185,12 @@ impl Policy for PercentileWindow {
         });
     }
 
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for PercentileWindow {
     /// The percentile gap against the narrower half-width, both in
     /// percentiles of the table as it is now; the windows in rating points.
     /// Half-widths only grow with waiting, so the rule is monotone. Before

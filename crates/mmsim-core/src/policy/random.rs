@@ -3,6 +3,7 @@
 //! stream) and paired in that order. What matching without any rule does:
 //! the floor `skill` and `eomm` are measured against.
 
+use super::Explain;
 use super::{rounds, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::model::{check, HumanDuration, ParamError};
 use rand::seq::SliceRandom;
@@ -63,6 +64,9 @@ impl Rule for RandomParams {
         rounds::emit(&sorted, &rounds::neighbours(sorted.len()), out);
     }
 }
+
+/// Nothing to say for `--explain` beyond the rules the engine knows.
+impl Explain for RandomParams {}
 
 #[cfg(test)]
 mod tests {

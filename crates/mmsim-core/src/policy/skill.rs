@@ -4,6 +4,7 @@
 //! the whole pool allows at once, with no window and no wait. Beside
 //! `eomm`, `random` and `worst` it is the paper's comparison.
 
+use super::Explain;
 use super::{rounds, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::model::{check, HumanDuration, ParamError};
 use rand_pcg::Pcg64;
@@ -60,6 +61,9 @@ impl Rule for SkillParams {
         rounds::emit(&sorted, &rounds::neighbours(sorted.len()), out);
     }
 }
+
+/// Nothing to say for `--explain` beyond the rules the engine knows.
+impl Explain for SkillParams {}
 
 #[cfg(test)]
 mod tests {

@@ -16,6 +16,7 @@
 //! sweep costs O(n log n). Matches are pairs of tickets.
 
 use super::batch::fits_pair;
+use super::Explain;
 use super::{check_growing_window, growing_window, Cadence, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, TickFirst, Trigger};
 use crate::model::BlockRule;
 use crate::pool::{RatingKey, WaitingTicket};
@@ -156,21 +157,6 @@ impl Rule for SweepPruneParams {
         self.cadence.schedule()
     }
 
-    /// The gap against the sum of the two half-widths (the intervals
-    /// overlap); half-widths only grow with waiting: monotone.
-    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        let (wt, wc) = (self.half_width(t, now), self.half_width(c, now));
-        Some(
-            RuleCheck::within(
-                BlockRule::SweepInterval,
-                (t.rating - c.rating).abs(),
-                wt + wc,
-                true,
-            )
-            .windows(wt, wc),
-        )
-    }
-
     fn propose(
         &self,
         view: &PoolView<'_>,
@@ -198,6 +184,23 @@ impl Rule for SweepPruneParams {
                 }
             }
         }
+    }
+}
+
+impl Explain for SweepPruneParams {
+    /// The gap against the sum of the two half-widths (the intervals
+    /// overlap); half-widths only grow with waiting: monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let (wt, wc) = (self.half_width(t, now), self.half_width(c, now));
+        Some(
+            RuleCheck::within(
+                BlockRule::SweepInterval,
+                (t.rating - c.rating).abs(),
+                wt + wc,
+                true,
+            )
+            .windows(wt, wc),
+        )
     }
 }
 

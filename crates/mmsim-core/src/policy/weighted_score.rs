@@ -17,6 +17,7 @@
 //! waiting buys width. Matches are pairs of tickets.
 
 use super::batch::fits_pair;
+use super::Explain;
 use super::{
     Cadence, FormedMatch, FreePass, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger,
 };
@@ -244,19 +245,6 @@ impl Policy for WeightedScore {
         }
     }
 
-    /// A recent opponent first (it lifts as other matches are played, not
-    /// with waiting: not monotone), then the pair's cost against
-    /// `threshold`. The cost falls as both wait, the recency as remembered
-    /// now: monotone.
-    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        Some(match self.cost(t, c, now) {
-            None => RuleCheck::refuses(BlockRule::Rematch),
-            Some(cost) => {
-                RuleCheck::within(BlockRule::WeightedScore, cost, self.params.threshold, true)
-            }
-        })
-    }
-
     fn on_formed(&mut self, formed: &FormedMatch<'_>) {
         let keep = self.params.fade_matches.max(self.params.avoid_last) as usize;
         let players: Vec<(usize, PlayerId)> = formed
@@ -277,6 +265,25 @@ impl Policy for WeightedScore {
                 m.recent.pop_front();
             }
         }
+    }
+
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for WeightedScore {
+    /// A recent opponent first (it lifts as other matches are played, not
+    /// with waiting: not monotone), then the pair's cost against
+    /// `threshold`. The cost falls as both wait, the recency as remembered
+    /// now: monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        Some(match self.cost(t, c, now) {
+            None => RuleCheck::refuses(BlockRule::Rematch),
+            Some(cost) => {
+                RuleCheck::within(BlockRule::WeightedScore, cost, self.params.threshold, true)
+            }
+        })
     }
 }
 
