@@ -304,7 +304,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             let seed = seed.unwrap_or(loaded.scenario.run.seed);
             let loaded = loaded
                 .with_run(seed, Some(reps))
-                .map_err(CliError::BadInput)?;
+                .map_err(|e| CliError::BadInput(e.to_string()))?;
             // Before simulating: an unwritable or busy --out fails now.
             // Replications resume: their finished seeds survive an interruption.
             let out = OutDir::lock(&dir, reps > 1).map_err(CliError::BadInput)?;
@@ -632,7 +632,7 @@ fn validate_sweep(loaded: &LoadedScenario) -> Result<usize, CliError> {
         return Ok(0);
     }
     let section = crate::tune::SweepSection::read(loaded)?;
-    let all = sweep::settings(&section).map_err(CliError::BadInput)?;
+    let all = sweep::settings(&section).map_err(|e| CliError::BadInput(e.to_string()))?;
     sweep::load_settings(loaded, &all).map_err(|e| {
         let text = std::fs::read_to_string(&loaded.path).unwrap_or_default();
         let message = match e {

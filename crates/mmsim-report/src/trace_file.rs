@@ -3,7 +3,7 @@
 //! trace parser (`scenario::trace::parse_rows`), so both formats take the
 //! same columns and give the same errors. Here because polars stays in `report/`.
 
-use mmsim_scenario::trace::{ParquetTable, TraceWriter};
+use mmsim_scenario::trace::{ParquetRowsError, ParquetTable, TraceWriter};
 use polars::prelude::*;
 
 /// A trace with more columns than this is not one: the seven plain ones,
@@ -82,13 +82,13 @@ impl Cells {
 
 /// A Parquet trace's column names and its rows as text (nulls empty),
 /// refusing more than `max_rows` rows before decoding any.
-pub fn rows(bytes: &[u8], max_rows: usize) -> Result<ParquetTable, String> {
+pub fn rows(bytes: &[u8], max_rows: usize) -> Result<ParquetTable, ParquetRowsError> {
     let mut reader = ParquetReader::new(std::io::Cursor::new(bytes.to_vec()));
     let n = reader
         .num_rows()
         .map_err(|e| format!("not a readable Parquet file ({e})"))?;
     if n > max_rows {
-        return Err(format!("has {n} rows; a trace may have at most {max_rows}"));
+        return Err(format!("has {n} rows; a trace may have at most {max_rows}").into());
     }
     let df = reader
         .finish()
@@ -97,7 +97,8 @@ pub fn rows(bytes: &[u8], max_rows: usize) -> Result<ParquetTable, String> {
         return Err(format!(
             "has {} columns; a trace has at most {MAX_COLUMNS}",
             df.width()
-        ));
+        )
+        .into());
     }
     let mut header = Vec::with_capacity(df.width());
     let mut cells = Vec::with_capacity(df.width());

@@ -19,7 +19,7 @@ pub use abba::{abba_split, AbbaOptions, AbbaOutcome, AbbaPlayer};
 pub use accelbyte::AccelByteMode;
 pub use balanced::{balanced_split, RatingSource};
 pub use dota::PartyAdjust;
-pub use fill::{can_fill, can_place_parties, check_fill, Packing};
+pub use fill::{can_fill, can_place_parties, check_fill, FillError, Packing};
 pub use roles::{Composition, PartyRoles, PoolRoles, RoleFill, RoleWindows};
 
 use crate::model::{ParamError, Player};
