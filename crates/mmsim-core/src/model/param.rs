@@ -10,11 +10,14 @@ use std::fmt;
 /// The scenario loader prefixes the section and finds the line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamError {
+    /// The dotted key below its section (`limit`, `schedule.rate_per_s`).
     pub key: String,
+    /// What is wrong and what is allowed, as users read it after the key.
     pub message: String,
 }
 
 impl ParamError {
+    /// An error on `key` (below its section) saying `message`.
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
         ParamError {
             key: key.into(),
@@ -101,9 +104,11 @@ pub mod check {
 pub struct HumanDuration(pub SimDuration);
 
 impl HumanDuration {
+    /// The duration in seconds.
     pub fn secs(self) -> f64 {
         self.0.as_secs_f64()
     }
+    /// A duration of `s` whole seconds.
     pub fn from_secs(s: u64) -> Self {
         HumanDuration(SimDuration::from_secs(s))
     }

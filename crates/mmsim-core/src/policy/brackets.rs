@@ -22,6 +22,7 @@ use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "adaptive-brackets"`: rating brackets that split when busy and merge when quiet.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BracketParams {
@@ -75,6 +76,7 @@ impl BracketParams {
     pub const PARAMETERS: &str =
         "min, brackets, width, min_width, split_at, merge_below, merge_after, interval, mode, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         if !self.min.is_finite() {
             return Err(ParamError::new(
@@ -156,6 +158,7 @@ pub struct BracketController {
 }
 
 impl BracketController {
+    /// The controller's first brackets: `brackets` equal bands from `min`.
     pub fn new(params: BracketParams) -> Self {
         let brackets = (0..params.brackets)
             .map(|i| Bracket {
@@ -268,6 +271,7 @@ impl BracketController {
     }
 }
 
+/// The `adaptive-brackets` policy: its brackets' controller and when it next runs.
 pub struct AdaptiveBrackets {
     params: BracketParams,
     controller: BracketController,
@@ -275,6 +279,7 @@ pub struct AdaptiveBrackets {
 }
 
 impl AdaptiveBrackets {
+    /// The policy for these parameters (validated).
     pub fn new(params: BracketParams) -> Self {
         AdaptiveBrackets {
             controller: BracketController::new(params.clone()),
@@ -283,6 +288,7 @@ impl AdaptiveBrackets {
         }
     }
 
+    /// The brackets as they stand.
     pub fn controller(&self) -> &BracketController {
         &self.controller
     }

@@ -24,6 +24,7 @@ use crate::model::{check, ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "virtual-decay"`: a virtual rating that decays with waiting.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DecayParams {
@@ -61,6 +62,7 @@ impl DecayParams {
     pub const PARAMETERS: &str =
         "limit, rate_per_s, max_decay, min_weight, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("limit", self.limit)?;
         check::non_negative("rate_per_s", self.rate_per_s)?;
@@ -99,6 +101,7 @@ impl DecayParams {
     }
 }
 
+/// The `virtual-decay` policy: its parameters are all it needs.
 pub type VirtualDecay = Stateless<DecayParams>;
 
 impl Rule for DecayParams {

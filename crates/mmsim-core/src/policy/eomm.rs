@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 /// Most candidates per ticket.
 pub const MAX_CANDIDATES: u32 = 256;
 
+/// Parameters of `kind = "eomm"`: pairs that maximise predicted engagement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EommParams {
@@ -90,6 +91,7 @@ impl EommParams {
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str = "tick, candidates, max_gap, rating_scale, graph";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)?;
         if self.candidates == 0 || self.candidates > MAX_CANDIDATES {
@@ -104,6 +106,7 @@ impl EommParams {
     }
 }
 
+/// The `eomm` policy: its parameters, the churn model it predicts with, and buffers reused each tick.
 pub struct Eomm {
     params: EommParams,
     model: Churn,
@@ -121,6 +124,7 @@ impl Eomm {
         Eomm::with_model(params, Churn::Logistic(ChurnModel::default()))
     }
 
+    /// The policy for these parameters, predicting churn with `model`.
     pub fn with_model(params: EommParams, model: Churn) -> Self {
         Eomm {
             params,

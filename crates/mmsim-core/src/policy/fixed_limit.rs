@@ -13,6 +13,7 @@ use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "fixed-limit"`: the thread's fixed rating limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FixedLimitParams {
@@ -42,12 +43,14 @@ impl FixedLimitParams {
     pub const PARAMETERS: &str =
         "limit, mode, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("limit", self.limit)?;
         check::interval("tick", self.tick.0)
     }
 }
 
+/// The `fixed-limit` policy: its parameters are all it needs.
 pub type FixedLimit = Stateless<FixedLimitParams>;
 
 impl Rule for FixedLimitParams {

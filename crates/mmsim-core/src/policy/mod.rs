@@ -24,22 +24,29 @@ use serde::{Deserialize, Serialize};
 
 /// What a policy sees: the pool, the players, the format. Read-only.
 pub struct PoolView<'a> {
+    /// The instant of the pass.
     pub now: SimTime,
+    /// The waiting tickets.
     pub pool: &'a Pool,
+    /// Every player, by id (ratings, roles, attributes).
     pub players: &'a [Player],
+    /// The match format.
     pub format: MatchFormat,
 }
 
 /// Teams per match and players per team.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatchFormat {
+    /// Teams per match.
     pub teams: usize,
+    /// Players per team.
     pub team_size: usize,
     /// The role queue's slots per team, if the format has one.
     pub roles: Option<crate::teams::Composition>,
 }
 
 impl MatchFormat {
+    /// Players in a full match.
     pub fn players(&self) -> usize {
         self.teams * self.team_size
     }
@@ -94,6 +101,7 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// A match of these tickets, teams left to the team former, at the normal rating weight.
     pub fn new(tickets: Vec<TicketId>) -> Self {
         Proposal {
             tickets,
@@ -135,8 +143,11 @@ impl std::ops::Add for SearchWork {
 /// A formed match as policies hear of it.
 #[derive(Clone, Debug)]
 pub struct FormedMatch<'a> {
+    /// The match's id.
     pub id: MatchId,
+    /// When it formed.
     pub now: SimTime,
+    /// Its tickets, as they waited.
     pub tickets: &'a [WaitingTicket],
 }
 
@@ -260,6 +271,7 @@ pub trait Rule: Explain + Send {
 pub struct Stateless<P>(P);
 
 impl<P> Stateless<P> {
+    /// The policy of this rule.
     pub fn new(params: P) -> Self {
         Stateless(params)
     }
@@ -424,6 +436,7 @@ pub struct FreePass<'a> {
 }
 
 impl<'a> FreePass<'a> {
+    /// A pass over every ticket of `pool`, none taken yet.
     pub fn new(pool: &'a Pool) -> Self {
         let sorted: Vec<&WaitingTicket> = pool.by_rating().collect();
         let n = sorted.len() as u32;
@@ -503,6 +516,7 @@ impl<'a> FreePass<'a> {
         self.sorted.len()
     }
 
+    /// Whether the pass holds no ticket.
     pub fn is_empty(&self) -> bool {
         self.sorted.is_empty()
     }
@@ -514,6 +528,7 @@ impl<'a> FreePass<'a> {
         (!self.taken[pos]).then(|| (pos, self.sorted[pos]))
     }
 
+    /// The ticket at position `pos` in rating order.
     pub fn ticket(&self, pos: usize) -> &'a WaitingTicket {
         self.sorted[pos]
     }
@@ -704,6 +719,7 @@ pub fn propose_windows(
 /// parameter type implementing this is a `Rule`, so the policy is
 /// `Stateless<Params>` with nothing more to write.
 pub trait MutualWindow: Send {
+    /// When the policy is called.
     fn cadence(&self) -> &Cadence;
 
     /// The window of ticket `t` at `now`, in rating points on each side.

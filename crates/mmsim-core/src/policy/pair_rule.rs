@@ -21,6 +21,7 @@ pub struct RuleCheck {
     /// The ticket's and the candidate's windows in rating points, where
     /// the rule has windows (shown beside the candidate).
     pub window: Option<f64>,
+    /// The candidate's window in rating points, where the rule has windows.
     pub their_window: Option<f64>,
     /// Whether, once it allows the pair, it keeps allowing it as both wait
     /// longer (all else as at that instant). Only then can the engine say at

@@ -10,6 +10,7 @@ use rand::seq::SliceRandom;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "random"`: the EOMM paper's random baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomParams {
@@ -32,11 +33,13 @@ impl RandomParams {
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str = "tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)
     }
 }
 
+/// The `random` policy: its parameters are all it needs.
 pub type Random = Stateless<RandomParams>;
 
 impl Rule for RandomParams {

@@ -10,6 +10,7 @@ use crate::model::{check, HumanDuration, ParamError};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "skill"`: the EOMM paper's skill-based baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SkillParams {
@@ -32,11 +33,13 @@ impl SkillParams {
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str = "tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)
     }
 }
 
+/// The `skill` policy: its parameters are all it needs.
 pub type Skill = Stateless<SkillParams>;
 
 impl Rule for SkillParams {

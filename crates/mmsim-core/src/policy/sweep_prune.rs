@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::ops::Bound;
 
+/// Parameters of `kind = "sweep-prune"`: intervals on the rating axis that widen with waiting.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SweepPruneParams {
@@ -60,6 +61,7 @@ impl SweepPruneParams {
     pub const PARAMETERS: &str =
         "base, rate_per_s, max, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_growing_window(self.base, self.rate_per_s, self.max)?;
         self.cadence.validate()
@@ -71,6 +73,7 @@ impl SweepPruneParams {
     }
 }
 
+/// The `sweep-prune` policy: its parameters are all it needs.
 pub type SweepPrune = Stateless<SweepPruneParams>;
 
 impl SweepPruneParams {

@@ -28,6 +28,7 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
+/// Parameters of `kind = "weighted-score"`: a cost per candidate from rating, wait and past opponents.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WeightedScoreParams {
@@ -73,6 +74,7 @@ impl WeightedScoreParams {
     pub const PARAMETERS: &str =
         "rating_weight, wait_weight, recent_weight, fade_matches, avoid_last, threshold, candidates, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("rating_weight", self.rating_weight)?;
         if self.rating_weight == 0.0 {
@@ -105,12 +107,14 @@ struct Memory {
     recent: VecDeque<(PlayerId, u64)>,
 }
 
+/// The `weighted-score` policy: its parameters and each player's recent opponents.
 pub struct WeightedScore {
     params: WeightedScoreParams,
     memory: BTreeMap<PlayerId, Memory>,
 }
 
 impl WeightedScore {
+    /// The policy for these parameters (validated), remembering no one yet.
     pub fn new(params: WeightedScoreParams) -> Self {
         WeightedScore {
             params,

@@ -12,6 +12,7 @@ use crate::pool::WaitingTicket;
 use crate::model::{ParamError, SimTime};
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "widening"`: a window that widens with the time in queue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WideningParams {
@@ -45,12 +46,14 @@ impl WideningParams {
     pub const PARAMETERS: &str =
         "base, rate_per_s, max, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_growing_window(self.base, self.rate_per_s, self.max)?;
         self.cadence.validate()
     }
 }
 
+/// The `widening` policy: its parameters are all it needs.
 pub type Widening = Stateless<WideningParams>;
 
 impl MutualWindow for WideningParams {

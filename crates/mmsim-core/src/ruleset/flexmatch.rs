@@ -31,6 +31,7 @@ fn note(rs: &mut Ruleset, field: impl Into<String>, text: impl Into<String>) {
     });
 }
 
+/// Reads a FlexMatch rule set (its top-level JSON object, or a matchmaking configuration holding one), refusing what mmsim cannot simulate with the JSON path at fault.
 pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
     let (set, config) = if top.contains_key("ruleSet") {
         check_keys(top, "", &["ruleSet", "configuration"], "the wrapper")?;

@@ -94,6 +94,7 @@ impl Ord for ByKey {
 }
 
 impl Quality {
+    /// The policy for these parameters (validated), with no search kept yet.
     pub fn new(params: QualityParams) -> Self {
         Quality {
             params,
