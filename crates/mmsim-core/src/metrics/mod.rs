@@ -3,11 +3,6 @@
 //! hands each finished record to a `Collector`, which folds it into
 //! accumulators and passes it on to the tables; nothing is kept per ticket.
 
-// Not yet documented item by item (issue 30, item 6): the summary's and
-// records' fields are described in `summary::MEANINGS`, README's metric
-// table and `report/COLUMNS.md`; the crate's other modules are.
-#![allow(missing_docs)]
-
 pub mod backfill;
 mod collect;
 pub mod dist;

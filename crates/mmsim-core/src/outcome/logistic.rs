@@ -4,8 +4,8 @@
 //!
 //! Two optional sub-tables add match processes on top of the winner:
 //! `[outcome.gold]` a gold-difference timeline scored by the Dota balance
-//! measure ([`super::gold`]), `[outcome.battle]` an attrition battle that
-//! counts the winners' survivors ([`super::battle`]). Both are drawn after the
+//! measure (`outcome::gold`), `[outcome.battle]` an attrition battle that
+//! counts the winners' survivors (`outcome::battle`). Both are drawn after the
 //! winner and the duration, conditioned on that winner, each from its own
 //! stream ([`super::OutcomeRngs`]), so switching them on or off changes
 //! neither who wins nor how long matches last for a seed, in any match.
