@@ -242,7 +242,7 @@ fn read_sweep(dir: &Path, label: &str) -> Result<Vec<Arm>, CliError> {
     let settings = match &base {
         Some(l) => {
             let section = crate::tune::SweepSection::read(l)?;
-            crate::tune::sweep::settings(&section).map_err(CliError::BadInput)?
+            crate::tune::sweep::settings(&section).map_err(|e| CliError::BadInput(e.to_string()))?
         }
         None => Vec::new(),
     };

@@ -265,7 +265,7 @@ pub fn fit_command(a: FitArgs) -> Result<(), CliError> {
             })
             .as_ref(),
     )
-    .map_err(CliError::BadInput)?;
+    .map_err(|e| CliError::BadInput(e.to_string()))?;
     if let Some(players) = &ladder {
         // Written first, so that the fitted scenario validates against it.
         let file = crate::report::tables::players_artifact(players, &[])?;

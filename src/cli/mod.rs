@@ -304,7 +304,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
             let seed = seed.unwrap_or(loaded.scenario.run.seed);
             let loaded = loaded
                 .with_run(seed, Some(reps))
-                .map_err(CliError::BadInput)?;
+                .map_err(|e| CliError::BadInput(e.to_string()))?;
             // Before simulating: an unwritable or busy --out fails now.
             // Replications resume: their finished seeds survive an interruption.
             let out = OutDir::lock(&dir, reps > 1).map_err(CliError::BadInput)?;
@@ -332,7 +332,7 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                     s.population.size.to_string(),
                     format!(
                         "{} arrivals/s",
-                        crate::report::text::num(s.arrivals.rate_per_s)
+                        crate::report::number::num(s.arrivals.rate_per_s)
                     ),
                 ),
             };
@@ -360,12 +360,18 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                 let each: Vec<String> = m
                     .queues
                     .iter()
-                    .map(|q| format!("{} {}%", q.name, crate::report::text::num(q.share * 100.0)))
+                    .map(|q| {
+                        format!(
+                            "{} {}%",
+                            q.name,
+                            crate::report::number::num(q.share * 100.0)
+                        )
+                    })
                     .collect();
                 say!(
                     "modes: {} (the format and policy above are their defaults); multi-queue: {}% of the tickets drawn for [{}] queue for all of them",
                     each.join(", "),
-                    crate::report::text::num(m.multi_queue_share * 100.0),
+                    crate::report::number::num(m.multi_queue_share * 100.0),
                     m.multi_queue.join(", ")
                 );
             }
@@ -505,7 +511,7 @@ fn estimate_line(e: Option<scenario::estimate::Estimate>) -> String {
     format!(
         "estimate: about {} for one seed on this machine, every output written ({how}); at the busiest moment about {} players online at once",
         wall(e.run_s),
-        crate::report::text::num(e.peak_concurrent_players.round())
+        crate::report::number::num(e.peak_concurrent_players.round())
     )
 }
 
@@ -513,7 +519,7 @@ fn estimate_line(e: Option<scenario::estimate::Estimate>) -> String {
 /// the role queue, the data centres and the replications, each when the
 /// scenario has it, so a designer reads what will run before running it.
 fn describe_world(s: &scenario::Scenario) -> Vec<String> {
-    let pct = |x: f64| crate::report::text::num((x * 1000.0).round() / 10.0);
+    let pct = |x: f64| crate::report::number::num((x * 1000.0).round() / 10.0);
     let mut lines = Vec::new();
     if s.arrivals.trace_data.is_none() {
         let total: f64 = s.arrivals.party_sizes.iter().sum();
@@ -626,7 +632,7 @@ fn validate_sweep(loaded: &LoadedScenario) -> Result<usize, CliError> {
         return Ok(0);
     }
     let section = crate::tune::SweepSection::read(loaded)?;
-    let all = sweep::settings(&section).map_err(CliError::BadInput)?;
+    let all = sweep::settings(&section).map_err(|e| CliError::BadInput(e.to_string()))?;
     sweep::load_settings(loaded, &all).map_err(|e| {
         let text = std::fs::read_to_string(&loaded.path).unwrap_or_default();
         let message = match e {

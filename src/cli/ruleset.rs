@@ -32,7 +32,7 @@ pub fn with_ruleset(mut sets: Vec<String>, file: Option<&Path>) -> Result<Vec<St
 /// The explanation of `file`; with a scenario, attributes are mapped as its
 /// population and `[ruleset]` section would (and refused as a run would).
 pub fn explain(file: &Path, scenario_path: Option<&Path>) -> Result<String, CliError> {
-    let (rs, _) = ruleset::read_file(file).map_err(CliError::BadInput)?;
+    let (rs, _) = ruleset::read_file(file).map_err(|e| CliError::BadInput(e.to_string()))?;
     match scenario_path {
         None => {
             let mapping = ruleset::mapping(&rs, None, None);

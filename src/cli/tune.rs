@@ -232,9 +232,11 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             }
         }
         TuningCommand::Merge { dirs, out } => {
-            let shards = sweep::read_shards(&dirs).map_err(CliError::BadInput)?;
+            let shards =
+                sweep::read_shards(&dirs).map_err(|e| CliError::BadInput(e.to_string()))?;
             let n = shards.len();
-            let (table, provenance) = sweep::merge(shards).map_err(CliError::BadInput)?;
+            let (table, provenance) =
+                sweep::merge(shards).map_err(|e| CliError::BadInput(e.to_string()))?;
             let dir = out.unwrap_or_else(|| dirs[0].clone());
             // The shards just read and checked may stand beside a marked
             // output; merging into their folder keeps them.
@@ -268,10 +270,11 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
             force,
         } => {
             let loaded = super::load_scenario(&scenario, &sets, force)?;
-            let mut params =
-                vec![Param::parse(&param, &range, "--range").map_err(CliError::BadInput)?];
+            let mut params = vec![Param::parse(&param, &range, "--range")
+                .map_err(|e| CliError::BadInput(e.to_string()))?];
             if let (Some(p), Some(r)) = (param2, range2) {
-                let second = Param::parse(&p, &r, "--range2").map_err(CliError::BadInput)?;
+                let second = Param::parse(&p, &r, "--range2")
+                    .map_err(|e| CliError::BadInput(e.to_string()))?;
                 if second.key == params[0].key {
                     return Err(CliError::BadInput(format!(
                         "--param2 {} is --param again; a second parameter must be another key (or drop --param2 to tune one)",
@@ -292,7 +295,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                 .iter()
                 .map(|s| s.parse::<Constraint>())
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(CliError::BadInput)?;
+                .map_err(|e| CliError::BadInput(e.to_string()))?;
             let n = n_seeds.unwrap_or(loaded.scenario.run.replications.max(3));
             reps_ok("--seeds", Some(n))?;
             let bar = super::progress::Progress::runs(quiet);
@@ -312,7 +315,7 @@ pub fn dispatch(command: TuningCommand) -> Result<(), CliError> {
                     },
                 },
             )
-            .map_err(CliError::BadInput)?;
+            .map_err(|e| CliError::BadInput(e.to_string()))?;
             bar.finish_and_clear();
             say_raw!("{}", text::tune_table(&result));
             // A search that ran and found nothing feasible is an answer,
@@ -548,7 +551,8 @@ fn check_command(
     let results = check::run_all(&refs, jobs)?;
     if update {
         for (((path, _), (l, seeds)), summaries) in targets.iter().zip(&loaded).zip(&results) {
-            let b = check::make_baseline(path, seeds, summaries).map_err(CliError::BadInput)?;
+            let b = check::make_baseline(path, seeds, summaries)
+                .map_err(|e| CliError::BadInput(e.to_string()))?;
             let name = baseline_name(l);
             write_whole(dir, &name, &json_bytes(&b))?;
             say!(

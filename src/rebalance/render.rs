@@ -1,5 +1,6 @@
 //! How `mmsim rebalance` prints a result: the plain-text layout (the JSON
-//! form is the result's `Serialize`), and the number style both share.
+//! form is the result's `Serialize`), and the number style both share
+//! (`report::number`'s, as every other command's).
 
 use super::run::RebalanceResult;
 use serde_json::Value;
@@ -14,11 +15,8 @@ pub(super) fn number(x: f64) -> Value {
 }
 
 fn show(v: &Value) -> String {
-    match v.as_f64() {
-        Some(x) if x.fract() == 0.0 => format!("{x:.0}"),
-        Some(x) => format!("{x:.2}"),
-        None => v.to_string(),
-    }
+    v.as_f64()
+        .map_or_else(|| v.to_string(), crate::report::number::two_places)
 }
 
 impl RebalanceResult {
@@ -57,8 +55,8 @@ impl RebalanceResult {
             s.push_str("distance: 0 (no attributes)\n");
         } else {
             s.push_str(&format!(
-                "distance: {:.2} ({})\n",
-                self.distance,
+                "distance: {} ({})\n",
+                crate::report::number::places(self.distance, 2, false),
                 parts.join(", ")
             ));
         }
@@ -77,12 +75,12 @@ impl RebalanceResult {
                     })
                     .collect();
                 s.push_str(&format!(
-                    "{:>6}  [{}]  {}  {}  {:.2}{}\n",
+                    "{:>6}  [{}]  {}  {}  {}{}\n",
                     c.result,
                     seq.join(","),
                     teams.join(" "),
                     c.member_count_diff,
-                    c.distance,
+                    crate::report::number::places(c.distance, 2, false),
                     if c.chosen { "  <- chosen" } else { "" }
                 ));
             }

@@ -5,8 +5,8 @@
 //! the two plots as SVG from the report's plot code.
 
 use super::runs::{Outcome, Runs, Shared, SHOWN};
+use crate::report::chart::{self, Chart, ScatterPoint, Spec};
 use crate::report::compare::{self, Arm, ArmKind, SeedRun, Verdict};
-use crate::report::plots::{self, Chart, ScatterPoint, Spec};
 use crate::tune::stats::{ci95, metric, pareto_front};
 use serde_json::{json, Value};
 
@@ -212,7 +212,7 @@ pub fn cdf_svg(runs: &Runs) -> anyhow::Result<String> {
     }
     drop(st);
     match compare::cdf_spec(&arms, "serve-wait-cdf") {
-        Some(spec) => crate::report::bands::render_svg(&spec),
+        Some(spec) => chart::render_svg(&spec),
         None => empty_svg("Wait distribution: no seed has finished yet"),
     }
 }
@@ -264,11 +264,11 @@ pub fn plane_svg(runs: &Runs) -> anyhow::Result<String> {
             front_label: "Pareto front".into(),
         },
     };
-    plots::render_svg(&spec)
+    chart::render_svg(&spec)
 }
 
 fn empty_svg(text: &str) -> anyhow::Result<String> {
-    let esc = crate::report::html::esc(text);
+    let esc = crate::report::page::esc(text);
     Ok(format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="960" height="540" viewBox="0 0 960 540"><rect width="960" height="540" fill="white"/><text x="480" y="270" text-anchor="middle" font-family="DejaVu Sans, sans-serif" font-size="22" fill="#555">{esc}</text></svg>"##
     ))

@@ -577,7 +577,7 @@ fn start_report(app: &App) -> Reply {
     let seed = app.runs.seeds[0];
     let loaded = match loaded.with_run(seed, Some(1)) {
         Ok(l) => l,
-        Err(e) => return Reply::error(500, &e),
+        Err(e) => return Reply::error(500, &e.to_string()),
     };
     reports.running = true;
     reports.last = json!({"state": "running", "setting": setting, "seed": seed});

@@ -10,6 +10,8 @@
 //! `mmsim-scenario`'s work, drawing results `mmsim-report`'s: the crate
 //! boundary keeps the engine from reaching either.
 
+#![warn(missing_docs)]
+
 pub mod engine;
 pub mod metrics;
 pub mod model;

@@ -58,6 +58,22 @@ pub struct Ladder<'a> {
     pub players: usize,
 }
 
+/// Why the rules scenario (`--check`'s) cannot take a fit.
+#[derive(Debug, thiserror::Error)]
+pub enum FitScenarioError {
+    /// The rules scenario's text is not TOML; what the parser said.
+    #[error("the rules scenario is not TOML: {0}")]
+    NotToml(String),
+    /// The log names a role the rules' `[roles]` does not.
+    #[error("the log's role `{role}` is not one of the rules scenario's [roles] names ({names})")]
+    UnknownRole {
+        /// The log's role.
+        role: String,
+        /// The rules' role names, comma-separated.
+        names: String,
+    },
+}
+
 /// Scenario text for `fit` under `rules` (a scenario's TOML); errors name
 /// what in `rules` cannot take a fit.
 pub fn scenario_text(
@@ -65,11 +81,11 @@ pub fn scenario_text(
     rules: Option<&str>,
     name: &str,
     ladder: Option<&Ladder>,
-) -> Result<String, String> {
+) -> Result<String, FitScenarioError> {
     let mut doc: DocumentMut = rules
         .unwrap_or(DEFAULT_RULES)
         .parse()
-        .map_err(|e| format!("the rules scenario is not TOML: {e}"))?;
+        .map_err(|e: toml_edit::TomlError| FitScenarioError::NotToml(e.to_string()))?;
     // What a fit replaces, and what would contradict it.
     doc.remove("sweep");
     doc.remove("arrivals");
@@ -449,7 +465,7 @@ fn regions(doc: &mut DocumentMut, fit: &Fit) -> Vec<String> {
 /// composition (the log has players, not teams' compositions). A role the
 /// log names that the rules do not is refused; rules without `[roles]` get
 /// a note. Returns the notes.
-fn roles(doc: &mut DocumentMut, fit: &Fit) -> Result<Vec<String>, String> {
+fn roles(doc: &mut DocumentMut, fit: &Fit) -> Result<Vec<String>, FitScenarioError> {
     if fit.main_roles.is_empty() {
         return Ok(Vec::new());
     }
@@ -468,11 +484,10 @@ fn roles(doc: &mut DocumentMut, fit: &Fit) -> Result<Vec<String>, String> {
         })
         .unwrap_or_default();
     if let Some(extra) = fit.main_roles.iter().find(|s| !names.contains(&s.name)) {
-        return Err(format!(
-            "the log's role `{}` is not one of the rules scenario's [roles] names ({})",
-            extra.name,
-            names.join(", ")
-        ));
+        return Err(FitScenarioError::UnknownRole {
+            role: extra.name.clone(),
+            names: names.join(", "),
+        });
     }
     let shares: Array = names
         .iter()

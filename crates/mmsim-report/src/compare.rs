@@ -7,11 +7,10 @@
 //! seeds, never from one run, and bounds of intervals are never diffed as if
 //! they were metrics: every figure here is recomputed from per-seed values.
 
-use super::bands::{self, BandChart, BandSeries, BandSpec, PALETTE};
-use super::html::esc;
-use super::plots::{fmt_num, Plot};
-use super::text;
-use super::Artifact;
+use crate::artifact::Artifact;
+use crate::chart::{self, BandChart, BandPoint, BandSeries, Chart, Plot, Spec, PALETTE};
+use crate::number::{self, sig};
+use crate::page::{esc, plot_grid};
 use mmsim_core::metrics::dist::Dist;
 use mmsim_tune::stats::{ci95, lookup, metric, t975, Ci};
 use serde_json::{json, Value};
@@ -562,20 +561,15 @@ fn letter(i: usize) -> String {
 pub(super) fn ci_text(c: &Ci) -> String {
     match (c.mean, c.ci95_low, c.ci95_high) {
         (Some(m), Some(lo), Some(hi)) => {
-            format!(
-                "{} [{}, {}]",
-                text::sig(m, 4),
-                text::sig(lo, 4),
-                text::sig(hi, 4)
-            )
+            format!("{} [{}, {}]", sig(m, 4), sig(lo, 4), sig(hi, 4))
         }
-        (Some(m), _, _) => text::sig(m, 4),
+        (Some(m), _, _) => sig(m, 4),
         _ => "-".into(),
     }
 }
 
 fn signed4(x: f64) -> String {
-    let s = text::sig(x, 4);
+    let s = sig(x, 4);
     if x > 0.0 && s != "0" {
         format!("+{s}")
     } else {
@@ -760,7 +754,7 @@ fn series_label(arms: &[Arm], i: usize) -> String {
 }
 
 /// The overlaid wait CDFs of `arms` (mean and band over each arm's seeds).
-pub fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
+pub fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<Spec> {
     let with: Vec<(usize, Vec<&Vec<f64>>)> = arms
         .iter()
         .enumerate()
@@ -802,7 +796,7 @@ pub fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
                 .collect(),
         })
         .collect();
-    Some(BandSpec {
+    Some(Spec {
         name,
         title: if arms.len() > 1 {
             "Wait distribution (cumulative), overlaid".into()
@@ -813,15 +807,15 @@ pub fn cdf_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
             "Share of matched tickets (enqueued after warm-up) that found a match within a given wait{}; \
              with several seeds, the line is the mean over seeds and the band its 95% interval. The axis stops at {} s (past every p99).",
             if arms.len() > 1 { ", per arm" } else { "" },
-            fmt_num(top)
+            number::tick(top)
         ),
         x_desc: "wait in queue (s)".into(),
         y_desc: "tickets matched within this wait (%)".into(),
-        chart: BandChart::Lines {
+        chart: Chart::Seeds(BandChart::Lines {
             series,
             x_range: (0.0, top),
             y_range: (0.0, 100.0),
-        },
+        }),
     })
 }
 
@@ -835,12 +829,12 @@ fn short(s: &str) -> String {
 }
 
 /// Median wait by skill decile of `arms`, bars side by side with whiskers.
-pub(super) fn decile_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> {
+pub(super) fn decile_spec(arms: &[Arm], name: &'static str) -> Option<Spec> {
     let series: Vec<BandSeries> = arms
         .iter()
         .enumerate()
         .filter_map(|(i, a)| {
-            let points: Vec<bands::BandPoint> = (0..10)
+            let points: Vec<BandPoint> = (0..10)
                 .filter_map(|d| {
                     let key = format!("wait_s_by_skill_decile.{d}.p50");
                     let ys: Vec<f64> = a.values(&key).into_iter().map(|x| x.1).collect();
@@ -861,7 +855,7 @@ pub(super) fn decile_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> 
     if series.is_empty() {
         return None;
     }
-    Some(BandSpec {
+    Some(Spec {
         name,
         title: "Median wait by true-skill decile".into(),
         caption: format!(
@@ -870,10 +864,10 @@ pub(super) fn decile_spec(arms: &[Arm], name: &'static str) -> Option<BandSpec> 
         ),
         x_desc: "true-skill decile (1 = lowest, 10 = highest)".into(),
         y_desc: "median wait in queue (s)".into(),
-        chart: BandChart::Bars {
+        chart: Chart::Seeds(BandChart::Bars {
             categories: (1..=10).map(|d| d.to_string()).collect(),
             series,
-        },
+        }),
     })
 }
 
@@ -886,9 +880,9 @@ pub fn artifacts(c: &Comparison) -> anyhow::Result<Vec<Artifact>> {
     ]
     .into_iter()
     .flatten()
-    .map(|s| bands::render(&s))
+    .map(|s| chart::render(&s))
     .collect::<anyhow::Result<_>>()?;
-    let mut out: Vec<Artifact> = super::plot_artifacts(&plots).collect();
+    let mut out: Vec<Artifact> = chart::plot_artifacts(&plots).collect();
     let mut js = serde_json::to_vec_pretty(&to_json(c))?;
     js.push(b'\n');
     out.push(Artifact {
@@ -958,7 +952,7 @@ figure{{margin:0}}img{{width:100%;height:auto}}figcaption,small{{color:#555;font
         );
     }
     h.push_str("</table>\n");
-    super::html::plot_grid(&mut h, plots);
+    plot_grid(&mut h, plots);
     for p in &c.pairs {
         let b = letter(p.b);
         let _ = writeln!(

@@ -5,7 +5,7 @@ use mmsim_core::metrics::explain::{BlockRule, SlotBlock, TicketStory};
 use std::fmt::Write as _;
 
 fn secs(s: f64) -> String {
-    format!("{:.1} s", s)
+    crate::number::places(s, 1, false) + " s"
 }
 
 /// One ticket's story, several lines.
@@ -225,81 +225,6 @@ pub fn ticket_story(s: &TicketStory) -> String {
     o
 }
 
-/// Share of the waiting ticket-seconds each rule held back, by wait bucket
-/// (`explain.by_wait`): what holds tickets back early and late in a wait.
-pub(super) fn blocked_by_wait(
-    summary: &mmsim_core::metrics::Summary,
-) -> Option<super::plots::Spec> {
-    use super::plots::{Chart, Series, Spec, BLUE, GREEN, ORANGE, VERMILLION};
-    use plotters::style::RGBColor;
-    let e = summary.explain.as_ref()?;
-    let buckets: Vec<_> = e.by_wait.iter().filter(|b| b.ticket_s > 0.0).collect();
-    if buckets.is_empty() {
-        return None;
-    }
-    let colors = [
-        VERMILLION,
-        GREEN,
-        ORANGE,
-        BLUE,
-        RGBColor(204, 121, 167),
-        RGBColor(86, 180, 233),
-        RGBColor(128, 128, 128),
-        // The policies' own rules: a policy names at most three of them, so
-        // they share a few colours apart from the seven above.
-        RGBColor(240, 228, 66),
-        RGBColor(0, 60, 110),
-        RGBColor(0, 60, 110),
-        RGBColor(120, 60, 160),
-        RGBColor(0, 60, 110),
-        RGBColor(120, 60, 160),
-        RGBColor(0, 60, 110),
-        RGBColor(0, 60, 110),
-        RGBColor(120, 60, 160),
-        RGBColor(150, 100, 50),
-    ];
-    let series = mmsim_core::metrics::explain::RULES
-        .iter()
-        .zip(colors)
-        .filter(|(r, _)| e.blocked_ticket_s.contains_key(r))
-        .map(|(r, color)| Series {
-            label: r.name().into(),
-            color,
-            points: buckets
-                .iter()
-                .enumerate()
-                .map(|(i, b)| (i as f64, b.share.get(r).copied().unwrap_or(0.0)))
-                .collect(),
-        })
-        .collect();
-    let categories = buckets
-        .iter()
-        .map(|b| match b.to_s {
-            Some(to) => format!("{:.0}-{:.0} s", b.from_s, to),
-            None => format!("{:.0} s +", b.from_s),
-        })
-        .collect();
-    Some(Spec {
-        name: "blocked_by_wait",
-        title: "What held tickets back, by how long they had waited".into(),
-        caption: format!(
-            "Of the ticket-seconds spent waiting at each wait (tickets joined after warm-up), \
-             the share each rule held back: the rule blocking the ticket's nearest candidate at \
-             the last pass that looked at it (fill: some candidate passed every reported rule; \
-             alone: nobody else waited). explain.by_wait in summary.json; stories per ticket in \
-             explain.jsonl. The policy {}.",
-            match (e.policy_reports_window, e.policy_reports_pair_rule) {
-                (_, true) => "reports its own pair rule",
-                (true, false) => "reports",
-                (false, false) => "does not report",
-            }
-        ),
-        x_desc: "wait so far".into(),
-        y_desc: "share of waiting ticket-seconds".into(),
-        chart: Chart::Bars { categories, series },
-    })
-}
-
 /// The report's "What held tickets back" section (`--explain` runs).
 pub(super) fn html_section(
     h: &mut String,
@@ -349,7 +274,7 @@ pub(super) fn html_section(
             s.ticket_id,
             s.left_s - s.enqueued_s,
             s.ticket_id,
-            super::html::esc(&ticket_story(s))
+            crate::page::esc(&ticket_story(s))
         );
     }
     h.push_str("</section>\n");

@@ -4,9 +4,9 @@
 //! profile) and, with `--check`, the log's waits against the simulated
 //! ones. Plots are the run report's own (embedded font, SVG and PNG).
 
-use super::html::esc;
-use super::plots::{self, Chart, Plot, Series, Spec, BLUE, GREEN, INK, ORANGE, VERMILLION};
-use super::Artifact;
+use crate::artifact::Artifact;
+use crate::chart::{self, Chart, Plot, Series, Spec, BLUE, GREEN, INK, ORANGE, VERMILLION};
+use crate::page::esc;
 use mmsim_fit::check::HourCheck;
 use mmsim_fit::survival::Estimate;
 use mmsim_fit::Fit;
@@ -401,12 +401,12 @@ pub fn artifacts(
     .collect();
     let rendered: Vec<Plot> = specs
         .iter()
-        .map(plots::render)
+        .map(chart::render)
         .collect::<anyhow::Result<_>>()?;
     let mut out: Vec<Artifact> = rendered
         .iter()
         .map(|p| Artifact {
-            name: format!("{}/{}.svg", plots::PLOT_DIR, p.name),
+            name: format!("{}/{}.svg", chart::PLOT_DIR, p.name),
             bytes: p.svg.clone().into_bytes(),
         })
         .collect();

@@ -4,7 +4,8 @@
 //! `metrics::summary::MEANINGS`. A replicated run fills in each figure's 95%
 //! interval; a single run leaves them `None`.
 
-use super::html::esc;
+use crate::number;
+use crate::page::esc;
 use mmsim_core::metrics::summary::meaning;
 use mmsim_core::metrics::Summary;
 use std::fmt::Write as _;
@@ -117,42 +118,15 @@ pub fn headlines(s: &Summary) -> Vec<Headline> {
 }
 
 /// A value in its unit, as the strip prints it: the same digits as the
-/// report's tables (`html::fmt_float`), shares in percent.
+/// report's tables (`number`), shares in percent.
 pub fn fmt_figure(v: f64, unit: Unit) -> String {
     match unit {
-        Unit::Seconds => format!("{} s", short(v)),
-        Unit::Share => format!("{}%", short(100.0 * v)),
-        Unit::ProbabilityPoints => format!("{} pp", short(100.0 * v)),
-        Unit::PerHour => format!("{} /h", short(v)),
-        Unit::Named(u) => format!("{} {u}", short(v)),
+        Unit::Seconds => format!("{} s", number::glance(v)),
+        Unit::Share => format!("{}%", number::glance(100.0 * v)),
+        Unit::ProbabilityPoints => format!("{} pp", number::glance(100.0 * v)),
+        Unit::PerHour => format!("{} /h", number::glance(v)),
+        Unit::Named(u) => format!("{} {u}", number::glance(v)),
     }
-}
-
-/// Three significant digits at most (whole numbers from 100 up): a strip is
-/// read at a glance; the tables below give every digit.
-fn short(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e7 {
-        return format!("{}M", short(v / 1e6));
-    }
-    if a >= 1e4 {
-        return format!("{}k", short(v / 1e3));
-    }
-    let decimals = if a >= 100.0 {
-        0
-    } else if a >= 10.0 {
-        1
-    } else {
-        2
-    };
-    let mut s = format!("{v:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    if s == "-0" {
-        s = "0".into();
-    }
-    s
 }
 
 /// The strip as HTML: one card per figure, wrapping to the page's width.

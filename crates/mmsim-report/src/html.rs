@@ -3,8 +3,10 @@
 //! is rendered from the JSON's shape rather than a fixed list of keys, so a new
 //! metric appears in the report without touching this file.
 
-use super::plots::Plot;
-use super::ReportInput;
+use crate::chart::{Plot, SIZE};
+use crate::input::ReportInput;
+use crate::number;
+use crate::page::{base64, esc};
 use serde_json::{Map, Value};
 use std::fmt::Write as _;
 
@@ -47,12 +49,12 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
          <a href=\"#plots\">Plots</a> <a href=\"#summary\">All figures</a> \
          <a href=\"#scenario\">Scenario</a> <a href=\"#files\">Files</a></p>\n</header>\n",
         seed = input.seed,
-        dur = super::text::duration(input.duration_s),
-        warm = super::text::duration(input.warmup_s),
+        dur = crate::text::duration(input.duration_s),
+        warm = crate::text::duration(input.warmup_s),
         t = sum.tickets,
         m = sum.matches,
     );
-    h.push_str(&super::headline::strip_html(&super::headline::headlines(
+    h.push_str(&crate::headline::strip_html(&crate::headline::headlines(
         sum,
     )));
 
@@ -70,17 +72,17 @@ pub fn report_html(input: &ReportInput, plots: &[Plot]) -> String {
             id = p.name,
             title = esc(&p.title),
             data = base64(&p.png),
-            w = super::plots::SIZE.0,
-            hgt = super::plots::SIZE.1,
+            w = SIZE.0,
+            hgt = SIZE.1,
             caption = esc(&p.caption),
         );
     }
     h.push_str("</section>\n");
     if let Some(e) = &sum.explain {
-        super::explain::html_section(&mut h, e, input.stories, input.warmup_s);
+        crate::explain::html_section(&mut h, e, input.stories, input.warmup_s);
     }
     if let Some(m) = &sum.modes {
-        super::mode_plots::html_section(&mut h, m);
+        modes_section(&mut h, m);
     }
 
     h.push_str("<section id=\"summary\">\n<h2>All figures</h2>\n");
@@ -404,7 +406,7 @@ fn fmt_value(v: &Value) -> String {
             } else if let Some(u) = n.as_u64() {
                 u.to_string()
             } else {
-                fmt_float(n.as_f64().unwrap_or(f64::NAN))
+                number::table(n.as_f64().unwrap_or(f64::NAN))
             }
         }
         Value::Array(a) => format!(
@@ -413,90 +415,6 @@ fn fmt_value(v: &Value) -> String {
         ),
         Value::Object(_) => esc(&v.to_string()),
     }
-}
-
-/// Enough digits to compare runs by eye, never float noise like 0.30000000000000004.
-pub fn fmt_float(x: f64) -> String {
-    if !x.is_finite() {
-        return x.to_string();
-    }
-    let a = x.abs();
-    let decimals = if a >= 1000.0 {
-        1
-    } else if a >= 1.0 {
-        3
-    } else {
-        4
-    };
-    let mut s = format!("{x:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    if s == "-0" {
-        s = "0".into();
-    }
-    s
-}
-
-/// Plots as a two-column grid of inline PNGs with their captions (nothing
-/// when there are none): the comparison and replicated pages share it.
-pub fn plot_grid(h: &mut String, plots: &[Plot]) {
-    if plots.is_empty() {
-        return;
-    }
-    h.push_str("<div class=\"grid\">\n");
-    for p in plots {
-        let _ = writeln!(
-            h,
-            "<figure><img alt=\"{}\" src=\"data:image/png;base64,{}\"><figcaption>{}</figcaption></figure>",
-            esc(&p.title),
-            base64(&p.png),
-            esc(&p.caption)
-        );
-    }
-    h.push_str("</div>\n");
-}
-
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Standard base64 with padding; small enough not to need a dependency.
-pub fn base64(bytes: &[u8]) -> String {
-    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            *chunk.get(1).unwrap_or(&0),
-            *chunk.get(2).unwrap_or(&0),
-        ];
-        let n = (b[0] as u32) << 16 | (b[1] as u32) << 8 | b[2] as u32;
-        out.push(A[(n >> 18) as usize & 63] as char);
-        out.push(A[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 {
-            A[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if chunk.len() > 2 {
-            A[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    out
 }
 
 const CSS: &str = "
@@ -533,6 +451,50 @@ a.file{color:var(--accent);font-size:13px;margin-left:6px}
 pre{background:#f6f8fa;border:1px solid var(--line);padding:12px 14px;overflow:auto;font-size:13px;line-height:1.45}
 footer{margin-top:40px;color:var(--muted);font-size:13px}
 ";
+
+/// The report's game-mode section: per mode and for the multi-queued
+/// tickets against the single-queued, the summary's figures as a table.
+fn modes_section(h: &mut String, m: &mmsim_core::metrics::modes::ModesSummary) {
+    use std::fmt::Write;
+    let opt = |v: Option<f64>, scale: f64, digits: usize| {
+        v.map_or_else(|| "–".to_owned(), |x| format!("{:.*}", digits, x * scale))
+    };
+    h.push_str(
+        "<section id=\"modes\">\n<h2>Game modes</h2>\n<p class=\"note\">Each ticket enqueued after \
+         warm-up counts in one mode: the one that matched it, or, if none did, the mode it drew. \
+         Multi-queued tickets waited in every mode of the multi-queue set at once and left the \
+         others when one matched them; the single-queued row holds the tickets that waited in one \
+         mode of that set.</p>\n<table>\n<tr><th>mode</th><th>tickets</th><th>wait p50 (s)</th>\
+         <th>wait p90 (s)</th><th>abandon</th><th>matches</th><th>multi-queued matched here</th></tr>\n",
+    );
+    for f in &m.by_mode {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}%</td></tr>",
+            esc(&f.mode),
+            f.tickets,
+            opt(f.wait_p50_s, 1.0, 1),
+            opt(f.wait_p90_s, 1.0, 1),
+            opt(f.abandon_rate, 100.0, 1),
+            f.matches,
+            opt(f.multi_queued_matched_share, 100.0, 1),
+        );
+    }
+    for (name, g) in [
+        ("multi-queued", &m.multi_queued),
+        ("single-queued", &m.single_queued),
+    ] {
+        let _ = writeln!(
+            h,
+            "<tr><td><em>{name}</em></td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td></td><td></td></tr>",
+            g.tickets,
+            opt(g.wait_p50_s, 1.0, 1),
+            opt(g.wait_p90_s, 1.0, 1),
+            opt(g.abandon_rate, 100.0, 1),
+        );
+    }
+    h.push_str("</table>\n</section>\n");
+}
 
 #[cfg(test)]
 mod tests {

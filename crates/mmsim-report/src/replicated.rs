@@ -4,10 +4,11 @@
 //! whiskers, and each seed's own figures, so an analyst sees both the
 //! answer and how much it moves from seed to seed.
 
-use super::compare::{self, Arm, ArmKind, SeedRun, METRICS};
-use super::html::esc;
-use super::plots::Plot;
-use super::{bands, text, Artifact};
+use crate::artifact::Artifact;
+use crate::chart::{self, Plot};
+use crate::compare::{self, Arm, ArmKind, SeedRun, METRICS};
+use crate::number;
+use crate::page::{esc, plot_grid};
 use mmsim_tune::stats::metric;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -113,9 +114,9 @@ pub fn artifacts(input: &Input) -> anyhow::Result<Vec<Artifact>> {
     ]
     .into_iter()
     .flatten()
-    .map(|s| bands::render(&s))
+    .map(|s| chart::render(&s))
     .collect::<anyhow::Result<_>>()?;
-    let mut out: Vec<Artifact> = super::plot_artifacts(&plots).collect();
+    let mut out: Vec<Artifact> = chart::plot_artifacts(&plots).collect();
     out.push(Artifact {
         name: "report.html".into(),
         bytes: html(input, &arms[0], &plots).into_bytes(),
@@ -176,7 +177,7 @@ The interval says how far the mean could move with other seeds; it is not the sp
         );
     }
     h.push_str("</table>\n");
-    super::html::plot_grid(&mut h, plots);
+    plot_grid(&mut h, plots);
     h.push_str("<h2>Each seed</h2>\n<table>\n<tr><th>seed</th>");
     for c in SEED_COLUMNS {
         let _ = write!(h, "<th>{}</th>", esc(c));
@@ -185,7 +186,7 @@ The interval says how far the mean could move with other seeds; it is not the sp
     for (seed, s) in input.seeds.iter().zip(input.summaries) {
         let _ = write!(h, "<tr><td>{seed}</td>");
         for c in SEED_COLUMNS {
-            let v = metric(s, c).map_or_else(|| "-".into(), |x| text::sig(x, 4));
+            let v = metric(s, c).map_or_else(|| "-".into(), |x| number::sig(x, 4));
             let _ = write!(h, "<td>{}</td>", esc(&v));
         }
         h.push_str("</tr>\n");

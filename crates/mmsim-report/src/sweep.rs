@@ -5,10 +5,14 @@
 //! and a `report.html`. Pure functions of the sweep table, so a whole sweep
 //! and its merged shards give the same bytes.
 
-use super::bands::{self, BandChart, BandSeries, BandSpec, PALETTE};
-use super::html::{base64, esc};
-use super::plots::{self, fmt_num, Chart, ScatterPoint, Spec};
-use super::{tables::parquet_bytes, Artifact};
+use crate::artifact::Artifact;
+use crate::chart::{
+    self, BandChart, BandPoint, BandSeries, Chart, Plot, ScatterPoint, Spec, PALETTE,
+};
+use crate::compare;
+use crate::number;
+use crate::page::{base64, esc};
+use crate::tables::parquet_bytes;
 use mmsim_tune::stats::pareto_front;
 use mmsim_tune::SweepTable;
 use polars::prelude::*;
@@ -246,11 +250,11 @@ pub fn sweep_artifacts(table: &SweepTable, mmsim_version: &str) -> anyhow::Resul
             bytes: csv_bytes(&mut df)?,
         },
     ];
-    let mut plots = vec![plots::render(&pareto_spec(table))?];
+    let mut plots = vec![chart::render(&pareto_spec(table))?];
     for spec in metric_specs(table) {
-        plots.push(bands::render(&spec)?);
+        plots.push(chart::render(&spec)?);
     }
-    out.extend(super::plot_artifacts(&plots));
+    out.extend(chart::plot_artifacts(&plots));
     out.push(Artifact {
         name: "report.html".into(),
         bytes: sweep_html(table, &plots).into_bytes(),
@@ -268,7 +272,7 @@ const METRIC_PLOTS: [(&str, &str); 4] = [
 
 /// A metric's name with its unit, for an axis.
 fn metric_axis(m: &str) -> String {
-    match super::compare::metric_unit(m) {
+    match compare::metric_unit(m) {
         Some(u) => format!("{m} ({u})"),
         None => m.to_string(),
     }
@@ -309,7 +313,7 @@ pub fn key_axis(key: &str) -> String {
 /// Each key metric against the first numeric swept key, one series per
 /// combination of the other keys, error bars the 95% interval over seeds.
 /// Without a numeric key, settings are categories.
-fn metric_specs(table: &SweepTable) -> Vec<BandSpec> {
+fn metric_specs(table: &SweepTable) -> Vec<Spec> {
     let numeric = table
         .keys
         .iter()
@@ -320,13 +324,13 @@ fn metric_specs(table: &SweepTable) -> Vec<BandSpec> {
         .filter_map(|&(m, stem)| {
             let mi = table.metrics.iter().position(|x| x == m)?;
             let point = |r: &mmsim_tune::sweep::SweepRow, x: f64| {
-                let c = super::compare::shown(m, r.stats[mi].clone());
+                let c = compare::shown(m, r.stats[mi].clone());
                 Some((x, c.mean?, c.ci95_low.zip(c.ci95_high)))
             };
             let (chart, x_desc) = match numeric {
                 Some(k) => {
                     // Series by the other keys' values, in first-seen order.
-                    let mut groups: Vec<(String, Vec<bands::BandPoint>)> = Vec::new();
+                    let mut groups: Vec<(String, Vec<BandPoint>)> = Vec::new();
                     for r in &table.rows {
                         let label = table
                             .keys
@@ -382,7 +386,7 @@ fn metric_specs(table: &SweepTable) -> Vec<BandSpec> {
                     "setting (numbered as in the table)".to_string(),
                 ),
             };
-            Some(BandSpec {
+            Some(Spec {
                 name: stem,
                 title: format!("{m} by setting"),
                 caption: format!(
@@ -396,7 +400,7 @@ fn metric_specs(table: &SweepTable) -> Vec<BandSpec> {
                 ),
                 x_desc,
                 y_desc: metric_axis(m),
-                chart,
+                chart: Chart::Seeds(chart),
             })
         })
         .collect()
@@ -462,11 +466,11 @@ fn cell(c: &mmsim_tune::Ci, with_ci: bool) -> String {
     match (with_ci, c.ci95_low, c.ci95_high) {
         (true, Some(lo), Some(hi)) => format!(
             "{}<br><small>[{}, {}]</small>",
-            fmt_num(m),
-            fmt_num(lo),
-            fmt_num(hi)
+            number::tick(m),
+            number::tick(lo),
+            number::tick(hi)
         ),
-        _ => fmt_num(m),
+        _ => number::tick(m),
     }
 }
 
@@ -478,7 +482,7 @@ fn value_text(v: &Value) -> String {
     }
 }
 
-fn sweep_html(table: &SweepTable, plots: &[plots::Plot]) -> String {
+fn sweep_html(table: &SweepTable, plots: &[Plot]) -> String {
     let on = front(table);
     let with_ci = table.seeds.len() > 1;
     let mut h = String::new();
@@ -529,7 +533,7 @@ fn sweep_html(table: &SweepTable, plots: &[plots::Plot]) -> String {
             let _ = write!(h, "<td>{}</td>", esc(&value_text(v)));
         }
         for (c, m) in r.stats.iter().zip(&table.metrics) {
-            let c = super::compare::shown(m, c.clone());
+            let c = compare::shown(m, c.clone());
             let _ = write!(h, "<td>{}</td>", cell(&c, with_ci));
         }
         let _ = writeln!(h, "<td>{}</td></tr>", if f { "yes" } else { "" });
@@ -546,12 +550,7 @@ pub fn render_text(table: &SweepTable) -> String {
     let show = |i: Option<usize>, r: &mmsim_tune::sweep::SweepRow| -> String {
         i.map_or_else(
             || "-".into(),
-            |i| {
-                super::compare::ci_text(&super::compare::shown(
-                    &table.metrics[i],
-                    r.stats[i].clone(),
-                ))
-            },
+            |i| compare::ci_text(&compare::shown(&table.metrics[i], r.stats[i].clone())),
         )
     };
     let mut out = format!(
@@ -647,7 +646,7 @@ mod tests {
         // Setting 1 has no spread between its seeds: a zero-width bar.
         assert_eq!(points[1].y_ci, Some((60.0, 60.0)));
         assert!(spec.caption.contains("95% interval"), "{}", spec.caption);
-        let svg = plots::render(&spec).unwrap().svg;
+        let svg = chart::render(&spec).unwrap().svg;
         assert!(
             svg.contains("stroke=\"#969696\""),
             "no interval bar in the SVG"

@@ -7,7 +7,7 @@
 
 mod modes;
 
-use super::Artifact;
+use crate::artifact::Artifact;
 use mmsim_core::metrics::summary::HourFigures;
 use mmsim_core::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
 use mmsim_core::model::Player;

@@ -1,7 +1,8 @@
-//! The one text layer for numbers printed on the terminal (run summary line,
-//! `compare`, `check`, sweep, tune and replication tables), so every command
-//! shows the same number the same way. Plots keep their own short tick labels.
+//! The terminal text of every command (run summary line, `compare`,
+//! `check`, sweep, tune and replication tables), its numbers written by
+//! `number`, and the one duration formatter.
 
+use crate::number::{half_width, num, opt, sig, signed};
 use mmsim_tune::check::CheckLine;
 use mmsim_tune::search::TuneResult;
 use mmsim_tune::stats::lookup;
@@ -31,51 +32,6 @@ pub fn duration(secs: f64) -> String {
         out += &format!("{sec}s");
     }
     out
-}
-
-/// Up to six significant digits, trailing zeros dropped, so 0.1 + 0.2 prints
-/// as 0.3 and 1500 as 1500; whole numbers print whole, -0 prints as 0.
-pub fn num(x: f64) -> String {
-    sig(x, 6)
-}
-
-/// The one formatter: up to `digits` significant digits, trailing zeros
-/// dropped. Tables use six (`num`); headline lines three, which is what a
-/// reader takes in at a glance.
-pub fn sig(x: f64, digits: i32) -> String {
-    if x == 0.0 {
-        return "0".into();
-    }
-    if !x.is_finite() {
-        return x.to_string();
-    }
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        return format!("{x:.0}");
-    }
-    let decimals = (digits - 1 - x.abs().log10().floor() as i32).clamp(0, 12) as usize;
-    let mut s = format!("{x:.decimals$}");
-    if s.contains('.') {
-        s = s.trim_end_matches('0').trim_end_matches('.').to_string();
-    }
-    if s == "-0" {
-        s = "0".into();
-    }
-    s
-}
-
-/// A number that may be missing (no data): `-` when it is.
-pub fn opt(x: Option<f64>) -> String {
-    x.map_or_else(|| "-".to_string(), num)
-}
-
-/// A change: `+` in front of a rise, so a column of differences reads at a glance.
-pub fn signed(x: f64) -> String {
-    let s = num(x);
-    if x > 0.0 && s != "0" {
-        format!("+{s}")
-    } else {
-        s
-    }
 }
 
 /// A mean with its 95% interval, `12.5 [11.2, 13.8]`; the mean alone when
@@ -174,15 +130,6 @@ pub fn check_table(lines: &[CheckLine]) -> String {
 
 /// `mmsim tune`'s table of every point evaluated, in parameter order, and
 /// the chosen setting with its intervals.
-/// A half-width to two significant digits: `0.0279`, not `0.0278755`.
-fn two_digits(x: f64) -> String {
-    if !(x.is_finite() && x > 0.0) {
-        return num(x);
-    }
-    let decimals = (1 - x.log10().floor() as i32).max(0) as usize;
-    format!("{x:.decimals$}")
-}
-
 pub fn tune_table(r: &TuneResult) -> String {
     let names: Vec<String> = std::iter::once(r.objective.clone())
         .chain(r.constraints.iter().map(|c| c.metric.clone()))
@@ -216,7 +163,7 @@ pub fn tune_table(r: &TuneResult) -> String {
             .map(|&v| format!("{:>20}", num(v)))
             .collect();
         let ci = |s: &Ci| match (s.ci95_low, s.ci95_high) {
-            (Some(lo), Some(hi)) => format!("{} ±{}", opt(s.mean), two_digits((hi - lo) / 2.0)),
+            (Some(lo), Some(hi)) => format!("{} ±{}", opt(s.mean), half_width((hi - lo) / 2.0)),
             _ => opt(s.mean),
         };
         row.extend(p.stats.iter().map(|s| format!("{:>20}", ci(s))));

@@ -3,7 +3,7 @@
 //! trace parser (`scenario::trace::parse_rows`), so both formats take the
 //! same columns and give the same errors. Here because polars stays in `report/`.
 
-use mmsim_scenario::trace::{ParquetTable, TraceWriter};
+use mmsim_scenario::trace::{ParquetRowsError, ParquetTable, TraceWriter};
 use polars::prelude::*;
 
 /// A trace with more columns than this is not one: the seven plain ones,
@@ -60,7 +60,7 @@ pub fn parquet_bytes(w: &TraceWriter) -> anyhow::Result<Vec<u8>> {
         .map(|(s, name)| Column::from(s.with_name(name.into())))
         .collect();
     let mut df = DataFrame::new(n, columns)?;
-    super::tables::parquet_bytes(&mut df)
+    crate::tables::parquet_bytes(&mut df)
 }
 
 /// One column's cells as the parser reads them.
@@ -82,13 +82,13 @@ impl Cells {
 
 /// A Parquet trace's column names and its rows as text (nulls empty),
 /// refusing more than `max_rows` rows before decoding any.
-pub fn rows(bytes: &[u8], max_rows: usize) -> Result<ParquetTable, String> {
+pub fn rows(bytes: &[u8], max_rows: usize) -> Result<ParquetTable, ParquetRowsError> {
     let mut reader = ParquetReader::new(std::io::Cursor::new(bytes.to_vec()));
     let n = reader
         .num_rows()
         .map_err(|e| format!("not a readable Parquet file ({e})"))?;
     if n > max_rows {
-        return Err(format!("has {n} rows; a trace may have at most {max_rows}"));
+        return Err(format!("has {n} rows; a trace may have at most {max_rows}").into());
     }
     let df = reader
         .finish()
@@ -97,7 +97,8 @@ pub fn rows(bytes: &[u8], max_rows: usize) -> Result<ParquetTable, String> {
         return Err(format!(
             "has {} columns; a trace has at most {MAX_COLUMNS}",
             df.width()
-        ));
+        )
+        .into());
     }
     let mut header = Vec::with_capacity(df.width());
     let mut cells = Vec::with_capacity(df.width());
@@ -206,13 +207,13 @@ mod tests {
             "region" => [Some("europe"), Some("asia")],
         )
         .unwrap();
-        let bytes = super::super::tables::parquet_bytes(&mut df).unwrap();
+        let bytes = crate::tables::parquet_bytes(&mut df).unwrap();
         assert_eq!(
             read_file("bad.parquet", &bytes).unwrap_err(),
             "row 2, column `region`: unknown region \"asia\"; [[regions.homes]] names are europe, america"
         );
         let mut df = polars::df!("time_s" => [1.0], "ticket" => ["a"], "player" => ["p"], "rating" => [1.0], "mmr" => [2.0]).unwrap();
-        let bytes = super::super::tables::parquet_bytes(&mut df).unwrap();
+        let bytes = crate::tables::parquet_bytes(&mut df).unwrap();
         assert!(read_file("bad.parquet", &bytes)
             .unwrap_err()
             .starts_with("column `mmr`: unknown column"));

@@ -524,7 +524,7 @@ impl Scenario {
         // defaults, checked per mode (`scenario::modes`).
         if self.modes.is_none() {
             mmsim_core::teams::check_fill(&a.party_sizes, f.teams as usize, f.team_size as usize)
-                .map_err(|message| ParamError::new("arrivals.party_sizes", message))?;
+                .map_err(|e| ParamError::new("arrivals.party_sizes", e.to_string()))?;
             self.teams
                 .validate(f.teams as usize, f.team_size as usize)
                 .map_err(|e| prefixed("teams", e))?;

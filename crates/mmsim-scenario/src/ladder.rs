@@ -83,12 +83,18 @@ pub fn attach(s: &mut Scenario, before: &Scenario, path: &Path) -> Result<(), Pa
         read_bytes_bounded(&full, MAX_BYTES).map_err(|e| fail(format!("cannot read it: {e}")))?;
     let reader = parquet_rows()
         .ok_or_else(|| fail("a players.parquet file is read by the mmsim command".into()))?;
-    let (header, rows) = reader(&bytes, MAX_ROWS).map_err(fail)?;
-    let players = parse(&header, rows, s.population.size as usize).map_err(fail)?;
+    let (header, rows) = reader(&bytes, MAX_ROWS).map_err(|e| fail(e.0))?;
+    let players = parse(&header, rows, s.population.size as usize).map_err(|e| fail(e.0))?;
     s.population.ratings_data = Some(std::sync::Arc::new(players));
     s.population.ratings_sha256 = Some(super::provenance::hex(&Sha256::digest(&bytes)));
     Ok(())
 }
+
+/// Why a `players.parquet` table is not a ladder for this population: the
+/// row (1-based) and column at fault, or the count that does not match.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct LadderError(String);
 
 /// The players of a `players.parquet` table given as text: one row per
 /// player of a population of `size`, in id order. Errors name the row
@@ -97,31 +103,31 @@ fn parse(
     header: &[String],
     rows: impl Iterator<Item = Vec<String>>,
     size: usize,
-) -> Result<Vec<LoadedPlayer>, String> {
+) -> Result<Vec<LoadedPlayer>, LadderError> {
     let mut at = [0usize; COLUMNS.len()];
     for (slot, name) in at.iter_mut().zip(COLUMNS) {
         *slot = header.iter().position(|h| h == name).ok_or_else(|| {
-            format!(
+            LadderError(format!(
                 "has no `{name}` column; a run's players.parquet has {}",
                 COLUMNS.join(", ")
-            )
+            ))
         })?;
     }
     let mut players = Vec::new();
     for (i, row) in rows.enumerate() {
         let line = i + 1;
         if players.len() == size {
-            return Err(format!(
+            return Err(LadderError(format!(
                 "has more players than population.size ({size}): the ladder must come from a run of the same population size"
-            ));
+            )));
         }
         let cell = |c: usize| row.get(at[c]).map(String::as_str).unwrap_or("");
         let bad = |c: usize, what: &str| {
-            format!(
+            LadderError(format!(
                 "row {line}, column `{}`: {what}, found `{}`",
                 COLUMNS[c],
                 cell(c)
-            )
+            ))
         };
         let whole = |c: usize| {
             cell(c)
@@ -139,7 +145,7 @@ fn parse(
                 &format!("must be {i}: rows are the players in id order"),
             ));
         }
-        let rating = |v: usize, d: usize, vol: usize, g: usize| -> Result<Rating, String> {
+        let rating = |v: usize, d: usize, vol: usize, g: usize| -> Result<Rating, LadderError> {
             let mut r = Rating::new(number(v, f64::MIN)?, number(d, 0.0)?, number(vol, 0.0)?);
             r.games = whole(g)?;
             Ok(r)
@@ -158,10 +164,10 @@ fn parse(
         });
     }
     if players.len() != size {
-        return Err(format!(
+        return Err(LadderError(format!(
             "has {} players, fewer than population.size ({size}): the ladder must come from a run of the same population size",
             players.len()
-        ));
+        )));
     }
     Ok(players)
 }
@@ -209,24 +215,30 @@ mod tests {
 
     #[test]
     fn errors_name_the_row_and_the_column() {
-        let e = parse(&header(), vec![row(0, "nan", "1", "0")].into_iter(), 1).unwrap_err();
+        let e = parse(&header(), vec![row(0, "nan", "1", "0")].into_iter(), 1)
+            .unwrap_err()
+            .0;
         assert!(e.starts_with("row 1, column `rating`:"), "{e}");
-        let e = parse(&header(), vec![row(0, "1500", "2", "3")].into_iter(), 1).unwrap_err();
+        let e = parse(&header(), vec![row(0, "1500", "2", "3")].into_iter(), 1)
+            .unwrap_err()
+            .0;
         assert!(
             e.starts_with("row 1, column `wins`: must be at most `games` (2)"),
             "{e}"
         );
         let rows = vec![row(0, "1500", "1", "0"), row(2, "1500", "1", "0")];
-        let e = parse(&header(), rows.into_iter(), 2).unwrap_err();
+        let e = parse(&header(), rows.into_iter(), 2).unwrap_err().0;
         assert!(e.starts_with("row 2, column `player_id`: must be 1"), "{e}");
-        let e = parse(&header(), vec![row(0, "1500", "1", "0")].into_iter(), 3).unwrap_err();
+        let e = parse(&header(), vec![row(0, "1500", "1", "0")].into_iter(), 3)
+            .unwrap_err()
+            .0;
         assert!(
             e.contains("has 1 players, fewer than population.size (3)"),
             "{e}"
         );
         let mut h = header();
         h[4] = "vol".into();
-        let e = parse(&h, std::iter::empty(), 0).unwrap_err();
+        let e = parse(&h, std::iter::empty(), 0).unwrap_err().0;
         assert!(e.starts_with("has no `rating_volatility` column"), "{e}");
     }
 }

@@ -27,7 +27,7 @@ pub use config::*;
 pub use engagement::EngagementSection;
 pub use load::{
     from_text, gb, line_of_key, load, read_bounded, Budget, LoadedScenario, ScenarioError,
-    BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
+    WithRunError, BYTES_PER_PLAYER, MAX_SCENARIO_BYTES,
 };
 pub use modes::{ModesSection, QueueSection};
 pub use provenance::Provenance;

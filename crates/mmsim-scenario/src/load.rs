@@ -5,6 +5,17 @@ use super::Scenario;
 use mmsim_core::model::{ParamError, SimDuration};
 use std::path::{Path, PathBuf};
 
+/// Why a scenario cannot be rerun with another seed (`LoadedScenario::with_run`).
+#[derive(Debug, thiserror::Error)]
+pub enum WithRunError {
+    /// A seed TOML cannot hold.
+    #[error("--seed {0}: must be at most {max} (a TOML integer), so the saved scenario.toml can record it", max = i64::MAX)]
+    Seed(u64),
+    /// The effective scenario's text no longer parses (a bug: it was read once).
+    #[error("the effective scenario does not parse again: {0}")]
+    Reparse(String),
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
     #[error("cannot read scenario {path}: {source}")]
@@ -166,21 +177,20 @@ impl LoadedScenario {
     /// given, `run.replications` to `replications`, in the scenario and in
     /// its text (comments kept), so the saved `scenario.toml` reruns to the
     /// same numbers. Fails only for a seed TOML cannot hold (above i64::MAX).
-    pub fn with_run(&self, seed: u64, replications: Option<u32>) -> Result<LoadedScenario, String> {
+    pub fn with_run(
+        &self,
+        seed: u64,
+        replications: Option<u32>,
+    ) -> Result<LoadedScenario, WithRunError> {
         let reps = replications.unwrap_or(self.scenario.run.replications);
         if seed == self.scenario.run.seed && reps == self.scenario.run.replications {
             return Ok(self.clone());
         }
-        let seed_i64 = i64::try_from(seed).map_err(|_| {
-            format!(
-                "--seed {seed}: must be at most {} (a TOML integer), so the saved scenario.toml can record it",
-                i64::MAX
-            )
-        })?;
+        let seed_i64 = i64::try_from(seed).map_err(|_| WithRunError::Seed(seed))?;
         let mut doc: toml_edit::DocumentMut = self
             .text
             .parse()
-            .map_err(|e| format!("the effective scenario does not parse again: {e}"))?;
+            .map_err(|e: toml_edit::TomlError| WithRunError::Reparse(e.to_string()))?;
         let mut out = self.clone();
         let mut changed = Vec::new();
         if seed != self.scenario.run.seed {
@@ -790,7 +800,7 @@ limit = 150
                 .seed,
             42
         );
-        let err = loaded.with_run(u64::MAX, None).unwrap_err();
+        let err = loaded.with_run(u64::MAX, None).unwrap_err().to_string();
         assert!(
             err.contains("--seed") && err.contains("9223372036854775807"),
             "{err}"

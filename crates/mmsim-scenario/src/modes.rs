@@ -206,7 +206,7 @@ pub fn validate(s: &Scenario) -> Result<(), ParamError> {
             }
         }
         mmsim_core::teams::check_fill(sizes, teams as usize, team_size as usize)
-            .map_err(|message| ParamError::new(sizes_key.clone(), message))?;
+            .map_err(|e| ParamError::new(sizes_key.clone(), e.to_string()))?;
         s.teams
             .validate(teams as usize, team_size as usize)
             .map_err(|e| ParamError::new(format!("teams.{}", e.key), e.message))?;

@@ -7,7 +7,8 @@
 use super::{ExpansionSection, Scenario};
 use mmsim_core::model::{HumanDuration, ParamError, SimDuration};
 use mmsim_core::policy::{PolicyConfig, RulesetParams};
-use mmsim_core::ruleset::{explain, RuleKind, Ruleset, RulesetError, Source};
+use mmsim_core::ruleset::explain::{self, Unsupplied};
+use mmsim_core::ruleset::{RuleKind, Ruleset, RulesetError, Source};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -35,13 +36,40 @@ pub struct RulesetSection {
     pub read: Option<Arc<Ruleset>>,
 }
 
+/// Why a ruleset file could not be used; the message names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum RulesetFileError {
+    /// The file could not be read (missing, unreadable, or too large).
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file as named.
+        path: std::path::PathBuf,
+        /// What reading it said.
+        source: std::io::Error,
+    },
+    /// The file was read but is not a ruleset mmsim can simulate.
+    #[error("{}: {error}", path.display())]
+    Parse {
+        /// The file as named.
+        path: std::path::PathBuf,
+        /// What is wrong in it, with its JSON path.
+        error: RulesetError,
+    },
+}
+
 /// Reads a ruleset file of at most `MAX_RULESET_BYTES`, with the SHA-256
 /// of its bytes.
-pub fn read_file(path: &Path) -> Result<(Ruleset, String), String> {
+pub fn read_file(path: &Path) -> Result<(Ruleset, String), RulesetFileError> {
     use sha2::{Digest, Sha256};
-    let text = super::read_bounded(path, MAX_RULESET_BYTES)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    let rs = Ruleset::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text =
+        super::read_bounded(path, MAX_RULESET_BYTES).map_err(|source| RulesetFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    let rs = Ruleset::parse(&text).map_err(|error| RulesetFileError::Parse {
+        path: path.to_path_buf(),
+        error,
+    })?;
     Ok((rs, super::provenance::hex(&Sha256::digest(text.as_bytes()))))
 }
 
@@ -117,24 +145,26 @@ pub fn mapping(
     rs: &Ruleset,
     s: Option<&Scenario>,
     sec: Option<&RulesetSection>,
-) -> Vec<(String, Result<Source, String>)> {
+) -> Vec<(String, Result<Source, Unsupplied>)> {
     rs.used_attributes()
         .into_iter()
         .map(|i| {
             let name = rs.attributes[i].name.clone();
             let source = match sec.map(|sec| source_of(sec, &name)) {
-                Some(Err(e)) => Err(e.message),
+                Some(Err(e)) => Err(Unsupplied(e.message)),
                 Some(Ok(x)) => Ok(x),
                 None => Ok(Source::by_convention(&name)),
             }
             .and_then(|x| {
                 x.ok_or_else(|| {
-                    "no population attribute by that name; map it in [ruleset] attributes"
-                        .to_string()
+                    Unsupplied(
+                        "no population attribute by that name; map it in [ruleset] attributes"
+                            .to_string(),
+                    )
                 })
             })
             .and_then(|x| match s.and_then(|s| missing(s, x)) {
-                Some(why) => Err(format!("maps to `{}` but {why}", x.name())),
+                Some(why) => Err(Unsupplied(format!("maps to `{}` but {why}", x.name()))),
                 None => Ok(x),
             });
             (name, source)
@@ -181,7 +211,8 @@ pub fn attach(
         Some(c) => c,
         None => {
             let full = path.parent().unwrap_or(Path::new(".")).join(&sec.file);
-            let (rs, sha) = read_file(&full).map_err(|e| ParamError::new("ruleset.file", e))?;
+            let (rs, sha) =
+                read_file(&full).map_err(|e| ParamError::new("ruleset.file", e.to_string()))?;
             (Arc::new(rs), sha)
         }
     };

@@ -212,7 +212,18 @@ fn header_err(line: Option<usize>, column: Option<&str>, message: impl Into<Stri
 /// text (numbers in Rust's shortest round-trip form, nulls empty), for
 /// the same parser CSV goes through. Polars lives in `report/`, which sits
 /// above this module, so the binary installs its reader here at start-up.
-pub type ParquetRows = fn(&[u8], usize) -> Result<ParquetTable, String>;
+pub type ParquetRows = fn(&[u8], usize) -> Result<ParquetTable, ParquetRowsError>;
+/// Why a Parquet file's bytes are not a trace's rows: what is wrong with the
+/// file (the caller names it).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ParquetRowsError(pub String);
+
+impl From<String> for ParquetRowsError {
+    fn from(message: String) -> Self {
+        ParquetRowsError(message)
+    }
+}
 /// A Parquet trace's column names and rows of text.
 pub type ParquetTable = (Vec<String>, Box<dyn Iterator<Item = Vec<String>>>);
 static PARQUET_ROWS: std::sync::OnceLock<ParquetRows> = std::sync::OnceLock::new();
@@ -255,7 +266,7 @@ pub fn read(path: &Path, ctx: &Context) -> Result<(Trace, String), TraceError> {
         let reader = PARQUET_ROWS.get().ok_or_else(|| {
             plain("Parquet traces are read by the mmsim command; give a CSV trace here".into())
         })?;
-        let (header, rows) = reader(&bytes, MAX_TRACE_ROWS).map_err(plain)?;
+        let (header, rows) = reader(&bytes, MAX_TRACE_ROWS).map_err(|e| plain(e.0))?;
         let rows = rows.enumerate().map(|(i, r)| Ok((i + 1, r)));
         let trace =
             parse_rows(header, None, rows, ctx).map_err(|e| TraceError { parquet: true, ..e })?;

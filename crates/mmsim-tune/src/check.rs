@@ -120,12 +120,23 @@ pub fn run_all(
     Ok(out)
 }
 
+/// Why a baseline could not be made from the runs' summaries.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct BaselineError(pub String);
+
+impl From<String> for BaselineError {
+    fn from(message: String) -> Self {
+        BaselineError(message)
+    }
+}
+
 /// A baseline from summaries over `seeds`.
 pub fn make_baseline(
     scenario_path: &str,
     seeds: &[u64],
     summaries: &[serde_json::Value],
-) -> Result<Baseline, String> {
+) -> Result<Baseline, BaselineError> {
     let mut metrics = Vec::new();
     for name in CHECK_METRICS {
         let xs: Vec<f64> = summaries.iter().filter_map(|s| metric(s, name)).collect();
@@ -144,10 +155,10 @@ pub fn make_baseline(
         });
     }
     if metrics.is_empty() {
-        return Err(format!(
+        return Err(BaselineError(format!(
             "{scenario_path}: no checked metric ({}) is present in every seed's summary",
             CHECK_METRICS.join(", ")
-        ));
+        )));
     }
     Ok(Baseline {
         scenario: scenario_path.to_string(),

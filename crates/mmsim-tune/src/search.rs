@@ -25,20 +25,43 @@ pub struct Param {
     pub integer: bool,
 }
 
+/// A `--param` or `--subject-to` that cannot be read; the message names the flag.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TuneArgError(pub String);
+
+impl From<String> for TuneArgError {
+    fn from(message: String) -> Self {
+        TuneArgError(message)
+    }
+}
+
+/// Why a tune could not run: a setting the scenario refuses, or a metric
+/// the summary lacks.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TuneError(pub String);
+
+impl From<String> for TuneError {
+    fn from(message: String) -> Self {
+        TuneError(message)
+    }
+}
+
 impl Param {
     /// Parses `LO:HI[:STEPS]` (STEPS points including both ends; default 7).
-    pub fn parse(key: &str, range: &str, flag: &str) -> Result<Param, String> {
+    pub fn parse(key: &str, range: &str, flag: &str) -> Result<Param, TuneArgError> {
         let bad =
             |why: &str| format!("{flag} {range}: {why}; write LO:HI or LO:HI:STEPS, e.g. 0.5:12:9");
         let parts: Vec<&str> = range.split(':').collect();
         if !(2..=3).contains(&parts.len()) {
-            return Err(bad("expected two or three numbers"));
+            return Err(TuneArgError(bad("expected two or three numbers")));
         }
         let num = |s: &str| s.trim().parse::<f64>().ok().filter(|v| v.is_finite());
         let lo = num(parts[0]).ok_or_else(|| bad("LO is not a number"))?;
         let hi = num(parts[1]).ok_or_else(|| bad("HI is not a number"))?;
         if hi <= lo {
-            return Err(bad("HI must be above LO"));
+            return Err(TuneArgError(bad("HI must be above LO")));
         }
         let steps = match parts.get(2) {
             Some(s) => s
@@ -97,8 +120,8 @@ pub struct Constraint {
 }
 
 impl std::str::FromStr for Constraint {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = TuneArgError;
+    fn from_str(s: &str) -> Result<Self, TuneArgError> {
         let ops = [("<=", Op::Le), (">=", Op::Ge), ("<", Op::Lt), (">", Op::Gt)];
         for (text, op) in ops {
             if let Some((m, v)) = s.split_once(text) {
@@ -113,9 +136,9 @@ impl std::str::FromStr for Constraint {
                 return Ok(Constraint { metric, op, value });
             }
         }
-        Err(format!(
+        Err(TuneArgError(format!(
             "--subject-to {s}: write METRIC<VALUE (or <=, >, >=), e.g. \"spread_rating.mean<120\""
-        ))
+        )))
     }
 }
 
@@ -203,7 +226,7 @@ pub fn tune(
     objective: String,
     constraints: Vec<Constraint>,
     opts: &TuneOptions<'_>,
-) -> Result<TuneResult, String> {
+) -> Result<TuneResult, TuneError> {
     let metrics: Vec<String> = std::iter::once(objective.clone())
         .chain(constraints.iter().map(|c| c.metric.clone()))
         .collect();
@@ -393,7 +416,7 @@ mod tests {
         assert_eq!(p.points(p.lo, p.hi), [50.0, 100.0, 150.0, 200.0, 250.0]);
         assert_eq!(Param::parse("k", "1:2", "--range").unwrap().steps, 7);
         for bad in ["5:1", "1", "a:2", "1:2:2", "1:2:3:4"] {
-            let err = Param::parse("k", bad, "--range").unwrap_err();
+            let err = Param::parse("k", bad, "--range").unwrap_err().0;
             assert!(err.starts_with(&format!("--range {bad}")), "{err}");
         }
         let c: Constraint = "spread_rating.mean <= 120".parse().unwrap();

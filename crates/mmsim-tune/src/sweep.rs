@@ -96,20 +96,47 @@ fn flatten(prefix: &str, table: &toml::Table, out: &mut Vec<(String, toml::Value
     }
 }
 
+/// A `[sweep]` section that names no setting, or names one wrongly; the
+/// message names the key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct SweepSectionError(pub String);
+
+/// Why shard files cannot be merged into one sweep: a shard missing or
+/// doubled, or shards of different runs (the message names the first
+/// difference).
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ShardError(pub String);
+
+impl From<String> for ShardError {
+    fn from(message: String) -> Self {
+        ShardError(message)
+    }
+}
+
+impl From<String> for SweepSectionError {
+    fn from(message: String) -> Self {
+        SweepSectionError(message)
+    }
+}
+
 /// The settings in a fixed order: grid combinations with the last key
 /// varying fastest, or the variants as written.
-pub fn settings(section: &SweepSection) -> Result<Vec<Setting>, String> {
+pub fn settings(section: &SweepSection) -> Result<Vec<Setting>, SweepSectionError> {
     if !section.grid.is_empty() && !section.variant.is_empty() {
-        return Err("[sweep] has both `grid` and `variant`: use one of them".into());
+        return Err(SweepSectionError(
+            "[sweep] has both `grid` and `variant`: use one of them".into(),
+        ));
     }
     if !section.variant.is_empty() {
         let mut out = Vec::new();
         for (index, v) in section.variant.iter().enumerate() {
             if out.iter().any(|s: &Setting| s.name == v.name) {
-                return Err(format!(
+                return Err(SweepSectionError(format!(
                     "sweep.variant: the name `{}` is used twice",
                     v.name
-                ));
+                )));
             }
             let mut sets = Vec::new();
             flatten("", &v.set, &mut sets);
@@ -124,19 +151,19 @@ pub fn settings(section: &SweepSection) -> Result<Vec<Setting>, String> {
     let mut axes = Vec::new();
     flatten("", &section.grid, &mut axes);
     if axes.is_empty() {
-        return Err(
+        return Err(SweepSectionError(
             "the scenario has no [sweep.grid] or [[sweep.variant]] to sweep over, e.g. [sweep.grid] \"policy.limit\" = [100, 200]"
                 .into(),
-        );
+        ));
     }
     let mut lists = Vec::new();
     for (key, v) in &axes {
         match v {
             toml::Value::Array(a) if !a.is_empty() => lists.push(a.clone()),
             _ => {
-                return Err(format!(
+                return Err(SweepSectionError(format!(
                     "sweep.grid.\"{key}\" must be a non-empty list of values, e.g. [1, 2, 5]"
-                ))
+                )))
             }
         }
     }
@@ -172,10 +199,15 @@ pub struct Shard {
     pub n: usize,
 }
 
+/// `--shard` text that is not `K/N` with `0 <= K < N`.
+#[derive(Debug, thiserror::Error)]
+#[error("--shard {0}: write it as K/N with 0 <= K < N, e.g. 0/3")]
+pub struct ShardSpecError(String);
+
 impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad = || format!("--shard {s}: write it as K/N with 0 <= K < N, e.g. 0/3");
+    type Err = ShardSpecError;
+    fn from_str(s: &str) -> Result<Self, ShardSpecError> {
+        let bad = || ShardSpecError(s.to_string());
         let (k, n) = s.split_once('/').ok_or_else(bad)?;
         let k: usize = k.trim().parse().map_err(|_| bad())?;
         let n: usize = n.trim().parse().map_err(|_| bad())?;
@@ -314,7 +346,7 @@ pub fn load_settings(
 /// Runs the sweep (or one shard of it) and returns its table.
 pub fn run_sweep(base: &LoadedScenario, opts: &SweepOptions<'_>) -> Result<SweepTable, SweepError> {
     let section = SweepSection::read(base).map_err(|e| SweepError::Bad(e.to_string()))?;
-    let all = settings(&section).map_err(SweepError::Bad)?;
+    let all = settings(&section).map_err(|e| SweepError::Bad(e.0))?;
     let loaded = load_settings(base, &all)?;
     let plot = opts
         .plot
@@ -448,9 +480,11 @@ fn toml_to_json(v: &toml::Value) -> Value {
 /// Combines shard tables into the table one unsharded run would give,
 /// with their common provenance. Shards of different scenarios, sweeps,
 /// seeds or mmsim versions are refused, naming the first difference.
-pub fn merge(files: Vec<ShardFile>) -> Result<(SweepTable, Provenance), String> {
+pub fn merge(files: Vec<ShardFile>) -> Result<(SweepTable, Provenance), ShardError> {
     let Some(first) = files.first().cloned() else {
-        return Err("no shard files (shard-K-of-N.json) found".into());
+        return Err(ShardError(
+            "no shard files (shard-K-of-N.json) found".into(),
+        ));
     };
     for f in &files {
         check_belongs(f, &first)?;
@@ -466,7 +500,10 @@ pub fn merge(files: Vec<ShardFile>) -> Result<(SweepTable, Provenance), String> 
     rows.sort_by_key(|r| r.setting);
     for w in rows.windows(2) {
         if w[0].setting == w[1].setting {
-            return Err(format!("setting {} appears in two shards", w[0].setting));
+            return Err(ShardError(format!(
+                "setting {} appears in two shards",
+                w[0].setting
+            )));
         }
     }
     let have: Vec<usize> = rows.iter().map(|r| r.setting).collect();
@@ -474,10 +511,10 @@ pub fn merge(files: Vec<ShardFile>) -> Result<(SweepTable, Provenance), String> 
         .filter(|i| have.binary_search(i).is_err())
         .collect();
     if !missing.is_empty() {
-        return Err(format!(
+        return Err(ShardError(format!(
             "settings {missing:?} of {} are in no shard: is a shard missing?",
             first.settings_total
-        ));
+        )));
     }
     Ok((
         SweepTable {
@@ -491,21 +528,25 @@ pub fn merge(files: Vec<ShardFile>) -> Result<(SweepTable, Provenance), String> 
 
 /// Whether shard `f` may be merged with shard `first`: the same mmsim
 /// version, scenario (by hash), seeds, metrics and shard count.
-fn check_belongs(f: &ShardFile, first: &ShardFile) -> Result<(), String> {
+fn check_belongs(f: &ShardFile, first: &ShardFile) -> Result<(), ShardError> {
     let (name, name0) = (
         format!("shard {}", describe(&f.table)),
         format!("shard {}", describe(&first.table)),
     );
-    let refuse = |why: String| Err(format!("{name} does not belong with {name0}: {why}"));
+    let refuse = |why: String| {
+        Err(ShardError(format!(
+            "{name} does not belong with {name0}: {why}"
+        )))
+    };
     let (Some(p), Some(p0)) = (&f.provenance, &first.provenance) else {
         let old = if f.provenance.is_none() {
             &name
         } else {
             &name0
         };
-        return Err(format!(
+        return Err(ShardError(format!(
             "{old} records no scenario hash or mmsim version (written by an older mmsim), so it cannot be checked against the others; rerun it"
-        ));
+        )));
     };
     if p.mmsim_version != p0.mmsim_version {
         return refuse(format!(
@@ -568,7 +609,7 @@ fn describe(t: &SweepTable) -> String {
 }
 
 /// Reads every `shard-*.json` in the folders, in name order.
-pub fn read_shards(dirs: &[std::path::PathBuf]) -> Result<Vec<ShardFile>, String> {
+pub fn read_shards(dirs: &[std::path::PathBuf]) -> Result<Vec<ShardFile>, ShardError> {
     let mut out = Vec::new();
     for dir in dirs {
         let mut names: Vec<_> = std::fs::read_dir(dir)
@@ -632,7 +673,9 @@ mod tests {
         .unwrap();
         assert_eq!(s[0].set_args(), ["policy.limit=50"]);
         assert_eq!(s[1].name, "loose");
-        let err = settings(&grid("[grid]\n\"policy.limit\" = 5\n")).unwrap_err();
+        let err = settings(&grid("[grid]\n\"policy.limit\" = 5\n"))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("policy.limit") && err.contains("list"),
             "{err}"
@@ -692,9 +735,9 @@ mod tests {
         let (merged, prov) = merge(vec![b.clone(), a.clone()]).unwrap();
         assert_eq!(merged, table(None, &[0, 1, 2, 3]));
         assert_eq!(Some(prov), a.provenance);
-        let err = merge(vec![a.clone()]).unwrap_err();
+        let err = merge(vec![a.clone()]).unwrap_err().to_string();
         assert!(err.contains("[1, 3]"), "{err}");
-        let err = merge(vec![a.clone(), a]).unwrap_err();
+        let err = merge(vec![a.clone(), a]).unwrap_err().to_string();
         assert!(err.contains("two shards"), "{err}");
     }
 
@@ -702,25 +745,25 @@ mod tests {
     fn shards_of_other_scenarios_builds_or_seeds_are_refused_naming_the_difference() {
         let a = file(table(Some(Shard { k: 0, n: 2 }), &[0, 2]), 10);
         let b = file(table(Some(Shard { k: 1, n: 2 }), &[1, 3]), 20);
-        let err = merge(vec![a.clone(), b.clone()]).unwrap_err();
+        let err = merge(vec![a.clone(), b.clone()]).unwrap_err().to_string();
         assert!(
             err.contains("`policy.base` is 10 in shard 0/2 and 20 in shard 1/2"),
             "{err}"
         );
         let mut other_build = file(b.table.clone(), 10);
         other_build.provenance.as_mut().unwrap().mmsim_version = "9.9.9".into();
-        let err = merge(vec![a.clone(), other_build]).unwrap_err();
+        let err = merge(vec![a.clone(), other_build]).unwrap_err().0;
         assert!(err.contains("mmsim 9.9.9 and mmsim 0.1.0"), "{err}");
         let mut other_seeds = file(b.table.clone(), 10);
         other_seeds.table.seeds = vec![1, 2];
-        let err = merge(vec![a.clone(), other_seeds]).unwrap_err();
+        let err = merge(vec![a.clone(), other_seeds]).unwrap_err().0;
         assert!(
             err.contains("`seeds` is [1, 2] in shard 1/2 and [1] in shard 0/2"),
             "{err}"
         );
         let mut unrecorded = file(b.table.clone(), 10);
         unrecorded.provenance = None;
-        let err = merge(vec![a, unrecorded]).unwrap_err();
+        let err = merge(vec![a, unrecorded]).unwrap_err().0;
         assert!(err.contains("shard 1/2 records no scenario hash"), "{err}");
     }
 }

@@ -11,15 +11,31 @@ use crate::policy::MatchFormat;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Patience {
     /// Exponential with this mean: memoryless players.
-    Exponential { mean: SimDuration },
+    Exponential {
+        /// The mean wait before giving up.
+        mean: SimDuration,
+    },
     /// Everyone gives up after exactly this long.
-    Fixed { after: SimDuration },
+    Fixed {
+        /// The wait after which everyone gives up.
+        after: SimDuration,
+    },
     /// Weibull: survival exp(-(t/scale)^shape). Shape above 1: players grow
     /// less patient the longer they wait; below 1: the quick quitters go
     /// first. One of the three families `mmsim fit` compares.
-    Weibull { shape: f64, scale: SimDuration },
+    Weibull {
+        /// The shape `k` (dimensionless).
+        shape: f64,
+        /// The scale: the wait by which 63% have given up.
+        scale: SimDuration,
+    },
     /// Log-normal: ln(patience) is normal with mean ln(median) and sd `sigma`.
-    LogNormal { median: SimDuration, sigma: f64 },
+    LogNormal {
+        /// The median wait before giving up.
+        median: SimDuration,
+        /// The standard deviation of ln(patience).
+        sigma: f64,
+    },
     /// Nobody gives up.
     Never,
 }
@@ -34,6 +50,7 @@ pub struct Arrivals {
     pub hourly_rate_per_s: Vec<f64>,
     /// Cumulative probability of party sizes 1, 2, 3, ...; the last is 1.
     pub party_size_cdf: Vec<f64>,
+    /// How long fresh parties wait before giving up.
     pub patience: Patience,
     /// Probability that a party queues again after a match.
     pub requeue_prob: f64,
@@ -47,10 +64,13 @@ pub struct Arrivals {
 /// A validated scenario as the engine sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
+    /// Simulated time the run lasts, warm-up included.
     pub duration: SimDuration,
     /// Tickets that join before this are simulated but left out of metrics.
     pub warmup: SimDuration,
+    /// Who joins the queue, when, in parties of what size.
     pub arrivals: Arrivals,
+    /// Teams per match and players per team (and a role composition).
     pub format: MatchFormat,
     /// Delay between a match forming and starting.
     pub lobby: SimDuration,
@@ -58,6 +78,7 @@ pub struct Config {
     pub sample_interval: SimDuration,
     /// How many queue samples over the run also measure the rank correlation.
     pub corr_points: u32,
+    /// Who may queue: their skill, ratings and attributes.
     pub population: Population,
     /// Start every rating at the player's drawn win rate, with the games behind it.
     pub ratings_from_win_rate: bool,

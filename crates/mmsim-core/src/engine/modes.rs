@@ -19,9 +19,11 @@ pub const MAX_MODES: usize = 16;
 /// One mode (queue) as the engine sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModeSpec {
+    /// The mode's name as `[modes]` writes it.
     pub name: String,
     /// Share of fresh arrivals that draw this mode (the shares sum to 1).
     pub share: f64,
+    /// Teams per match and players per team in this mode.
     pub format: MatchFormat,
     /// Cumulative probability of party sizes 1, 2, ... among this mode's
     /// fresh arrivals; no size above the mode's team size has weight.
@@ -33,6 +35,7 @@ pub struct ModeSpec {
 /// that fit each mode's teams, a multi-queue set of known modes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModesConfig {
+    /// Every mode, in `[modes]` order (a ticket's mode mask indexes it).
     pub modes: Vec<ModeSpec>,
     /// The modes a multi-queued ticket queues for, as a mask.
     pub multi_queue: u16,
@@ -77,6 +80,7 @@ pub struct Queued {
 }
 
 impl Queued {
+    /// Whether the ticket waits in more than one mode.
     pub fn multi(&self) -> bool {
         self.mask.count_ones() > 1
     }

@@ -14,7 +14,9 @@ use statrs::distribution::{ContinuousCDF, Normal as StdNormal};
 /// tables are ordered, so drawing never has to check.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Population {
+    /// Players in the population.
     pub size: u32,
+    /// Where true skill comes from.
     pub skill: SkillDist,
     /// Rating a new player starts with; the rating system's own if `None`.
     pub initial_rating: Option<f64>,
@@ -27,6 +29,7 @@ pub struct Population {
     pub languages: Vec<f64>,
     /// Probability of a second language, drawn by the same weights.
     pub extra_language_prob: f64,
+    /// The shown win rate each player is drawn with; `None`: not drawn.
     pub win_rate: Option<WinRateDist>,
     /// Games played before the run; `None`: 0.
     pub games: Option<GamesDist>,
@@ -40,10 +43,15 @@ pub struct Population {
 /// A player as another run left it: what a later run takes over.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedPlayer {
+    /// Hidden skill on the rating scale.
     pub true_skill: f64,
+    /// Rating used when the player queues alone.
     pub rating: Rating,
+    /// Rating used when the player queues in a party.
     pub party_rating: Rating,
+    /// Matches played.
     pub games: u32,
+    /// Matches won.
     pub wins: u32,
 }
 
@@ -66,8 +74,11 @@ pub fn load(players: &mut [Player], loaded: &[LoadedPlayer]) {
 /// system's uncertainty and `games` as the record behind it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Seasoned {
+    /// Correlation of rating with true skill over the population, in [0, 1].
     pub correlation: f64,
+    /// The rating system's uncertainty each player starts with, in rating points.
     pub deviation: f64,
+    /// Games each player has played.
     pub games: u32,
 }
 
@@ -76,9 +87,13 @@ pub struct Seasoned {
 pub enum SkillDist {
     /// Normal, redrawn until inside [min, max] (infinite when unbounded).
     Normal {
+        /// Mean skill.
         mean: f64,
+        /// Standard deviation of skill.
         sd: f64,
+        /// Lowest skill drawn (`-inf`: unbounded).
         min: f64,
+        /// Highest skill drawn (`inf`: unbounded).
         max: f64,
     },
     /// Piecewise-linear inverse CDF through (probability, value) points.
@@ -89,19 +104,36 @@ pub enum SkillDist {
 /// with correlation `skill_correlation`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WinRateDist {
+    /// Mean win rate, in [0, 1].
     pub mean: f64,
+    /// Standard deviation of the win rate.
     pub sd: f64,
+    /// Correlation of the win rate's normal score with true skill, in [-1, 1].
     pub skill_correlation: f64,
 }
 
 /// Games each player has played before the run starts.
 #[derive(Clone, Debug, PartialEq)]
 pub enum GamesDist {
-    LogNormal { median: f64, sigma: f64 },
-    Uniform { min: u32, max: u32 },
+    /// Log-normal: ln(games) is normal around ln(median).
+    LogNormal {
+        /// The median number of games.
+        median: f64,
+        /// The standard deviation of ln(games).
+        sigma: f64,
+    },
+    /// Uniform over whole numbers.
+    Uniform {
+        /// Fewest games.
+        min: u32,
+        /// Most games.
+        max: u32,
+    },
+    /// Everyone has played this many games.
     Fixed(u32),
 }
 
+/// `size` players with true skill drawn from `dist` and every rating at `initial`, ids 0 to `size - 1`.
 pub fn generate(size: u32, dist: &SkillDist, initial: Rating, rng: &mut Pcg64) -> Vec<Player> {
     let mut draw = skill_sampler(dist);
     super::memory::collect_on_huge_pages(

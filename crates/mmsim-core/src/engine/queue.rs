@@ -52,6 +52,7 @@ pub struct Lane(pub usize);
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Seq(u64);
 
+/// The event heap: events ordered by time, then by the order they were scheduled, so equal times resolve the same way every run.
 pub struct EventQueue<E> {
     heap: RadixHeap<E>,
     lanes: Vec<VecDeque<Scheduled<E>>>,
@@ -186,10 +187,12 @@ impl<E> EventQueue<E> {
         self.heap.peek_bucketed()
     }
 
+    /// Events scheduled and not yet taken.
     pub fn len(&self) -> usize {
         self.heap.len() + self.lanes.iter().map(VecDeque::len).sum::<usize>() + self.timers.len()
     }
 
+    /// Whether no event is scheduled.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -15,6 +15,7 @@ use rand_pcg::Pcg64;
 /// Most data centres and home regions a scenario may name (validation
 /// keeps to these, so indices fit in a `u16` and per-ticket work stays small).
 pub const MAX_DATA_CENTRES: usize = 32;
+/// Most home regions a scenario may name.
 pub const MAX_HOMES: usize = 256;
 /// Pings are stored in whole milliseconds, capped here (a minute).
 pub const MAX_PING_MS: u16 = 60_000;
@@ -23,8 +24,11 @@ pub const MAX_PING_MS: u16 = 60_000;
 /// each data centre, in the order of `RegionsConfig::data_centres`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Home {
+    /// The region's name as `[regions]` writes it.
     pub name: String,
+    /// Its share of the players (the shares sum to 1).
     pub share: f64,
+    /// Median ping from the region to each data centre, in milliseconds.
     pub ping_ms: Vec<f64>,
 }
 
@@ -32,7 +36,9 @@ pub struct Home {
 /// hosted where its ping is at most `max_ping_ms`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LatencyStep {
+    /// The wait from which the step holds.
     pub after: SimDuration,
+    /// The worst ping a ticket may be hosted at from then on, in milliseconds.
     pub max_ping_ms: u16,
 }
 
@@ -41,13 +47,16 @@ pub struct LatencyStep {
 /// strictly later and strictly looser, the first at zero wait.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegionsConfig {
+    /// The data centres' names, in `[regions]` order.
     pub data_centres: Vec<String>,
+    /// The home regions.
     pub homes: Vec<Home>,
     /// Sigma of the log-normal factor on each player's ping to each data
     /// centre (0: everyone in a region has its median ping).
     pub ping_spread: f64,
     /// Floor of any drawn ping.
     pub min_ping_ms: u16,
+    /// The latency rule's steps, loosening with the wait.
     pub steps: Vec<LatencyStep>,
 }
 
@@ -126,10 +135,12 @@ impl Geography {
         Geography { dcs, home, pings }
     }
 
+    /// The index of player `p`'s home region.
     pub fn home(&self, p: PlayerId) -> u16 {
         self.home[p.index()]
     }
 
+    /// Player `p`'s ping to data centre `dc`, in milliseconds.
     pub fn ping(&self, p: PlayerId, dc: usize) -> u16 {
         self.pings[p.index() * self.dcs + dc]
     }
@@ -156,16 +167,20 @@ impl Geography {
 /// The regional layer of a running simulation: one sub-pool and one policy
 /// instance per data centre.
 pub struct Regions {
+    /// The `[regions]` section.
     pub config: RegionsConfig,
+    /// Every player's home and pings.
     pub geo: Geography,
     /// Tickets currently allowed in each data centre.
     pub pools: Vec<Pool>,
+    /// One policy instance per data centre, in `[regions]` order.
     pub policies: Vec<Box<dyn Policy>>,
     /// The data centres in the order the current pass visits them.
     pub order: Vec<usize>,
 }
 
 impl Regions {
+    /// The layer for `config` and `geo`, with one policy per data centre and empty pools.
     pub fn new(config: RegionsConfig, geo: Geography, policies: Vec<Box<dyn Policy>>) -> Self {
         let dcs = config.data_centres.len();
         assert_eq!(policies.len(), dcs, "one policy instance per data centre");

@@ -4,18 +4,25 @@
 
 use rand_pcg::Pcg64;
 
+/// The purposes that each get their own stream of a run's seed; the number keys the split, so it never changes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stream {
+    /// Players' skill, ratings and attributes.
     Population = 1,
+    /// Fresh arrivals: when they come and who they are.
     Arrivals = 2,
     /// Requeue decisions, think times and patience of returning players.
     Behaviour = 3,
+    /// Match winners and durations.
     Outcomes = 4,
+    /// The policy's own draws (`Policy::propose`'s `rng`).
     Policy = 5,
+    /// The team former's draws.
     Teams = 6,
     /// The optional outcome processes, apart from the winners' `Outcomes`
     /// so that switching one on shifts no winner.
     Gold = 7,
+    /// The battle model's draws (`[outcome.battle]`).
     Battle = 8,
     /// The ready check's answers (`[acceptance]`): its own stream, so a run
     /// without one draws every other number as before.

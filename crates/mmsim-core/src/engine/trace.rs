@@ -12,6 +12,7 @@ pub struct TracePlayer {
     /// The rating on the player's first row: where both their solo and
     /// party ratings start.
     pub rating: f64,
+    /// The player's hidden skill, as the trace gives it.
     pub true_skill: f64,
     /// The home region (index into `[regions]` homes) the trace gives;
     /// `None`: drawn by the scenario's shares.
@@ -35,7 +36,9 @@ pub struct TraceRoles {
 /// One ticket of a trace: a party joining the queue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct TraceTicket {
+    /// When the party joins the queue.
     pub at: SimTime,
+    /// Its players.
     pub members: Party,
     /// How long it waits before giving up; `None`: until matched or the run ends.
     pub abandon_after: Option<SimDuration>,
@@ -48,7 +51,9 @@ pub struct TraceTicket {
 /// the file's order).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Trace {
+    /// Every player the trace names, by id.
     pub players: Vec<TracePlayer>,
+    /// Every ticket, in arrival order.
     pub tickets: Vec<TraceTicket>,
 }
 
@@ -57,8 +62,11 @@ pub struct Trace {
 /// in a run with `[regions]` or `[roles]`, their home, pings and roles.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LoggedMember<'a> {
+    /// The member's id.
     pub player: PlayerId,
+    /// The rating the queue used for them.
     pub rating: f64,
+    /// Their hidden skill.
     pub true_skill: f64,
     /// Home region index; `None` without `[regions]`.
     pub home: Option<u16>,
@@ -72,6 +80,7 @@ pub struct LoggedMember<'a> {
 /// keep (every member, and the patience the run drew even for tickets that
 /// matched first), so `mmsim trace` can write a run out as a trace.
 pub trait TicketLog {
+    /// Called once per ticket as it joins: `members` as they joined, and the patience drawn for it (`None`: waits until matched).
     fn enqueued(
         &mut self,
         at: SimTime,

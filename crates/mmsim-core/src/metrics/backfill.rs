@@ -12,12 +12,15 @@ use serde::{Deserialize, Serialize};
 pub struct ReadyCheck {
     /// Players asked, and of them those who accepted.
     pub players: u32,
+    /// Players who accepted.
     pub accepted: u32,
+    /// Tickets in the match.
     pub tickets: u32,
     /// Tickets that left because one of theirs declined (0 when it passed).
     pub declined_tickets: u32,
     /// From the match forming to the last answer, in milliseconds.
     pub took_ms: u64,
+    /// Whether every player accepted.
     pub passed: bool,
     /// Whether the match formed during warm-up; left out of every figure.
     pub in_warmup: bool,
@@ -36,6 +39,7 @@ pub struct AcceptanceAcc {
 }
 
 impl AcceptanceAcc {
+    /// Counts one ready check.
     pub fn add(&mut self, c: ReadyCheck) {
         if c.in_warmup {
             return;
@@ -52,6 +56,7 @@ impl AcceptanceAcc {
         }
     }
 
+    /// The `acceptance` block of `summary.json`.
     pub fn summary(&self) -> AcceptanceSummary {
         let lost_s = self.lost_ticket_ms as f64 / 1000.0;
         let failed = self.checks - self.passed;
@@ -89,6 +94,7 @@ pub struct AcceptanceSummary {
     pub time_lost_per_cancel_ticket_s: Option<f64>,
     /// From forming to the last acceptance, for matches that passed.
     pub ready_p50_s: Option<f64>,
+    /// The same, 90th percentile (seconds).
     pub ready_p90_s: Option<f64>,
 }
 
@@ -125,6 +131,7 @@ impl BackfillAcc {
     pub fn with_ready_check(&mut self) {
         self.joiner_checks = Some((0, 0));
     }
+    /// A player of role `role` left a running match.
     pub fn leave_in_role(&mut self, role: u8, in_warmup: bool) {
         if let (false, Some((_, per))) = (in_warmup, &mut self.by_role) {
             if let Some(r) = per.get_mut(role as usize) {
@@ -132,6 +139,7 @@ impl BackfillAcc {
             }
         }
     }
+    /// A slot of role `role` was filled `waited_ms` after its player left.
     pub fn filled_in_role(&mut self, role: u8, waited_ms: u64, in_warmup: bool) {
         if let (false, Some((_, per))) = (in_warmup, &mut self.by_role) {
             if let Some(r) = per.get_mut(role as usize) {
@@ -147,11 +155,13 @@ impl BackfillAcc {
             *no += u64::from(declined);
         }
     }
+    /// A match started.
     pub fn started(&mut self, in_warmup: bool) {
         if !in_warmup {
             self.started += 1;
         }
     }
+    /// A player left a running match.
     pub fn leave(&mut self, in_warmup: bool) {
         if !in_warmup {
             self.leaves += 1;
@@ -174,6 +184,7 @@ impl BackfillAcc {
         }
     }
 
+    /// The `backfill` block of `summary.json`.
     pub fn summary(&self) -> BackfillSummary {
         BackfillSummary {
             matches_started: self.started,
@@ -212,6 +223,7 @@ pub struct BackfillSummary {
     pub matches_started: u64,
     /// Players who left a running match.
     pub leaves: u64,
+    /// Leaves per started match.
     pub leaves_per_match: Option<f64>,
     /// Share of ended matches at least one player left.
     pub matches_with_leave_share: Option<f64>,
@@ -221,6 +233,7 @@ pub struct BackfillSummary {
     pub filled_share: Option<f64>,
     /// From a player leaving to the slot's filling, for filled slots.
     pub time_to_backfill_p50_s: Option<f64>,
+    /// The same, 90th percentile (seconds).
     pub time_to_backfill_p90_s: Option<f64>,
     /// Share of ended matches that ended with a slot still open.
     pub finished_short_handed_share: Option<f64>,
@@ -228,6 +241,7 @@ pub struct BackfillSummary {
     /// with a player who declined (their slot stayed open).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joiner_ready_checks: Option<u64>,
+    /// Of those, the ones a player declined.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub joiner_declines: Option<u64>,
     /// With `[roles]`: leaves and fills by the role of the open slot.
@@ -238,13 +252,17 @@ pub struct BackfillSummary {
 /// One role's open slots in `backfill.by_role`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct BackfillByRole {
+    /// The role's name.
     pub role: String,
     /// Players who left a running match while playing this role.
     pub leaves: u64,
     /// Slots of this role filled from the queue.
     pub backfills: u64,
+    /// Share of this role's leaves whose slot was filled.
     pub filled_share: Option<f64>,
+    /// Median seconds from a leave to its slot's filling.
     pub time_to_backfill_p50_s: Option<f64>,
+    /// The same, 90th percentile.
     pub time_to_backfill_p90_s: Option<f64>,
 }
 

@@ -14,7 +14,9 @@ use crate::model::Player;
 /// sink that keeps rows keeps them without copying); a sink may not fail the
 /// run, so a writer keeps its first error for `finish`.
 pub trait RowSink {
+    /// One finished ticket's row.
     fn ticket(&mut self, t: TicketRecord);
+    /// One finished match's row.
     fn match_row(&mut self, m: MatchRecord);
     /// Called once after the last row; returns the first error, if any.
     fn finish(&mut self) -> anyhow::Result<()> {
@@ -55,6 +57,7 @@ pub struct RunView {
     pub survivors: Vec<u64>,
     /// Gold integrals of finished matches.
     pub gold: Sketch,
+    /// The queue samples, in time order.
     pub queue: Vec<QueueSample>,
     /// Entry k: rating updates of players playing their (k+1)-th game.
     pub rating_moves: Vec<RatingMoves>,
@@ -265,6 +268,7 @@ impl<'r> Collector<'r> {
         self.backfill = Some(Default::default());
     }
 
+    /// Counts one ready check (`[acceptance]`).
     pub fn ready_check(&mut self, c: super::backfill::ReadyCheck) {
         if let Some(a) = &mut self.acceptance {
             a.add(c);
@@ -417,6 +421,7 @@ impl<'r> Collector<'r> {
         m.updates += 1;
     }
 
+    /// Keeps one queue sample.
     pub fn sample(&mut self, s: QueueSample) {
         self.view.queue.push(s);
     }
@@ -762,6 +767,7 @@ pub struct BackgroundRows<'scope> {
 }
 
 impl<'scope> BackgroundRows<'scope> {
+    /// A sink that hands rows to `inner` on a thread of `scope`, in batches, so writing overlaps the simulation.
     pub fn spawn<'env>(
         scope: &'scope std::thread::Scope<'scope, 'env>,
         inner: &'scope mut (dyn RowSink + Send),

@@ -34,9 +34,11 @@ pub trait Dist {
         let (a, b) = (self.at_rank(lo), self.at_rank(hi));
         Some(a + (b - a) * (pos - lo as f64))
     }
+    /// The least value, if any.
     fn min(&self) -> Option<f64> {
         (self.n() > 0).then(|| self.at_rank(0))
     }
+    /// The greatest value, if any.
     fn max(&self) -> Option<f64> {
         (self.n() > 0).then(|| self.at_rank(self.n() - 1))
     }
@@ -62,6 +64,7 @@ pub trait Dist {
 pub struct Sorted(pub Vec<f64>);
 
 impl Sorted {
+    /// The distribution of `v` (sorted here).
     pub fn new(mut v: Vec<f64>) -> Self {
         v.sort_by(f64::total_cmp);
         Sorted(v)
@@ -93,6 +96,7 @@ pub struct MsHist {
 const CHUNK: usize = 1024;
 
 impl MsHist {
+    /// Adds one value, in milliseconds.
     pub fn add_ms(&mut self, ms: u64) {
         let (total, chunk) = self
             .chunks
@@ -240,6 +244,7 @@ impl Sketch {
         2.0 * (f64::from(i) * g).exp() / (1.0 + g.exp())
     }
 
+    /// Adds one value (NaN is ignored).
     pub fn add(&mut self, x: f64) {
         if x.is_nan() {
             return;

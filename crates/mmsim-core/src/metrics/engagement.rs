@@ -14,11 +14,15 @@ pub const ATTRIBUTION_METHOD: &str = "per quit: (p - p with the term set to 0) /
 /// One player's decision after one match, as the engine drew it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Decision {
+    /// The player's id.
     pub player: u32,
+    /// The churn model's logit terms for this decision.
     pub terms: ChurnTerms,
+    /// Whether the player stopped after the match.
     pub quit: bool,
     /// Of a quit: for good rather than for a while.
     pub for_good: bool,
+    /// Whether the match formed during warm-up; left out of every figure.
     pub in_warmup: bool,
 }
 
@@ -114,6 +118,7 @@ impl EngagementAcc {
         self.arrivals_absent += 1;
     }
 
+    /// Counts one player's decision after one match.
     pub fn decision(&mut self, d: Decision) {
         if d.in_warmup {
             return;
@@ -155,6 +160,7 @@ impl EngagementAcc {
         self.gone_at_end = gone;
     }
 
+    /// The `engagement` block of `summary.json`.
     pub fn summary(&self) -> EngagementSummary {
         let total = self
             .deciles
@@ -289,6 +295,7 @@ pub struct EngagementSummary {
     pub player_matches: u64,
     /// Of them, the player stopped (for the day or for good).
     pub quits: u64,
+    /// `quits` over `player_matches`.
     pub quit_rate: Option<f64>,
     /// The model's mean probability over the same decisions.
     pub predicted_quit_rate: Option<f64>,
@@ -296,6 +303,7 @@ pub struct EngagementSummary {
     pub gone_for_good: u64,
     /// Players neither away nor gone at the end, and gone for good by then.
     pub engaged_at_end: u64,
+    /// Players gone for good by the end.
     pub gone_at_end: u64,
     /// Fresh arrivals that picked a player away or gone (no ticket).
     pub arrivals_absent: u64,
@@ -303,18 +311,26 @@ pub struct EngagementSummary {
     pub daily_active_mean: Option<f64>,
     /// Mean distinct players per simulated hour after warm-up.
     pub hourly_active_mean: Option<f64>,
+    /// Distinct players per simulated day since the start.
     pub daily_active: Vec<DayActive>,
+    /// Active and engaged players per simulated hour since the start.
     pub by_hour: Vec<HourActive>,
     /// Sessions ended after warm-up (a session: a fresh ticket and the
     /// requeues that follow it, until the player stops or does not queue again).
     pub sessions: u64,
+    /// Sessions still going when the run ended (not in the distributions).
     pub sessions_censored: u64,
+    /// Matches per ended session.
     pub session_matches: SessionDist,
+    /// Minutes per ended session, from the first ticket's enqueue to the last match's end.
     pub session_minutes: SessionDist,
+    /// Decisions and quits by the player's true-skill decile.
     pub churn_by_skill_decile: Vec<DecileChurn>,
+    /// How much of the quitting each term of the churn model made.
     pub attribution: Attribution,
 }
 
+/// Active players on one simulated day (`engagement.daily_active`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DayActive {
     /// Day since the start (0 = the first 24 hours).
@@ -323,6 +339,7 @@ pub struct DayActive {
     pub active_players: u64,
 }
 
+/// Active and engaged players in one simulated hour (`engagement.by_hour`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HourActive {
     /// Hour since the start.
@@ -333,25 +350,36 @@ pub struct HourActive {
     pub engaged_players: u64,
 }
 
+/// A distribution's mean, median and 90th percentile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SessionDist {
+    /// Its mean.
     pub mean: Option<f64>,
+    /// Its median.
     pub p50: Option<f64>,
+    /// Its 90th percentile.
     pub p90: Option<f64>,
 }
 
+/// One true-skill decile's churn (`engagement.churn_by_skill_decile`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecileChurn {
     /// 1 = the lowest tenth of true skill.
     pub decile: u32,
+    /// Decisions after warm-up by players of the decile.
     pub player_matches: u64,
+    /// Of them, quits.
     pub quits: u64,
+    /// Quits that were for good.
     pub gone_for_good: u64,
+    /// `quits` over `player_matches`.
     pub quit_rate: Option<f64>,
 }
 
+/// The quits' causes (`engagement.attribution`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Attribution {
+    /// How the shares are computed, in words (`ATTRIBUTION_METHOD`).
     pub method: String,
     /// Mean over quits of the share of the quit's probability the wait term made.
     pub wait_share: Option<f64>,

@@ -11,7 +11,9 @@ pub use crate::model::{BlockRule, RULES};
 /// One of a ticket's nearest candidates at a look, and what blocked it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Candidate {
+    /// The candidate's `ticket_id`.
     pub ticket_id: u32,
+    /// Its rating.
     pub rating: f64,
     /// Rating points between the two tickets.
     pub distance: f64,
@@ -23,10 +25,11 @@ pub struct Candidate {
     /// The candidate's own window (windows are mutual).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub their_window: Option<f64>,
-    /// The policy's own pair rule (`Policy::pair_rule`): the measure it
+    /// The policy's own pair rule (`Explain::pair_rule`): the measure it
     /// compares and the bound it must be within (both in the rule's units).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_value: Option<f64>,
+    /// The bound `rule_value` must be within.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rule_limit: Option<f64>,
 }
@@ -36,13 +39,18 @@ pub struct Candidate {
 pub struct TicketStory {
     /// The `ticket_id` of `tickets.parquet`.
     pub ticket_id: u32,
+    /// Players in the party.
     pub party_size: u32,
+    /// Its rating when it joined.
     pub rating: f64,
+    /// When it joined, in seconds.
     pub enqueued_s: f64,
+    /// When it left (or the run ended), in seconds.
     pub left_s: f64,
     /// `matched`, `abandoned`, `declined` or `waiting` (still queued at the
     /// end), as the tickets table's `outcome`.
     pub outcome: String,
+    /// Its match, if it matched.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_id: Option<u32>,
     /// Policy passes that considered it (ticks, and its own join).
@@ -50,6 +58,7 @@ pub struct TicketStory {
     /// The blocker at its first and at its last look.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_blocker: Option<BlockRule>,
+    /// The blocker at its last look.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_blocker: Option<BlockRule>,
     /// The score its match would have needed at the last look (a policy
@@ -71,6 +80,7 @@ pub struct TicketStory {
     /// reached it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub match_score: Option<f64>,
+    /// The wait at which its falling threshold first reached `match_score`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threshold_allowed_at_s: Option<f64>,
     /// Matched in a regional run: the wait at which its latency limit first
@@ -82,6 +92,7 @@ pub struct TicketStory {
     /// (absent when the rule does not loosen with waiting).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_rule: Option<BlockRule>,
+    /// The wait at which `policy_rule` first allowed every other ticket of its match.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy_rule_allowed_at_s: Option<f64>,
     /// In a role queue, at the last look: for each role, the waiting
@@ -137,6 +148,7 @@ pub struct OpenSlotSeen {
     /// The slot reported: the nearest (to the leaver's rating) of those
     /// the ticket's party fits, else the nearest of all.
     pub leaver_rating: f64,
+    /// Rating points between the leaver and the ticket.
     pub distance: f64,
     /// The slot's window at that look.
     pub window: f64,
@@ -167,7 +179,9 @@ pub enum SlotBlock {
 /// Waiting players who accept a role, and one match's slots for it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoleCount {
+    /// Waiting players who accept the role.
     pub waiting: u32,
+    /// One match's slots for it.
     pub slots: u32,
 }
 
@@ -182,7 +196,7 @@ pub struct ExplainSummary {
     pub policy_reports_window: bool,
     /// Whether it reports a quality threshold (otherwise its refusals show as `fill`).
     pub policy_reports_threshold: bool,
-    /// Whether it reports a pair rule of its own (`Policy::pair_rule`).
+    /// Whether it reports a pair rule of its own (`Explain::pair_rule`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub policy_reports_pair_rule: bool,
     /// Tickets (joined after warm-up) whose stories were counted.
@@ -202,12 +216,16 @@ pub struct ExplainSummary {
     pub stories_dropped: u64,
 }
 
+/// One wait bucket of `explain.by_wait`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WaitBucket {
+    /// Its lower edge, in seconds of waiting.
     pub from_s: f64,
     /// `None`: open-ended.
     pub to_s: Option<f64>,
+    /// Ticket-seconds spent waiting within the bucket.
     pub ticket_s: f64,
+    /// The share of them each rule held back.
     pub share: BTreeMap<BlockRule, f64>,
 }
 
@@ -230,6 +248,7 @@ pub struct ExplainAcc {
 }
 
 impl ExplainAcc {
+    /// Accumulators for a policy that reports (or not) a window and a threshold.
     pub fn new(policy_reports_window: bool, policy_reports_threshold: bool) -> Self {
         ExplainAcc {
             policy_reports_window,
@@ -282,6 +301,7 @@ impl ExplainAcc {
         s
     }
 
+    /// The `explain` block of `summary.json`.
     pub fn summary(&self) -> ExplainSummary {
         let mut total = [0.0; RULES.len()];
         for row in &self.by_wait {

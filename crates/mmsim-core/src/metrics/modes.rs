@@ -20,6 +20,7 @@ pub struct TicketMode {
 /// The summary's `modes` block.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModesSummary {
+    /// One entry per mode, in `[modes]` order.
     pub by_mode: Vec<ModeFigures>,
     /// Tickets that queued for several modes at once.
     pub multi_queued: QueuedFigures,
@@ -28,15 +29,21 @@ pub struct ModesSummary {
     pub single_queued: QueuedFigures,
 }
 
+/// One mode's figures in `modes.by_mode`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModeFigures {
+    /// The mode's name.
     pub mode: String,
     /// Tickets after warm-up counted here: matched in this mode, or drawn
     /// for it and matched nowhere.
     pub tickets: u64,
+    /// Of them, matched.
     pub matched: u64,
+    /// Share of them who gave up.
     pub abandon_rate: Option<f64>,
+    /// Median wait of the matched, in seconds.
     pub wait_p50_s: Option<f64>,
+    /// The same, 90th percentile.
     pub wait_p90_s: Option<f64>,
     /// Matches formed after warm-up.
     pub matches: u64,
@@ -47,15 +54,22 @@ pub struct ModeFigures {
     /// Multi-queued tickets this mode matched, and their share of all
     /// matched multi-queued tickets.
     pub multi_queued_matched: u64,
+    /// Their share of all matched multi-queued tickets.
     pub multi_queued_matched_share: Option<f64>,
 }
 
+/// A group of tickets' figures (`modes.multi_queued`, `modes.single_queued`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueuedFigures {
+    /// Tickets enqueued after warm-up.
     pub tickets: u64,
+    /// Of them, matched.
     pub matched: u64,
+    /// Share of them who gave up.
     pub abandon_rate: Option<f64>,
+    /// Median wait of the matched, in seconds.
     pub wait_p50_s: Option<f64>,
+    /// The same, 90th percentile.
     pub wait_p90_s: Option<f64>,
 }
 

@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TicketEnd {
+    /// Matched into this match.
     Matched(MatchId),
+    /// Gave up waiting.
     Abandoned,
     /// Left after one of its players declined a ready check (`[acceptance]`).
     Declined,
@@ -18,6 +20,7 @@ pub enum TicketEnd {
 }
 
 impl TicketEnd {
+    /// The end as the tables' `outcome` column writes it.
     pub fn label(self) -> &'static str {
         match self {
             TicketEnd::Matched(_) => "matched",
@@ -28,15 +31,20 @@ impl TicketEnd {
     }
 }
 
+/// One ticket's stay in the queue: a row of `tickets.parquet`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TicketRecord {
+    /// The ticket's id.
     pub ticket: TicketId,
     /// The party's first member; solo tickets have only this one.
     pub lead: PlayerId,
+    /// Players in the party.
     pub party_size: u32,
+    /// When it joined the queue.
     pub enqueued: SimTime,
     /// When the ticket left the queue, or the run's end if it never did.
     pub left: SimTime,
+    /// How its stay ended.
     pub end: TicketEnd,
     /// Matchmaking rating of the party when it joined.
     pub rating: f64,
@@ -61,18 +69,24 @@ pub struct TicketRecord {
 }
 
 impl TicketRecord {
+    /// Seconds it waited (to the run's end if it never left).
     pub fn wait_s(&self) -> f64 {
         self.left.since(self.enqueued).as_secs_f64()
     }
 }
 
+/// One match: a row of `matches.parquet`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MatchRecord {
+    /// The match's id.
     pub id: MatchId,
+    /// When it formed.
     pub formed: SimTime,
     /// When the match ended; `None` if the run ended first.
     pub ended: Option<SimTime>,
+    /// Teams in the match.
     pub teams: u32,
+    /// Players per team.
     pub team_size: u32,
     /// Mean matchmaking rating of each team when the match formed.
     pub team_rating: PerTeam<f64>,
@@ -97,10 +111,13 @@ pub struct MatchRecord {
     pub winner: Option<u32>,
     /// How long the match lasts; `None` while it is still in the lobby.
     pub duration_s: Option<f64>,
+    /// Players left alive on the winning team, for models that fight battles.
     pub survivors: Option<u32>,
+    /// The Dota balance measure: integral of |gold difference| since it last crossed zero, in gold-minutes.
     pub gold_integral: Option<f64>,
     /// Whether two players on opposite teams played their previous match in the same match (as teammates or opponents).
     pub rematch: bool,
+    /// Whether the match formed during warm-up; left out of every figure.
     pub in_warmup: bool,
     /// The data centre that hosted the match (index in `[regions]`), with regions on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -177,9 +194,13 @@ pub(crate) fn range(v: &[f64]) -> f64 {
 /// The state of the queue at one moment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct QueueSample {
+    /// When the sample was taken.
     pub t: SimTime,
+    /// Tickets waiting.
     pub waiting_tickets: u32,
+    /// Players waiting (every member of every waiting ticket).
     pub waiting_players: u32,
+    /// Players in running matches.
     pub players_in_matches: u32,
     /// Matches formed since the previous sample.
     pub matches_formed: u32,
@@ -200,14 +221,18 @@ impl QueueSample {
 pub struct RatingMoves {
     /// Sum of |rating after - rating before| over updates at this game number.
     pub sum_abs_change: f64,
+    /// Updates at this game number.
     pub updates: u64,
 }
 
 /// Everything a run leaves behind, before anything is written.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RunRecords {
+    /// Every ticket, in the order it left.
     pub tickets: Vec<TicketRecord>,
+    /// Every match, in the order it formed.
     pub matches: Vec<MatchRecord>,
+    /// The queue samples, in time order.
     pub queue: Vec<QueueSample>,
     /// Entry k: rating updates of players playing their (k+1)-th game (solo or party rating).
     pub rating_moves: Vec<RatingMoves>,

@@ -19,29 +19,46 @@ pub struct RegionsSummary {
     pub by_home_region: Vec<HomeFigures>,
 }
 
+/// Pings of matched players to the data centre that hosted them, in milliseconds.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PingFigures {
+    /// Players counted.
     pub players: u64,
+    /// Mean ping.
     pub mean: Option<f64>,
+    /// Median ping.
     pub p50: Option<f64>,
+    /// 90th-percentile ping.
     pub p90: Option<f64>,
+    /// Worst ping.
     pub max: Option<f64>,
 }
 
+/// One data centre's matches in `regions.by_data_centre`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DataCentreFigures {
+    /// The data centre's name.
     pub data_centre: String,
+    /// Matches it hosted.
     pub matches: u64,
+    /// Their share of all matches.
     pub share: Option<f64>,
 }
 
+/// One home region's tickets in `regions.by_home_region`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HomeFigures {
+    /// The region's name.
     pub region: String,
+    /// Tickets enqueued after warm-up.
     pub tickets: u64,
+    /// Of them, matched.
     pub matched: u64,
+    /// Share of them who gave up.
     pub abandon_rate: Option<f64>,
+    /// Median wait of the matched, in seconds.
     pub wait_p50_s: Option<f64>,
+    /// The same, 90th percentile.
     pub wait_p90_s: Option<f64>,
 }
 

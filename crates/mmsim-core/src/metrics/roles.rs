@@ -13,7 +13,9 @@ use smallvec::SmallVec;
 /// matched, the role each plays.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TicketRoles {
+    /// Each member's main role (an index into the role names).
     pub main: SmallVec<[u8; 5]>,
+    /// Each member's accepted roles (a bit set).
     pub accepted: SmallVec<[u8; 5]>,
     /// Empty unless the ticket matched.
     pub assigned: SmallVec<[u8; 5]>,
@@ -37,11 +39,13 @@ pub struct RoleSummary {
 /// once per member), how many gave up, and what they played.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RoleWait {
+    /// The role's name.
     pub role: String,
     /// Players of this main role in tickets enqueued after warm-up.
     pub players: u64,
     /// Wait of those who matched, seconds.
     pub wait_s: Describe,
+    /// Share of those players whose ticket gave up.
     pub abandon_rate: Option<f64>,
     /// Of those matched, the share who played this (their main) role.
     pub first_choice_share: Option<f64>,
@@ -74,6 +78,7 @@ pub struct RoleAcc {
 }
 
 impl RoleAcc {
+    /// Accumulators for the roles `names`, in the scenario's order.
     pub fn new(names: Vec<String>) -> Self {
         let per = vec![PerRole::default(); names.len()];
         RoleAcc {
@@ -86,6 +91,7 @@ impl RoleAcc {
         }
     }
 
+    /// The role names, in the scenario's order.
     pub fn names(&self) -> &[String] {
         &self.names
     }
@@ -131,6 +137,7 @@ impl RoleAcc {
             .zip(self.per.iter().map(|p| &p.waits))
     }
 
+    /// The `roles` block of `summary.json`.
     pub fn summary(&self) -> RoleSummary {
         let ratio = |a: u64, b: u64| (b > 0).then(|| a as f64 / b as f64);
         RoleSummary {

@@ -14,6 +14,7 @@ pub fn percentile(sorted: &[f64], q: f64) -> Option<f64> {
     Some(sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64))
 }
 
+/// The mean of `v`; `None` when empty.
 pub fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
@@ -70,6 +71,7 @@ pub fn ranks(values: &[f64]) -> Vec<f64> {
     ranks
 }
 
+/// Pearson's correlation of `x` and `y`; `None` when undefined (fewer than two points, unequal lengths, or no variance).
 pub fn pearson(x: &[f64], y: &[f64]) -> Option<f64> {
     let n = x.len();
     if n < 2 || n != y.len() {

@@ -7,12 +7,19 @@ use serde::{Deserialize, Serialize};
 
 /// What the summary says about the run itself.
 pub struct RunMeta<'a> {
+    /// The scenario's name.
     pub scenario: &'a str,
+    /// The run's seed.
     pub seed: u64,
+    /// The policy's `kind`.
     pub policy: &'a str,
+    /// The rating system's name.
     pub rating_system: &'a str,
+    /// Simulated seconds, warm-up included.
     pub duration_s: f64,
+    /// Seconds of warm-up.
     pub warmup_s: f64,
+    /// Fresh arrivals dropped because a chosen player was busy.
     pub arrivals_blocked: u64,
 }
 
@@ -21,19 +28,27 @@ pub struct RunMeta<'a> {
 /// waited to play), `queue_time_s` over every ticket including those who gave up.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
+    /// The scenario's name.
     pub scenario: String,
+    /// The run's seed: same seed, same arrivals.
     pub seed: u64,
+    /// The policy's `kind`.
     pub policy: String,
+    /// The rating system's name.
     pub rating_system: String,
+    /// Simulated seconds, warm-up included.
     pub duration_s: f64,
+    /// Seconds of warm-up; nothing that began in it is measured.
     pub warmup_s: f64,
     /// Tickets enqueued after warm-up.
     pub tickets: u64,
     /// Matches formed after warm-up.
     pub matches: u64,
+    /// Matches formed per simulated hour after warm-up.
     pub matches_per_hour: f64,
     /// Tickets that gave up waiting.
     pub abandoned: u64,
+    /// Share of tickets that gave up waiting.
     pub abandon_rate: Option<f64>,
     /// Tickets still in the queue when the run ended (censored).
     pub still_waiting: u64,
@@ -65,17 +80,20 @@ pub struct Summary {
     pub team: Option<TeamMetrics>,
     /// Spearman correlation of rating and true skill at the end, over players who played.
     pub rating_skill_rank_corr: Option<f64>,
+    /// Games before a player's rating first lay within one deviation of true skill.
     pub games_to_within_one_deviation: GamesToWithin,
     /// Mean absolute rating change by the number of the player's game.
     pub rating_change_by_game: Vec<RatingChange>,
     /// Players left alive on the winning side (battle outcome model only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub survivors_hist: Option<SurvivorsHist>,
+    /// Share of finished matches won with 10 or more survivors.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub survivors_10_plus_share: Option<f64>,
     /// Gold-difference integral (gold outcome model only), in gold-minutes.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gold_integral: Option<GoldIntegral>,
+    /// Rank correlation of rating and true skill over time, one point per measured queue sample.
     pub rating_skill_rank_corr_series: Vec<CorrPoint>,
     /// Wait, abandon rate, queue length and how well the ratings predict,
     /// per hour of the simulated day.
@@ -117,21 +135,29 @@ pub const SECTION_KEYS: &[&str] = &["acceptance", "backfill", "engagement", "exp
 /// queue, queue samples by their time. Hours with neither are left out.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct HourFigures {
+    /// Hour of the day, 0 to 23.
     pub hour: u32,
     /// Tickets enqueued in this hour.
     pub tickets: u64,
     /// Of them, those that found a match (the waits below are theirs).
     pub matched: u64,
+    /// Median wait of the matched, in seconds.
     pub wait_p50_s: Option<f64>,
+    /// The same, 90th percentile.
     pub wait_p90_s: Option<f64>,
+    /// The same, 99th percentile.
     pub wait_p99_s: Option<f64>,
+    /// Share of the hour's tickets that gave up.
     pub abandon_rate: Option<f64>,
     /// Queue samples taken in this hour, and the tickets waiting in them.
     pub queue_samples: u64,
+    /// Mean tickets waiting over those samples.
     pub queue_mean_tickets: Option<f64>,
+    /// Most tickets waiting in one of them.
     pub queue_max_tickets: Option<u32>,
     /// Players waiting or in a match in those samples: mean and most.
     pub concurrent_mean_players: Option<f64>,
+    /// Most players waiting or in a match in one of them.
     pub concurrent_max_players: Option<u32>,
     /// Matches formed in this hour, and how well ratings predicted them as
     /// the ladder matured: the mean |P(team 0 wins) - 0.5| by the rating
@@ -139,8 +165,11 @@ pub struct HourFigures {
     /// by true skill (as the players live it), and the rating system's
     /// Brier score over those that finished.
     pub matches: u64,
+    /// Mean |P(team 0 wins) - 0.5| by the rating system's prediction.
     pub rating_win_prob_gap: Option<f64>,
+    /// Mean |P(team 0 wins) - 0.5| by true skill.
     pub true_win_prob_gap: Option<f64>,
+    /// The rating system's Brier score over the hour's finished matches.
     pub brier_score: Option<f64>,
     /// Spearman correlation of ratings and true skill over players who
     /// have played, averaged over the hour's queue samples.
@@ -155,17 +184,24 @@ pub struct HourFigures {
 /// without matches are left out.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct UpsetByGap {
+    /// Bins by the gap in mean true skill.
     pub skill: Vec<GapBin>,
+    /// Bins by the gap in mean rating.
     pub rating: Vec<GapBin>,
 }
 
+/// One bin of `upset_by_gap`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GapBin {
     /// The bin is `gap_from <= gap < gap_to`; `gap_to` is null for the last.
     pub gap_from: f64,
+    /// Upper edge of the bin (exclusive); `None` for the last, open bin.
     pub gap_to: Option<f64>,
+    /// Finished matches in the bin.
     pub matches: u64,
+    /// Share of them the favoured side lost.
     pub upset_rate: Option<f64>,
+    /// The model's mean probability of that upset.
     pub model_upset_rate: Option<f64>,
 }
 
@@ -188,29 +224,46 @@ pub fn hour_of_day(ms: u64) -> u32 {
 /// `{n, mean, p50, p90, p99, max}`; the figures are null when n is 0.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Describe {
+    /// Values counted.
     pub n: u64,
+    /// Their mean.
     pub mean: Option<f64>,
+    /// Their median.
     pub p50: Option<f64>,
+    /// Their 90th percentile.
     pub p90: Option<f64>,
+    /// Their 99th percentile.
     pub p99: Option<f64>,
+    /// The largest.
     pub max: Option<f64>,
 }
 
+/// One true-skill decile's wait in `wait_s_by_skill_decile`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DecileWait {
+    /// Wait of the decile's matched tickets, in seconds.
     #[serde(flatten)]
     pub wait_s: Describe,
+    /// 1 = the lowest tenth of true skill, 10 = the highest.
     pub decile: u32,
+    /// Lowest true skill in the decile.
     pub skill_from: Option<f64>,
+    /// Highest true skill in the decile.
     pub skill_to: Option<f64>,
+    /// Tickets of the decile enqueued after warm-up.
     pub tickets: u64,
+    /// Share of them that gave up.
     pub abandon_rate: Option<f64>,
 }
 
+/// Mean, median and 90th percentile of a figure; null without data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MeanP50P90 {
+    /// The mean.
     pub mean: Option<f64>,
+    /// The median.
     pub p50: Option<f64>,
+    /// The 90th percentile.
     pub p90: Option<f64>,
 }
 
@@ -219,16 +272,24 @@ pub struct MeanP50P90 {
 /// without samples after warm-up.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConcurrentPlayers {
+    /// Queue samples after warm-up.
     pub samples: u64,
+    /// Mean players waiting or in a match.
     pub mean: Option<f64>,
+    /// Most in one sample.
     pub max: Option<u32>,
+    /// Mean players waiting.
     pub waiting_mean: Option<f64>,
+    /// Mean players in a match (lobby included).
     pub playing_mean: Option<f64>,
 }
 
+/// Mean and 90th percentile of a figure; null without data.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct MeanP90 {
+    /// The mean.
     pub mean: Option<f64>,
+    /// The 90th percentile.
     pub p90: Option<f64>,
 }
 
@@ -237,14 +298,20 @@ pub struct MeanP90 {
 /// of the teams' best players), `party_count_gap` in parties.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TeamMetrics {
+    /// Highest minus lowest team mean rating (rating points).
     pub team_rating_gap: MeanP50P90,
+    /// Highest minus lowest of the teams' best players' true skill (skill points).
     pub top_player_gap_skill: MeanP50P90,
+    /// The difference in parties between teams.
     pub party_count_gap: PartyCountGap,
+    /// The gap between teams' mean shown win rates (percentage points).
     pub win_rate_gap_pp: WinRateGap,
 }
 
+/// How unevenly parties are spread over the teams.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PartyCountGap {
+    /// Mean of the most parties on one team minus the fewest on another.
     pub mean: Option<f64>,
     /// Share of matches whose teams hold equally many parties.
     pub equal_share: Option<f64>,
@@ -255,11 +322,16 @@ pub struct PartyCountGap {
 /// <= 2, `3_or_more` = gap > 2 (the post's "+/- 3 or more" takes all above 2).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WinRateGap {
+    /// Matches counted.
     pub n: u64,
+    /// Share with a gap of at most 1 point.
     pub within_1: Option<f64>,
+    /// Share with a gap above 1 and at most 2 points.
     pub within_2: Option<f64>,
+    /// Share with a gap above 2 points.
     #[serde(rename = "3_or_more")]
     pub three_or_more: Option<f64>,
+    /// Mean gap, in percentage points.
     pub mean: Option<f64>,
 }
 
@@ -267,47 +339,72 @@ pub struct WinRateGap {
 /// of true skill, over players who got there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GamesToWithin {
+    /// Median games, over players who got there.
     pub median: Option<f64>,
+    /// The 90th percentile.
     pub p90: Option<f64>,
+    /// Players who got there.
     pub players: u64,
+    /// Their share of the players who played.
     pub share_of_players_who_played: Option<f64>,
 }
 
+/// One game number's rating moves in `rating_change_by_game`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RatingChange {
+    /// The game number (1 = a player's first rated game).
     pub game: u64,
+    /// Mean |rating after - rating before| at that game (rating points).
     pub mean_abs_change_rating: f64,
+    /// Rating updates at that game.
     pub updates: u64,
 }
 
+/// Finished matches by survivors on the winning side (battle model only).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SurvivorsHist {
     /// The most frequent number of survivors.
     pub mode: u64,
+    /// Matches per number of survivors.
     pub counts: Vec<SurvivorsCount>,
 }
 
+/// One row of `survivors_hist`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SurvivorsCount {
+    /// Survivors on the winning side.
     pub survivors: u64,
+    /// Finished matches with that many.
     pub matches: u64,
+    /// Their share of finished matches.
     pub share: f64,
 }
 
+/// The gold-difference integral's distribution (gold model only).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GoldIntegral {
+    /// The unit of the figures (gold-minutes).
     pub unit: String,
+    /// Finished matches counted.
     pub n: u64,
+    /// Mean integral.
     pub mean: Option<f64>,
+    /// 10th percentile.
     pub p10: Option<f64>,
+    /// Median.
     pub p50: Option<f64>,
+    /// 90th percentile.
     pub p90: Option<f64>,
+    /// 99th percentile.
     pub p99: Option<f64>,
 }
 
+/// One point of `rating_skill_rank_corr_series`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CorrPoint {
+    /// Seconds since the start.
     pub t_s: f64,
+    /// Spearman correlation of rating and true skill at that time.
     pub corr: f64,
 }
 

@@ -1,5 +1,5 @@
 //! The vocabulary of why a ticket waited: the rule that kept it from its
-//! nearest candidate. Policies name the rules they apply (`Policy::rating_window`
+//! nearest candidate. Policies name the rules they apply (`Explain::rating_window`
 //! and its kin answer in these terms), the engine's `--explain` layer decides
 //! which one blocked, and `metrics::explain` counts them; it lives here, below
 //! all three, so none of them has to import another for it.
@@ -66,6 +66,7 @@ pub enum BlockRule {
     ReadyCheck,
 }
 
+/// Every rule, in the order summaries and plots list them (`index` is the position here).
 pub const RULES: [BlockRule; 17] = [
     BlockRule::PartySplit,
     BlockRule::Roles,
@@ -87,10 +88,12 @@ pub const RULES: [BlockRule; 17] = [
 ];
 
 impl BlockRule {
+    /// Position in `RULES`: the index of this rule's counters.
     pub fn index(self) -> usize {
         self as usize
     }
 
+    /// The rule's name in `summary.json`, `explain.jsonl` and the report (snake case).
     pub fn name(self) -> &'static str {
         match self {
             BlockRule::PartySplit => "party_split",
@@ -120,8 +123,12 @@ impl BlockRule {
 /// ticket's wait reached.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ExpansionStep {
+    /// Seconds of waiting from which this step holds.
     pub at_s: f64,
+    /// The rule's name in the ruleset.
     pub rule: String,
+    /// The quantity the step sets (`maxDistance`, `minCount`, `maxLatency`, ...).
     pub limit: String,
+    /// The value it takes from `at_s` on, in the ruleset's own units.
     pub value: f64,
 }

@@ -16,6 +16,7 @@ pub const MAX_STREAK: u32 = 20;
 /// lopsided * gap + wait_per_min * wait_min)))`.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ChurnModel {
+    /// The logit of stopping after a won, even match with no wait.
     pub base_logit: f64,
     /// Added when the player's side lost.
     pub loss: f64,
@@ -43,11 +44,13 @@ impl Default for ChurnModel {
 /// One player's view of one finished match.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChurnInputs {
+    /// Whether the player's side lost this match.
     pub lost: bool,
     /// Losses in a row ending with this match (0 if it was won).
     pub streak: u32,
     /// `|2 P(team 0 wins) - 1|`.
     pub gap: f64,
+    /// Seconds the player waited in the queue for this match.
     pub wait_s: f64,
     /// The player's recent results, this match's last (read by the
     /// sequence model only).
@@ -62,7 +65,9 @@ pub const MAX_HISTORY: u8 = 8;
 /// `MAX_HISTORY` of them: what the sequence model's table is keyed by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Recent {
+    /// Results, newest in bit 0, 1 for a loss.
     pub bits: u16,
+    /// How many results `bits` holds (at most `MAX_HISTORY`).
     pub len: u8,
 }
 
@@ -158,15 +163,20 @@ impl SequenceChurn {
 /// with.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Churn {
+    /// The logistic model on the match's result, streak, gap and wait (`model = "logistic"`).
     Logistic(ChurnModel),
+    /// The EOMM paper's table of churn rates by recent results (`model = "sequence"`).
     Sequence(SequenceChurn),
 }
 
 /// What a player brings to a match not yet played, for a prediction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Before {
+    /// Losses in a row before this match.
     pub streak: u32,
+    /// The player's results before this match, newest in bit 0.
     pub recent: Recent,
+    /// Seconds the player has waited for this match.
     pub wait_s: f64,
 }
 
@@ -210,24 +220,30 @@ impl Churn {
 /// The logit's terms, apart, for attributing churn to its causes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ChurnTerms {
+    /// The constant term: the logit after a won, even match with no wait.
     pub base: f64,
     /// Loss and losing-streak terms together: what the result did.
     pub result: f64,
+    /// What the gap between the teams added.
     pub lopsided: f64,
+    /// What the player's wait added.
     pub wait: f64,
 }
 
 impl ChurnTerms {
+    /// The whole logit: the sum of the terms.
     pub fn logit(&self) -> f64 {
         self.base + self.result + self.lopsided + self.wait
     }
 }
 
+/// The logistic function, `1 / (1 + e^-x)`: a logit to a probability.
 pub fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
 impl ChurnModel {
+    /// The logit's terms for one player after one match.
     pub fn terms(&self, x: &ChurnInputs) -> ChurnTerms {
         let lost = if x.lost { 1.0 } else { 0.0 };
         ChurnTerms {

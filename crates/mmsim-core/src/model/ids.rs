@@ -10,6 +10,7 @@ macro_rules! id_type {
         pub struct $name(pub u32);
 
         impl $name {
+            /// The id as an index into the arrays it numbers (players, tickets, matches).
             pub fn index(self) -> usize {
                 self.0 as usize
             }

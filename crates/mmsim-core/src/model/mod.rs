@@ -12,6 +12,6 @@ mod time;
 
 pub use block_rule::{BlockRule, ExpansionStep, RULES};
 pub use ids::{MatchId, Party, PerTeam, PlayerId, TicketId};
-pub use param::{check, parse_duration, HumanDuration, ParamError};
+pub use param::{check, parse_duration, DurationError, HumanDuration, ParamError};
 pub use player::{Category, Player, Rating};
 pub use time::{SimDuration, SimTime};

@@ -10,11 +10,14 @@ use std::fmt;
 /// The scenario loader prefixes the section and finds the line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamError {
+    /// The dotted key below its section (`limit`, `schedule.rate_per_s`).
     pub key: String,
+    /// What is wrong and what is allowed, as users read it after the key.
     pub message: String,
 }
 
 impl ParamError {
+    /// An error on `key` (below its section) saying `message`.
     pub fn new(key: impl Into<String>, message: impl Into<String>) -> Self {
         ParamError {
             key: key.into(),
@@ -101,18 +104,43 @@ pub mod check {
 pub struct HumanDuration(pub SimDuration);
 
 impl HumanDuration {
+    /// The duration in seconds.
     pub fn secs(self) -> f64 {
         self.0.as_secs_f64()
     }
+    /// A duration of `s` whole seconds.
     pub fn from_secs(s: u64) -> Self {
         HumanDuration(SimDuration::from_secs(s))
     }
 }
 
-pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
+/// Why a duration's text was refused; the message names the text and says
+/// how to write one.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum DurationError {
+    /// Nothing but blanks.
+    #[error("empty duration; write it like \"90s\", \"30m\" or \"24h\"")]
+    Empty,
+    /// A unit (or anything else) where a number should start.
+    #[error("`{0}` is not a duration; write a number then a unit: ms, s, m, h or d (\"90s\", \"1h30m\")")]
+    NotADuration(String),
+    /// The text, and the run of digits and points that is no number.
+    #[error("`{0}` has a bad number `{1}`")]
+    BadNumber(String, String),
+    /// The text, and the unit mmsim does not know.
+    #[error("`{0}` has unknown unit `{1}`; allowed units: ms, s, m, h, d")]
+    UnknownUnit(String, String),
+    /// Longer than `MAX_DURATION_DAYS`; the length given, in days.
+    #[error("a duration may be at most {MAX_DURATION_DAYS}d (a simulated year), got {0:.0}d")]
+    TooLong(f64),
+}
+
+/// A duration as a scenario writes it (`"90s"`, `"1h30m"`, `"250ms"`, or a
+/// bare number of seconds), to the millisecond.
+pub fn parse_duration(text: &str) -> Result<SimDuration, DurationError> {
     let s = text.trim();
     if s.is_empty() {
-        return Err("empty duration; write it like \"90s\", \"30m\" or \"24h\"".into());
+        return Err(DurationError::Empty);
     }
     let mut total_ms: f64 = 0.0;
     let mut rest = s;
@@ -121,13 +149,11 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
             .find(|c: char| !(c.is_ascii_digit() || c == '.'))
             .unwrap_or(rest.len());
         if num_len == 0 {
-            return Err(format!(
-                "`{text}` is not a duration; write a number then a unit: ms, s, m, h or d (\"90s\", \"1h30m\")"
-            ));
+            return Err(DurationError::NotADuration(text.to_string()));
         }
         let value: f64 = rest[..num_len]
             .parse()
-            .map_err(|_| format!("`{text}` has a bad number `{}`", &rest[..num_len]))?;
+            .map_err(|_| DurationError::BadNumber(text.to_string(), rest[..num_len].to_string()))?;
         rest = &rest[num_len..];
         let unit_len = rest
             .find(|c: char| c.is_ascii_digit() || c == '.')
@@ -142,8 +168,9 @@ pub fn parse_duration(text: &str) -> Result<SimDuration, String> {
             "h" => 3_600_000.0,
             "d" => 86_400_000.0,
             _ => {
-                return Err(format!(
-                    "`{text}` has unknown unit `{unit}`; allowed units: ms, s, m, h, d"
+                return Err(DurationError::UnknownUnit(
+                    text.to_string(),
+                    unit.to_string(),
                 ))
             }
         };
@@ -195,12 +222,9 @@ impl<'de> Deserialize<'de> for HumanDuration {
 /// were clamped into runs that never end.
 pub const MAX_DURATION_DAYS: f64 = 365.0;
 
-fn check_bound(ms: f64) -> Result<(), String> {
+fn check_bound(ms: f64) -> Result<(), DurationError> {
     if ms > MAX_DURATION_DAYS * 86_400_000.0 {
-        return Err(format!(
-            "a duration may be at most {MAX_DURATION_DAYS}d (a simulated year), got {:.0}d",
-            ms / 86_400_000.0
-        ));
+        return Err(DurationError::TooLong(ms / 86_400_000.0));
     }
     Ok(())
 }

@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 /// mean-and-uncertainty systems read `value` as the mean and `deviation` as sigma.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Rating {
+    /// The rating itself, on the scale of the system (Elo ~1500; a win rate in percent for `win-rate`).
     pub value: f64,
+    /// The uncertainty of `value` (Glicko's RD, TrueSkill's sigma), in rating points.
     pub deviation: f64,
+    /// Glicko-2's volatility: how erratic the player's results are.
     pub volatility: f64,
     /// Games rated so far with this rating.
     pub games: u32,
@@ -19,6 +22,7 @@ pub struct Rating {
 }
 
 impl Rating {
+    /// A rating with these figures that has played no game yet.
     pub fn new(value: f64, deviation: f64, volatility: f64) -> Self {
         Rating {
             value,
@@ -34,15 +38,22 @@ impl Rating {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Category {
+    /// Main battle tank.
     MainBattleTank,
+    /// Light tank.
     LightTank,
+    /// Tank destroyer.
     TankDestroyer,
+    /// Armoured fighting vehicle.
     ArmouredFighter,
+    /// Self-propelled artillery.
     Artillery,
 }
 
+/// One player of the population: hidden skill, ratings, record and attributes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Player {
+    /// The player's index in the population.
     pub id: PlayerId,
     /// Hidden skill on the rating scale; only the outcome model reads it.
     pub true_skill: f64,
@@ -50,10 +61,13 @@ pub struct Player {
     pub rating: Rating,
     /// Rating used when the player queues in a party (the Dota post keeps both).
     pub party_rating: Rating,
+    /// Matches played.
     pub games: u32,
+    /// Matches won.
     pub wins: u32,
     /// Vehicle tier (Armored Warfare); 0 where the game has none.
     pub tier: u8,
+    /// Vehicle class (Armored Warfare); `None` where the game has none.
     pub category: Option<Category>,
     /// Bit set of spoken languages; bit i is language i of the scenario's list.
     pub languages: u32,
@@ -90,6 +104,7 @@ fn is_zero_u32(v: &u32) -> bool {
 }
 
 impl Player {
+    /// A player with `true_skill` and `rating` (alone and in a party), no games and no attributes.
     pub fn new(id: PlayerId, true_skill: f64, rating: Rating) -> Self {
         Player {
             id,

@@ -72,6 +72,7 @@ macro_rules! plugins {
         pub enum $Config {
             $(
                 $(#[$vmeta])*
+                #[doc = concat!("`", $tag, " = \"", $name, "\"`, with its parameters.")]
                 #[serde(
                     rename = $name,
                     deserialize_with = "crate::model::registry::listing_keys"

@@ -17,18 +17,24 @@ pub struct SimTime(u64);
 pub struct SimDuration(u64);
 
 impl SimTime {
+    /// The start of the run.
     pub const ZERO: SimTime = SimTime(0);
+    /// Later than any event: "never".
     pub const MAX: SimTime = SimTime(u64::MAX);
 
+    /// The instant `ms` milliseconds after the start.
     pub const fn from_ms(ms: u64) -> Self {
         SimTime(ms)
     }
+    /// The instant `s` seconds after the start, to the millisecond.
     pub fn from_secs_f64(s: f64) -> Self {
         SimTime(secs_to_ms(s))
     }
+    /// Milliseconds since the start.
     pub const fn as_ms(self) -> u64 {
         self.0
     }
+    /// Seconds since the start.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1000.0
     }
@@ -39,11 +45,14 @@ impl SimTime {
 }
 
 impl SimDuration {
+    /// No time at all.
     pub const ZERO: SimDuration = SimDuration(0);
 
+    /// A span of `ms` milliseconds.
     pub const fn from_ms(ms: u64) -> Self {
         SimDuration(ms)
     }
+    /// A span of `s` whole seconds.
     pub const fn from_secs(s: u64) -> Self {
         SimDuration(s * 1000)
     }
@@ -51,12 +60,15 @@ impl SimDuration {
     pub fn from_secs_f64(s: f64) -> Self {
         SimDuration(secs_to_ms(s))
     }
+    /// The span in milliseconds.
     pub const fn as_ms(self) -> u64 {
         self.0
     }
+    /// The span in seconds.
     pub fn as_secs_f64(self) -> f64 {
         self.0 as f64 / 1000.0
     }
+    /// Whether the span is empty.
     pub const fn is_zero(self) -> bool {
         self.0 == 0
     }

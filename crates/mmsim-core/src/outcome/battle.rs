@@ -162,6 +162,7 @@ pub struct Battle {
 }
 
 impl Battle {
+    /// A battle model with these parameters (validated).
     pub fn new(params: BattleParams) -> Self {
         let weights = (0..=TABLE_UNITS)
             .map(|u| (u as f64).powf(params.snowball))
@@ -169,6 +170,7 @@ impl Battle {
         Battle { params, weights }
     }
 
+    /// The parameters it was built with.
     pub fn params(&self) -> &BattleParams {
         &self.params
     }

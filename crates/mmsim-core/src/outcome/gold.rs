@@ -239,10 +239,12 @@ pub struct GoldProcess {
 }
 
 impl GoldProcess {
+    /// A gold process with these parameters (validated).
     pub fn new(params: GoldParams) -> Self {
         GoldProcess { params }
     }
 
+    /// The parameters it was built with.
     pub fn params(&self) -> &GoldParams {
         &self.params
     }

@@ -4,8 +4,8 @@
 //!
 //! Two optional sub-tables add match processes on top of the winner:
 //! `[outcome.gold]` a gold-difference timeline scored by the Dota balance
-//! measure ([`super::gold`]), `[outcome.battle]` an attrition battle that
-//! counts the winners' survivors ([`super::battle`]). Both are drawn after the
+//! measure (`outcome::gold`), `[outcome.battle]` an attrition battle that
+//! counts the winners' survivors (`outcome::battle`). Both are drawn after the
 //! winner and the duration, conditioned on that winner, each from its own
 //! stream ([`super::OutcomeRngs`]), so switching them on or off changes
 //! neither who wins nor how long matches last for a seed, in any match.
@@ -20,6 +20,7 @@ use rand_distr::{Distribution, Normal};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `model = "logistic"`: the win chance by skill gap, the match length, and the optional gold and battle processes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct LogisticParams {
@@ -65,6 +66,7 @@ impl LogisticParams {
     /// Its keys, for `mmsim catalogue`.
     pub const PARAMETERS: &str = "scale, party_bonus, duration, duration_sd, duration_min, gold.*, battle.*";
 
+    /// Checks every parameter; keys are relative to `[outcome]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         if !(self.scale.is_finite() && self.scale > 0.0) {
             return Err(ParamError::new(
@@ -118,6 +120,7 @@ pub fn team_win_probabilities(strengths: &[f64], scale: f64) -> PerTeam<f64> {
     w.into_iter().map(|x| x / total).collect()
 }
 
+/// The logistic outcome model: the winner by the Elo curve on true skill, a normal match length, optional gold and battle.
 pub struct LogisticOutcome {
     params: LogisticParams,
     duration: Normal<f64>,
@@ -126,6 +129,7 @@ pub struct LogisticOutcome {
 }
 
 impl LogisticOutcome {
+    /// The model for these parameters (validated).
     pub fn new(params: LogisticParams) -> Self {
         let duration = Normal::new(params.duration.secs(), params.duration_sd.secs())
             .expect("validated: sd is finite and non-negative");
@@ -166,6 +170,7 @@ impl LogisticOutcome {
         (winner, probs[0])
     }
 
+    /// A match length drawn from the normal distribution of `duration` and `duration_sd`, at least a second.
     pub fn draw_duration(&self, rng: &mut Pcg64) -> SimDuration {
         let s = self
             .duration

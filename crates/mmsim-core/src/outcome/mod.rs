@@ -26,6 +26,7 @@ pub struct MatchResult {
     pub winner: usize,
     /// The model's probability that team 0 wins (the truth, not a rating's guess).
     pub p_team0: f64,
+    /// How long the match lasted, in simulated time.
     pub duration: SimDuration,
     /// Players left alive on the winning team, for models that fight battles.
     pub survivors: Option<u32>,
@@ -40,8 +41,11 @@ pub struct MatchResult {
 /// own stream, so it changes no winner or duration, in its match or any
 /// later one, for a seed.
 pub struct OutcomeRngs {
+    /// Draws the winner and the duration.
     pub winner: Pcg64,
+    /// Draws the gold timeline (`[outcome.gold]`).
     pub gold: Pcg64,
+    /// Draws the battle (`[outcome.battle]`).
     pub battle: Pcg64,
 }
 
@@ -63,6 +67,7 @@ impl OutcomeRngs {
 /// the outcome streams; the model may use only those streams and its
 /// parameters, never the world.
 pub trait OutcomeModel: Send + Sync {
+    /// Plays one match between `teams` (their members' skills), drawing only from `rngs`.
     fn play(&self, teams: &[TeamSkills], rngs: &mut OutcomeRngs) -> MatchResult;
 
     /// The model's probability that team 0 wins once players have left or

@@ -14,6 +14,7 @@
 //!
 //! Batching is the point of this policy, so it has no event mode.
 
+use super::Explain;
 use super::{FreePass, Mode, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger};
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
@@ -22,6 +23,7 @@ use rand::Rng;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "batch-weighted"`: a timed batch that pairs each ticket with a weighted draw.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BatchParams {
@@ -54,6 +56,7 @@ impl BatchParams {
     pub const PARAMETERS: &str =
         "tick, limit, candidates, mode (tick only)";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)?;
         check::non_negative("limit", self.limit)?;
@@ -93,6 +96,7 @@ pub(crate) fn fits_pair(view: &PoolView<'_>, a: &WaitingTicket, b: &WaitingTicke
     a.size() + b.size() == f.players() && a.size() <= f.team_size && b.size() <= f.team_size
 }
 
+/// The `batch-weighted` policy: its parameters are all it needs.
 pub type BatchWeighted = Stateless<BatchParams>;
 
 impl Rule for BatchParams {
@@ -137,7 +141,9 @@ impl Rule for BatchParams {
             out.push(Proposal::new(vec![seed.id, pass.ticket(pick).id]));
         }
     }
+}
 
+impl Explain for BatchParams {
     /// The thread's upper limit, the same for every wait.
     fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
         Some(self.limit)

@@ -12,6 +12,7 @@
 //! The controller is its own type so a test can drive it interval by
 //! interval.
 
+use super::Explain;
 use super::{
     propose_windows, FormedMatch, Mode, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger,
 };
@@ -21,6 +22,7 @@ use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "adaptive-brackets"`: rating brackets that split when busy and merge when quiet.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BracketParams {
@@ -74,6 +76,7 @@ impl BracketParams {
     pub const PARAMETERS: &str =
         "min, brackets, width, min_width, split_at, merge_below, merge_after, interval, mode, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         if !self.min.is_finite() {
             return Err(ParamError::new(
@@ -155,6 +158,7 @@ pub struct BracketController {
 }
 
 impl BracketController {
+    /// The controller's first brackets: `brackets` equal bands from `min`.
     pub fn new(params: BracketParams) -> Self {
         let brackets = (0..params.brackets)
             .map(|i| Bracket {
@@ -267,6 +271,7 @@ impl BracketController {
     }
 }
 
+/// The `adaptive-brackets` policy: its brackets' controller and when it next runs.
 pub struct AdaptiveBrackets {
     params: BracketParams,
     controller: BracketController,
@@ -274,6 +279,7 @@ pub struct AdaptiveBrackets {
 }
 
 impl AdaptiveBrackets {
+    /// The policy for these parameters (validated).
     pub fn new(params: BracketParams) -> Self {
         AdaptiveBrackets {
             controller: BracketController::new(params.clone()),
@@ -282,6 +288,7 @@ impl AdaptiveBrackets {
         }
     }
 
+    /// The brackets as they stand.
     pub fn controller(&self) -> &BracketController {
         &self.controller
     }
@@ -336,6 +343,18 @@ impl Policy for AdaptiveBrackets {
         });
     }
 
+    fn on_formed(&mut self, formed: &FormedMatch<'_>) {
+        let n = formed.tickets.len().max(1) as f64;
+        let mean = formed.tickets.iter().map(|t| t.rating).sum::<f64>() / n;
+        self.controller.record_game(mean);
+    }
+
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for AdaptiveBrackets {
     /// Same or adjacent brackets, then the gap within both brackets'
     /// widths, on the brackets as they are now. The controller moves the
     /// edges on its timer, not with a ticket's wait: not monotone.
@@ -355,12 +374,6 @@ impl Policy for AdaptiveBrackets {
             )
         };
         Some(check.windows(wt, wc))
-    }
-
-    fn on_formed(&mut self, formed: &FormedMatch<'_>) {
-        let n = formed.tickets.len().max(1) as f64;
-        let mean = formed.tickets.iter().map(|t| t.rating).sum::<f64>() / n;
-        self.controller.record_game(mean);
     }
 }
 

@@ -20,12 +20,14 @@ pub struct Cadence<D = EventFirst> {
     pub recheck: HumanDuration,
     /// Interval between matchmaking passes in `tick` mode.
     pub tick: HumanDuration,
+    /// Which mode a scenario's omitted `mode` means (a type, not a value).
     #[serde(skip)]
     pub default_mode: PhantomData<D>,
 }
 
 /// The mode a cadence takes when the scenario leaves `mode` out.
 pub trait DefaultMode {
+    /// The mode when the scenario leaves `mode` out.
     const MODE: Mode;
 }
 
@@ -67,6 +69,7 @@ impl<D: DefaultMode> Cadence<D> {
 }
 
 impl<D> Cadence<D> {
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("recheck", self.recheck.0)?;
         check::interval("tick", self.tick.0)

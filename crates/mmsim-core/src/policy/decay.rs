@@ -16,6 +16,7 @@
 //! to both sides; the reply's asymmetric version (the top player keeps the
 //! full loss on a defeat) would need a weight per side.
 
+use super::Explain;
 use super::{propose_windows, Cadence, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger};
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
@@ -23,6 +24,7 @@ use crate::model::{check, ParamError, SimTime, TicketId};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "virtual-decay"`: a virtual rating that decays with waiting.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct DecayParams {
@@ -60,6 +62,7 @@ impl DecayParams {
     pub const PARAMETERS: &str =
         "limit, rate_per_s, max_decay, min_weight, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("limit", self.limit)?;
         check::non_negative("rate_per_s", self.rate_per_s)?;
@@ -98,30 +101,12 @@ impl DecayParams {
     }
 }
 
+/// The `virtual-decay` policy: its parameters are all it needs.
 pub type VirtualDecay = Stateless<DecayParams>;
 
 impl Rule for DecayParams {
     fn schedule(&self) -> Schedule {
         self.cadence.schedule()
-    }
-
-    /// The gap against `limit` plus the higher ticket's decay; the decay
-    /// only grows with waiting: monotone. Windows: how far each reaches
-    /// down (`limit` plus its own decay).
-    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        let hi = if t.rating >= c.rating { t } else { c };
-        Some(
-            RuleCheck::within(
-                BlockRule::VirtualRating,
-                (t.rating - c.rating).abs(),
-                self.limit + self.decay(hi, now),
-                true,
-            )
-            .windows(
-                self.limit + self.decay(t, now),
-                self.limit + self.decay(c, now),
-            ),
-        )
     }
 
     fn propose(
@@ -154,6 +139,27 @@ impl Rule for DecayParams {
             });
         };
         propose_windows(view, trigger, |_| reach, accept, emit)
+    }
+}
+
+impl Explain for DecayParams {
+    /// The gap against `limit` plus the higher ticket's decay; the decay
+    /// only grows with waiting: monotone. Windows: how far each reaches
+    /// down (`limit` plus its own decay).
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let hi = if t.rating >= c.rating { t } else { c };
+        Some(
+            RuleCheck::within(
+                BlockRule::VirtualRating,
+                (t.rating - c.rating).abs(),
+                self.limit + self.decay(hi, now),
+                true,
+            )
+            .windows(
+                self.limit + self.decay(t, now),
+                self.limit + self.decay(c, now),
+            ),
+        )
     }
 }
 

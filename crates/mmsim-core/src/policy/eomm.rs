@@ -24,6 +24,7 @@
 //! refuses it otherwise.
 
 use super::rounds;
+use super::Explain;
 use super::{PoolView, Policy, Proposal, RuleCheck, Schedule, Trigger};
 use crate::model::BlockRule;
 use crate::model::churn::{Before, Churn, ChurnModel};
@@ -35,6 +36,7 @@ use serde::{Deserialize, Serialize};
 /// Most candidates per ticket.
 pub const MAX_CANDIDATES: u32 = 256;
 
+/// Parameters of `kind = "eomm"`: pairs that maximise predicted engagement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct EommParams {
@@ -89,6 +91,7 @@ impl EommParams {
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str = "tick, candidates, max_gap, rating_scale, graph";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)?;
         if self.candidates == 0 || self.candidates > MAX_CANDIDATES {
@@ -103,6 +106,7 @@ impl EommParams {
     }
 }
 
+/// The `eomm` policy: its parameters, the churn model it predicts with, and buffers reused each tick.
 pub struct Eomm {
     params: EommParams,
     model: Churn,
@@ -120,6 +124,7 @@ impl Eomm {
         Eomm::with_model(params, Churn::Logistic(ChurnModel::default()))
     }
 
+    /// The policy for these parameters, predicting churn with `model`.
     pub fn with_model(params: EommParams, model: Churn) -> Self {
         Eomm {
             params,
@@ -245,22 +250,6 @@ impl Eomm {
 }
 
 impl Policy for Eomm {
-    /// `max_gap`, the same for every wait: no edge links tickets further apart.
-    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
-        (self.params.graph == Graph::Candidates).then_some(self.params.max_gap)
-    }
-
-    /// A pair still waiting after a tick is one the tick did not take: on
-    /// the candidate graph (within `max_gap`) each was linked only to its
-    /// `candidates` nearest, and those went to pairs of lower predicted
-    /// churn; on the complete graph the round's swaps ended without it.
-    /// Which pairs are lightest
-    /// shifts with every wait and streak in the pool: not monotone, so no
-    /// wait at which it "first allowed" a match.
-    fn pair_rule(&self, _t: &WaitingTicket, _c: &WaitingTicket, _now: SimTime) -> Option<RuleCheck> {
-        Some(RuleCheck::refuses(BlockRule::PredictedChurn))
-    }
-
     fn schedule(&self) -> Schedule {
         Schedule {
             on_join: false,
@@ -339,6 +328,28 @@ impl Policy for Eomm {
         for (a, b, _) in pairs {
             out.push(Proposal::new(vec![sorted[a].id, sorted[b].id]));
         }
+    }
+
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for Eomm {
+    /// `max_gap`, the same for every wait: no edge links tickets further apart.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        (self.params.graph == Graph::Candidates).then_some(self.params.max_gap)
+    }
+
+    /// A pair still waiting after a tick is one the tick did not take: on
+    /// the candidate graph (within `max_gap`) each was linked only to its
+    /// `candidates` nearest, and those went to pairs of lower predicted
+    /// churn; on the complete graph the round's swaps ended without it.
+    /// Which pairs are lightest
+    /// shifts with every wait and streak in the pool: not monotone, so no
+    /// wait at which it "first allowed" a match.
+    fn pair_rule(&self, _t: &WaitingTicket, _c: &WaitingTicket, _now: SimTime) -> Option<RuleCheck> {
+        Some(RuleCheck::refuses(BlockRule::PredictedChurn))
     }
 }
 

@@ -6,12 +6,14 @@
 //! walked longest-waiting first, and each ticket takes the nearest-rated
 //! partner inside the limit.
 
+use super::Explain;
 use super::{propose_windows, Mode, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "fixed-limit"`: the thread's fixed rating limit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FixedLimitParams {
@@ -41,12 +43,14 @@ impl FixedLimitParams {
     pub const PARAMETERS: &str =
         "limit, mode, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("limit", self.limit)?;
         check::interval("tick", self.tick.0)
     }
 }
 
+/// The `fixed-limit` policy: its parameters are all it needs.
 pub type FixedLimit = Stateless<FixedLimitParams>;
 
 impl Rule for FixedLimitParams {
@@ -80,7 +84,9 @@ impl Rule for FixedLimitParams {
             |tickets| out.push(Proposal::new(tickets)),
         )
     }
+}
 
+impl Explain for FixedLimitParams {
     fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
         Some(self.limit)
     }

@@ -26,22 +26,29 @@ use serde::{Deserialize, Serialize};
 
 /// What a policy sees: the pool, the players, the format. Read-only.
 pub struct PoolView<'a> {
+    /// The instant of the pass.
     pub now: SimTime,
+    /// The waiting tickets.
     pub pool: &'a Pool,
+    /// Every player, by id (ratings, roles, attributes).
     pub players: &'a [Player],
+    /// The match format.
     pub format: MatchFormat,
 }
 
 /// Teams per match and players per team.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatchFormat {
+    /// Teams per match.
     pub teams: usize,
+    /// Players per team.
     pub team_size: usize,
     /// The role queue's slots per team, if the format has one.
     pub roles: Option<crate::teams::Composition>,
 }
 
 impl MatchFormat {
+    /// Players in a full match.
     pub fn players(&self) -> usize {
         self.teams * self.team_size
     }
@@ -96,6 +103,7 @@ pub struct Proposal {
 }
 
 impl Proposal {
+    /// A match of these tickets, teams left to the team former, at the normal rating weight.
     pub fn new(tickets: Vec<TicketId>) -> Self {
         Proposal {
             tickets,
@@ -137,19 +145,34 @@ impl std::ops::Add for SearchWork {
 /// A formed match as policies hear of it.
 #[derive(Clone, Debug)]
 pub struct FormedMatch<'a> {
+    /// The match's id.
     pub id: MatchId,
+    /// When it formed.
     pub now: SimTime,
+    /// Its tickets, as they waited.
     pub tickets: &'a [WaitingTicket],
 }
 
-/// A matchmaking policy. The engine calls `propose` when its `schedule` says
-/// (a ticket joined, or a tick); the policy pushes proposals whose tickets
-/// are waiting and disjoint, best first. Randomness comes only from `rng`,
-/// the run's policy stream. It never mutates the world: the engine forms
-/// what it accepts and tells the policy through `on_formed`.
+/// A matchmaking policy: who plays whom.
+///
+/// Called by the engine only (`engine::sim`, one instance per queue or data
+/// centre): `schedule` once at the start, to learn when to call; `propose`
+/// when the schedule says (a ticket joined, or a tick), with a read-only
+/// view of the pool; `on_formed` after each match the engine formed; `work`
+/// once, after the run. `propose` pushes proposals whose tickets are waiting
+/// and disjoint, best first; the engine checks each and forms what it
+/// accepts. A policy may not mutate the world (it has only views), may draw
+/// randomness only from the `rng` it is handed (the run's policy stream),
+/// and may not read the clock, the environment or a `HashMap`'s order.
+/// What it can say for `--explain` it says through the separate `Explain`
+/// trait, which `explain` hands out.
 pub trait Policy: Send {
+    /// When the engine should call `propose`: on each join, on a tick, or both.
     fn schedule(&self) -> Schedule;
 
+    /// One pass over the pool at `view.now`, caused by `trigger`: pushes onto
+    /// `out` the matches this policy would form, best first, each of waiting
+    /// and mutually disjoint tickets.
     fn propose(
         &mut self,
         view: &PoolView<'_>,
@@ -162,19 +185,6 @@ pub trait Policy: Send {
     /// (rematch avoidance, bracket controllers).
     fn on_formed(&mut self, _formed: &FormedMatch<'_>) {}
 
-    /// For `--explain`: the rating window this policy gives ticket `t` at
-    /// `now` (rating points each side), if it is a window rule; `None` (the
-    /// default) when it cannot say. Never called unless explain is on.
-    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
-        None
-    }
-
-    /// For `--explain`: the score a match seeded by a ticket that waited
-    /// `waited_s` needs, for a policy with a falling quality threshold.
-    fn score_threshold(&self, _waited_s: f64) -> Option<f64> {
-        None
-    }
-
     /// For `perf.json`: how much searching a policy that keeps each seed's
     /// search between passes did over the run; `None` (the default) for the
     /// others. The engine reads it once, after the run.
@@ -182,21 +192,53 @@ pub trait Policy: Send {
         None
     }
 
-    /// For `--explain`: this policy's score of a formed match (its tickets
-    /// by team, still in `view`'s pool).
+    /// This policy's `--explain` hooks, if it has any: `Some(self)` from a
+    /// policy that implements `Explain`, `None` (the default) from one that
+    /// cannot say why a ticket waited. With `None` the explain layer reports
+    /// only the rules the engine knows itself (party split, roles, latency),
+    /// exactly as when every hook answers `None`.
+    fn explain(&self) -> Option<&dyn Explain> {
+        None
+    }
+}
+
+/// What a policy can say about why a ticket waited (`--explain`): its
+/// rating window, its falling score threshold, its score of a formed match,
+/// or a pair rule of its own. Optional: a policy implements it when it has
+/// something to say and returns `Some(self)` from `Policy::explain`; each
+/// hook it leaves alone answers `None` ("cannot say").
+///
+/// Called by the engine's explain layer only (`engine/sim/explain.rs`), and
+/// never with explain off: after each `propose` pass for the tickets the
+/// pass considered and their nearest candidates, and when a match forms, at
+/// earlier instants of a ticket's wait (`now` may then precede a
+/// candidate's joining), to find when the rule first allowed it. A hook
+/// reads the policy's state as it is now; it may not change it, draw
+/// randomness or depend on how often it is called, so a run with
+/// `--explain` forms exactly the matches of a run without.
+pub trait Explain {
+    /// The rating window this policy gives ticket `t` at `now` (rating
+    /// points each side), if it is a window rule.
+    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
+        None
+    }
+
+    /// The score a match seeded by a ticket that waited `waited_s` seconds
+    /// needs, for a policy with a falling quality threshold.
+    fn score_threshold(&self, _waited_s: f64) -> Option<f64> {
+        None
+    }
+
+    /// This policy's score of a formed match (its tickets by team, still in
+    /// `view`'s pool), for a policy that scores matches.
     fn match_score(&self, _view: &PoolView<'_>, _teams: &[Vec<TicketId>]) -> Option<f64> {
         None
     }
 
-    /// For `--explain`: this policy's own rule between ticket `t` and
-    /// candidate `c` at `now`, for a policy whose rule `rating_window`
-    /// cannot express (percentiles, brackets, a weighted score, intervals,
-    /// a decayed rating, batches, predicted churn); `None` (the default)
-    /// when it has none. The engine calls it after each pass for a ticket's
-    /// nearest candidates, and when a match forms, at earlier instants of
-    /// the ticket's wait (`now` may then precede `c`'s joining), to find
-    /// when the rule first allowed it; never with explain off. It reads the
-    /// policy's state as it is now and may not change it or draw randomness.
+    /// This policy's own rule between ticket `t` and candidate `c` at `now`,
+    /// for a policy whose rule `rating_window` cannot express (percentiles,
+    /// brackets, a weighted score, intervals, a decayed rating, batches,
+    /// predicted churn).
     fn pair_rule(
         &self,
         _t: &WaitingTicket,
@@ -210,10 +252,14 @@ pub trait Policy: Send {
 /// A policy that needs nothing but its parameters: it remembers nothing
 /// between calls. Its parameter type implements `Rule` and the policy is
 /// `Stateless<Params>`, so its file declares no struct, constructor or
-/// `Policy` impl of its own.
-pub trait Rule: Send {
+/// `Policy` impl of its own. The same contract as `Policy`, whose calls
+/// `Stateless` passes on; a rule's `--explain` hooks are its `Explain`
+/// impl (an empty `impl Explain for Params {}` when it has nothing to say).
+pub trait Rule: Explain + Send {
+    /// As `Policy::schedule`.
     fn schedule(&self) -> Schedule;
 
+    /// As `Policy::propose`, with nothing to remember between passes.
     fn propose(
         &self,
         view: &PoolView<'_>,
@@ -221,29 +267,13 @@ pub trait Rule: Send {
         rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     );
-
-    /// For `--explain`: the rating window this policy gives ticket `t` at
-    /// `now` (rating points each side), if it is a window rule; `None` (the
-    /// default) when it cannot say. Never called unless explain is on.
-    fn rating_window(&self, _t: &WaitingTicket, _now: SimTime) -> Option<f64> {
-        None
-    }
-
-    /// For `--explain`: as `Policy::pair_rule`.
-    fn pair_rule(
-        &self,
-        _t: &WaitingTicket,
-        _c: &WaitingTicket,
-        _now: SimTime,
-    ) -> Option<RuleCheck> {
-        None
-    }
 }
 
 /// The policy of a `Rule`: `pub type Widening = Stateless<WideningParams>`.
 pub struct Stateless<P>(P);
 
 impl<P> Stateless<P> {
+    /// The policy of this rule.
     pub fn new(params: P) -> Self {
         Stateless(params)
     }
@@ -264,12 +294,8 @@ impl<P: Rule> Policy for Stateless<P> {
         self.0.propose(view, trigger, rng, out)
     }
 
-    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
-        self.0.rating_window(t, now)
-    }
-
-    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        self.0.pair_rule(t, c, now)
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(&self.0)
     }
 }
 
@@ -417,6 +443,7 @@ pub struct FreePass<'a> {
 }
 
 impl<'a> FreePass<'a> {
+    /// A pass over every ticket of `pool`, none taken yet.
     pub fn new(pool: &'a Pool) -> Self {
         let sorted: Vec<&WaitingTicket> = pool.by_rating().collect();
         let n = sorted.len() as u32;
@@ -526,6 +553,7 @@ impl<'a> FreePass<'a> {
         self.sorted.len()
     }
 
+    /// Whether the pass holds no ticket.
     pub fn is_empty(&self) -> bool {
         self.sorted.is_empty()
     }
@@ -537,6 +565,7 @@ impl<'a> FreePass<'a> {
         (!self.taken[pos]).then(|| (pos, self.sorted[pos]))
     }
 
+    /// The ticket at position `pos` in rating order.
     pub fn ticket(&self, pos: usize) -> &'a WaitingTicket {
         self.sorted[pos]
     }
@@ -740,6 +769,7 @@ pub fn propose_windows(
 /// parameter type implementing this is a `Rule`, so the policy is
 /// `Stateless<Params>` with nothing more to write.
 pub trait MutualWindow: Send {
+    /// When the policy is called.
     fn cadence(&self) -> &Cadence;
 
     /// The window of ticket `t` at `now`, in rating points on each side.
@@ -760,7 +790,10 @@ impl<W: MutualWindow> Rule for W {
     ) {
         propose_mutual_windows(view, trigger, |t| self.window(t, view.now), out);
     }
+}
 
+/// A mutual window is a window rule: `--explain` reports each ticket's window.
+impl<W: MutualWindow> Explain for W {
     fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
         Some(self.window(t, now))
     }

@@ -1,5 +1,5 @@
 //! What `--explain` asks of a policy whose rule is not a plain rating
-//! window (`Policy::pair_rule`): for one ticket and one candidate at one
+//! window (`Explain::pair_rule`): for one ticket and one candidate at one
 //! instant, which of the policy's own rules decides, whether it lets them
 //! meet, and the figures it compared, so a story can say "percentile gap
 //! 7.2 > half-width 5" rather than `fill`.
@@ -21,6 +21,7 @@ pub struct RuleCheck {
     /// The ticket's and the candidate's windows in rating points, where
     /// the rule has windows (shown beside the candidate).
     pub window: Option<f64>,
+    /// The candidate's window in rating points, where the rule has windows.
     pub their_window: Option<f64>,
     /// Whether, once it allows the pair, it keeps allowing it as both wait
     /// longer (all else as at that instant). Only then can the engine say at

@@ -16,6 +16,7 @@ use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError, SimTime};
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "percent-widening"`: a window in percent of the ticket's own rating that widens in steps.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PercentWideningParams {
@@ -51,6 +52,7 @@ impl PercentWideningParams {
     pub const PARAMETERS: &str =
         "step_pct, step, max_pct, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("step_pct", self.step_pct)?;
         check::interval("step", self.step.0)?;
@@ -67,6 +69,7 @@ impl PercentWideningParams {
     }
 }
 
+/// The `percent-widening` policy: its parameters are all it needs.
 pub type PercentWidening = Stateless<PercentWideningParams>;
 
 impl MutualWindow for PercentWideningParams {

@@ -9,6 +9,7 @@
 //! as ratings move (O(N log N) per refresh, whatever the traffic); a
 //! ticket's percentile is then a binary search, O(log N) per ticket.
 
+use super::Explain;
 use super::{propose_windows, Cadence, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger};
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
@@ -16,6 +17,7 @@ use crate::model::{check, HumanDuration, ParamError, SimTime};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "percentile-window"`: a window in percentiles of the population.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PercentileParams {
@@ -53,6 +55,7 @@ impl PercentileParams {
     pub const PARAMETERS: &str =
         "half_width_pct, widen_pct_per_s, max_half_width_pct, refresh, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("half_width_pct", self.half_width_pct)?;
         if self.half_width_pct > 100.0 {
@@ -93,12 +96,14 @@ pub struct Percentiles {
 }
 
 impl Percentiles {
+    /// The table of `ratings`, sorted.
     pub fn from_ratings(ratings: impl IntoIterator<Item = f64>) -> Self {
         let mut sorted: Vec<f64> = ratings.into_iter().collect();
         sorted.sort_by(f64::total_cmp);
         Percentiles { sorted }
     }
 
+    /// Whether the table holds no rating.
     pub fn is_empty(&self) -> bool {
         self.sorted.is_empty()
     }
@@ -123,6 +128,7 @@ impl Percentiles {
     }
 }
 
+/// The `percentile-window` policy: the table of ratings it refreshes, and its parameters.
 pub struct PercentileWindow {
     params: PercentileParams,
     table: Percentiles,
@@ -130,6 +136,7 @@ pub struct PercentileWindow {
 }
 
 impl PercentileWindow {
+    /// The policy for these parameters (validated), its table empty until the first pass.
     pub fn new(params: PercentileParams) -> Self {
         PercentileWindow {
             params,
@@ -184,6 +191,12 @@ impl Policy for PercentileWindow {
         });
     }
 
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for PercentileWindow {
     /// The percentile gap against the narrower half-width, both in
     /// percentiles of the table as it is now; the windows in rating points.
     /// Half-widths only grow with waiting, so the rule is monotone. Before

@@ -3,12 +3,14 @@
 //! stream) and paired in that order. What matching without any rule does:
 //! the floor `skill` and `eomm` are measured against.
 
+use super::Explain;
 use super::{rounds, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::model::{check, HumanDuration, ParamError};
 use rand::seq::SliceRandom;
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "random"`: the EOMM paper's random baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomParams {
@@ -31,11 +33,13 @@ impl RandomParams {
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str = "tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)
     }
 }
 
+/// The `random` policy: its parameters are all it needs.
 pub type Random = Stateless<RandomParams>;
 
 impl Rule for RandomParams {
@@ -63,6 +67,9 @@ impl Rule for RandomParams {
         rounds::emit(&sorted, &rounds::neighbours(sorted.len()), out);
     }
 }
+
+/// Nothing to say for `--explain` beyond the rules the engine knows.
+impl Explain for RandomParams {}
 
 #[cfg(test)]
 mod tests {

@@ -48,15 +48,19 @@ pub const MAX_CANDIDATES: usize = 256;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RulesetParams {
+    /// The ruleset, bound to the population by `[ruleset]`; `None` until then.
     #[serde(skip)]
     pub ruleset: Option<Arc<Ruleset>>,
 }
 
 impl RulesetParams {
+    /// Where the policy comes from, for the catalogue.
     pub const SOURCE: &str =
         "AWS GameLift FlexMatch and AccelByte matchmaking v2 rulesets, read from a [ruleset] file (docs/rulesets.md)";
+    /// Its keys in `[policy]`, for the catalogue.
     pub const PARAMETERS: &str = "none: the [ruleset] section names the file";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         if self.ruleset.is_none() {
             return Err(ParamError::new(
@@ -68,6 +72,7 @@ impl RulesetParams {
     }
 }
 
+/// The `ruleset` policy: a vendor's ruleset grown match by match from the longest-waiting ticket.
 pub struct RulesetPolicy {
     rs: Arc<Ruleset>,
     /// Whether any rule can be checked while a match grows.
@@ -143,6 +148,7 @@ impl Miss {
 }
 
 impl RulesetPolicy {
+    /// The policy for these parameters; `ruleset` must be bound.
     pub fn new(p: RulesetParams) -> Self {
         let rs = p
             .ruleset

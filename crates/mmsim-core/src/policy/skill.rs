@@ -4,11 +4,13 @@
 //! the whole pool allows at once, with no window and no wait. Beside
 //! `eomm`, `random` and `worst` it is the paper's comparison.
 
+use super::Explain;
 use super::{rounds, PoolView, Proposal, Rule, Schedule, Stateless, Trigger};
 use crate::model::{check, HumanDuration, ParamError};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "skill"`: the EOMM paper's skill-based baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SkillParams {
@@ -31,11 +33,13 @@ impl SkillParams {
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str = "tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)
     }
 }
 
+/// The `skill` policy: its parameters are all it needs.
 pub type Skill = Stateless<SkillParams>;
 
 impl Rule for SkillParams {
@@ -60,6 +64,9 @@ impl Rule for SkillParams {
         rounds::emit(&sorted, &rounds::neighbours(sorted.len()), out);
     }
 }
+
+/// Nothing to say for `--explain` beyond the rules the engine knows.
+impl Explain for SkillParams {}
 
 #[cfg(test)]
 mod tests {

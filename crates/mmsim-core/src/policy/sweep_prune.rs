@@ -16,6 +16,7 @@
 //! sweep costs O(n log n). Matches are pairs of tickets.
 
 use super::batch::fits_pair;
+use super::Explain;
 use super::{check_growing_window, growing_window, Cadence, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, TickFirst, Trigger};
 use crate::model::BlockRule;
 use crate::pool::{RatingKey, WaitingTicket};
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::ops::Bound;
 
+/// Parameters of `kind = "sweep-prune"`: intervals on the rating axis that widen with waiting.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SweepPruneParams {
@@ -59,6 +61,7 @@ impl SweepPruneParams {
     pub const PARAMETERS: &str =
         "base, rate_per_s, max, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_growing_window(self.base, self.rate_per_s, self.max)?;
         self.cadence.validate()
@@ -70,6 +73,7 @@ impl SweepPruneParams {
     }
 }
 
+/// The `sweep-prune` policy: its parameters are all it needs.
 pub type SweepPrune = Stateless<SweepPruneParams>;
 
 impl SweepPruneParams {
@@ -156,21 +160,6 @@ impl Rule for SweepPruneParams {
         self.cadence.schedule()
     }
 
-    /// The gap against the sum of the two half-widths (the intervals
-    /// overlap); half-widths only grow with waiting: monotone.
-    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        let (wt, wc) = (self.half_width(t, now), self.half_width(c, now));
-        Some(
-            RuleCheck::within(
-                BlockRule::SweepInterval,
-                (t.rating - c.rating).abs(),
-                wt + wc,
-                true,
-            )
-            .windows(wt, wc),
-        )
-    }
-
     fn propose(
         &self,
         view: &PoolView<'_>,
@@ -198,6 +187,23 @@ impl Rule for SweepPruneParams {
                 }
             }
         }
+    }
+}
+
+impl Explain for SweepPruneParams {
+    /// The gap against the sum of the two half-widths (the intervals
+    /// overlap); half-widths only grow with waiting: monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        let (wt, wc) = (self.half_width(t, now), self.half_width(c, now));
+        Some(
+            RuleCheck::within(
+                BlockRule::SweepInterval,
+                (t.rating - c.rating).abs(),
+                wt + wc,
+                true,
+            )
+            .windows(wt, wc),
+        )
     }
 }
 

@@ -11,23 +11,33 @@ use rand_pcg::Pcg64;
 /// A match the harness formed: when, which tickets (by number), the weight.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Formed {
+    /// When it formed, in seconds.
     pub at_s: f64,
+    /// Its tickets, by the number the test gave them.
     pub tickets: Vec<u32>,
+    /// Its rating weight (1.0 = a normal match).
     pub rating_weight: f64,
 }
 
 /// `P` is the policy's own type when a test reads its state between calls;
 /// otherwise any policy, boxed.
 pub struct Harness<P: Policy + ?Sized = dyn Policy> {
+    /// The waiting tickets.
     pub pool: Pool,
+    /// Every player the tickets hold, by id.
     pub players: Vec<Player>,
+    /// The policy under test.
     pub policy: Box<P>,
+    /// The policy's random stream, seeded the same every run.
     pub rng: Pcg64,
+    /// Every match formed so far, in order.
     pub formed: Vec<Formed>,
+    /// The match format (1v1 unless the test sets another).
     pub format: MatchFormat,
 }
 
 impl Harness {
+    /// A harness for `policy`, with an empty pool.
     pub fn new(policy: Box<dyn Policy>) -> Self {
         Harness::with(policy)
     }
@@ -86,6 +96,7 @@ impl<P: Policy + ?Sized> Harness<P> {
         }
     }
 
+    /// A tick pass at `at_s` seconds: the matches it formed, by ticket number.
     pub fn tick(&mut self, at_s: f64) -> Vec<Vec<u32>> {
         self.call(at_s, Trigger::Tick)
     }

@@ -17,6 +17,7 @@
 //! waiting buys width. Matches are pairs of tickets.
 
 use super::batch::fits_pair;
+use super::Explain;
 use super::{
     Cadence, FormedMatch, FreePass, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger,
 };
@@ -27,6 +28,7 @@ use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 
+/// Parameters of `kind = "weighted-score"`: a cost per candidate from rating, wait and past opponents.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WeightedScoreParams {
@@ -72,6 +74,7 @@ impl WeightedScoreParams {
     pub const PARAMETERS: &str =
         "rating_weight, wait_weight, recent_weight, fade_matches, avoid_last, threshold, candidates, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::non_negative("rating_weight", self.rating_weight)?;
         if self.rating_weight == 0.0 {
@@ -104,12 +107,14 @@ struct Memory {
     recent: VecDeque<(PlayerId, u64)>,
 }
 
+/// The `weighted-score` policy: its parameters and each player's recent opponents.
 pub struct WeightedScore {
     params: WeightedScoreParams,
     memory: BTreeMap<PlayerId, Memory>,
 }
 
 impl WeightedScore {
+    /// The policy for these parameters (validated), remembering no one yet.
     pub fn new(params: WeightedScoreParams) -> Self {
         WeightedScore {
             params,
@@ -244,19 +249,6 @@ impl Policy for WeightedScore {
         }
     }
 
-    /// A recent opponent first (it lifts as other matches are played, not
-    /// with waiting: not monotone), then the pair's cost against
-    /// `threshold`. The cost falls as both wait, the recency as remembered
-    /// now: monotone.
-    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
-        Some(match self.cost(t, c, now) {
-            None => RuleCheck::refuses(BlockRule::Rematch),
-            Some(cost) => {
-                RuleCheck::within(BlockRule::WeightedScore, cost, self.params.threshold, true)
-            }
-        })
-    }
-
     fn on_formed(&mut self, formed: &FormedMatch<'_>) {
         let keep = self.params.fade_matches.max(self.params.avoid_last) as usize;
         let players: Vec<(usize, PlayerId)> = formed
@@ -277,6 +269,25 @@ impl Policy for WeightedScore {
                 m.recent.pop_front();
             }
         }
+    }
+
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for WeightedScore {
+    /// A recent opponent first (it lifts as other matches are played, not
+    /// with waiting: not monotone), then the pair's cost against
+    /// `threshold`. The cost falls as both wait, the recency as remembered
+    /// now: monotone.
+    fn pair_rule(&self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        Some(match self.cost(t, c, now) {
+            None => RuleCheck::refuses(BlockRule::Rematch),
+            Some(cost) => {
+                RuleCheck::within(BlockRule::WeightedScore, cost, self.params.threshold, true)
+            }
+        })
     }
 }
 

@@ -13,6 +13,7 @@ use crate::pool::WaitingTicket;
 use crate::model::{ParamError, SimTime};
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "widening"`: a window that widens with the time in queue.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WideningParams {
@@ -46,14 +47,16 @@ impl WideningParams {
     pub const PARAMETERS: &str =
         "base, rate_per_s, max, mode, recheck, tick";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_growing_window(self.base, self.rate_per_s, self.max)?;
         self.cadence.validate()
     }
 }
 
-/// The tick pass keeps its failures between passes (`Windowed`);
-/// `Stateless<WideningParams>` is the same policy without, its oracle.
+/// The `widening` policy. Its tick pass keeps its failures between passes
+/// (`Windowed`); `Stateless<WideningParams>` is the same policy without,
+/// its oracle.
 pub type Widening = Windowed<WideningParams>;
 
 impl MutualWindow for WideningParams {

@@ -30,8 +30,8 @@
 //! random role queues as they evolve.
 
 use super::{
-    fill_from_nearest, FreePass, MutualWindow, Policy, PoolView, Proposal, Schedule, SearchWork,
-    Trigger,
+    fill_from_nearest, Explain, FreePass, MutualWindow, Policy, PoolView, Proposal, Schedule,
+    SearchWork, Trigger,
 };
 use crate::model::{SimTime, TicketId};
 use crate::pool::WaitingTicket;
@@ -86,6 +86,7 @@ pub struct Windowed<W> {
 }
 
 impl<W> Windowed<W> {
+    /// The policy of `rule`, with nothing kept yet.
     pub fn new(rule: W) -> Self {
         Windowed {
             rule,
@@ -310,8 +311,8 @@ impl<W: GrowingWindow> Policy for Windowed<W> {
         Some(self.work)
     }
 
-    fn rating_window(&self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
-        Some(self.rule.window(t, now))
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(&self.rule)
     }
 }
 

@@ -12,6 +12,7 @@ use crate::model::{check, HumanDuration, ParamError};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
+/// Parameters of `kind = "worst"`: the EOMM paper's worst-case baseline.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct WorstParams {
@@ -37,6 +38,7 @@ impl WorstParams {
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str = "tick, rating_scale";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::interval("tick", self.tick.0)?;
         check::positive("rating_scale", self.rating_scale)?;
@@ -44,6 +46,7 @@ impl WorstParams {
     }
 }
 
+/// The `worst` policy: its parameters and the churn model it predicts with.
 pub struct Worst {
     params: WorstParams,
     model: Churn,
@@ -57,6 +60,7 @@ impl Worst {
         Worst::with_model(params, Churn::Logistic(ChurnModel::default()))
     }
 
+    /// The policy for these parameters, predicting churn with `model`.
     pub fn with_model(params: WorstParams, model: Churn) -> Self {
         Worst {
             params,

@@ -25,10 +25,13 @@ impl Ord for RatingKey {
 /// A party waiting in the queue.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WaitingTicket {
+    /// The ticket's id.
     pub id: TicketId,
+    /// The party's players.
     pub players: Party,
     /// Matchmaking rating of the party (mean of its members' current ratings).
     pub rating: f64,
+    /// When the ticket joined the queue.
     pub enqueued: SimTime,
     /// Whether this stay follows a match (a return to the queue), not a fresh arrival.
     pub requeue: bool,
@@ -38,6 +41,7 @@ pub struct WaitingTicket {
 }
 
 impl WaitingTicket {
+    /// Players in the party.
     pub fn size(&self) -> usize {
         self.players.len()
     }
@@ -64,9 +68,11 @@ pub struct Pool {
 }
 
 impl Pool {
+    /// Tickets waiting.
     pub fn len(&self) -> usize {
         self.by_id.len()
     }
+    /// Whether no ticket waits.
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
     }
@@ -74,9 +80,11 @@ impl Pool {
     pub fn players(&self) -> usize {
         self.players
     }
+    /// The waiting ticket `id`, if it still waits.
     pub fn get(&self, id: TicketId) -> Option<&WaitingTicket> {
         self.by_id.get(&id).map(|&slot| self.at(slot))
     }
+    /// Whether ticket `id` still waits.
     pub fn contains(&self, id: TicketId) -> bool {
         self.by_id.contains_key(&id)
     }

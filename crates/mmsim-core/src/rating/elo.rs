@@ -40,6 +40,7 @@ impl EloParams {
     /// Its keys, for `mmsim catalogue`.
     pub const PARAMETERS: &str = "k, scale, initial";
 
+    /// Checks every parameter; keys are relative to `[rating]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_positive("k", self.k)?;
         check_positive("scale", self.scale)?;
@@ -74,6 +75,7 @@ pub struct Elo {
 }
 
 impl Elo {
+    /// An Elo system with these parameters (validated).
     pub fn new(params: EloParams) -> Self {
         Elo { params }
     }

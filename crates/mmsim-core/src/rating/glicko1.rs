@@ -68,6 +68,7 @@ impl Glicko1Params {
     /// Its keys, for `mmsim catalogue`.
     pub const PARAMETERS: &str = "initial, initial_rd, c, period";
 
+    /// Checks every parameter; keys are relative to `[rating]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_finite("initial", self.initial)?;
         check_positive("initial_rd", self.initial_rd)?;
@@ -270,6 +271,7 @@ pub struct Glicko1 {
 }
 
 impl Glicko1 {
+    /// A Glicko-1 system with these parameters (validated).
     pub fn new(params: Glicko1Params) -> Self {
         Glicko1 { params }
     }

@@ -64,6 +64,7 @@ impl Glicko2Params {
     /// Its keys, for `mmsim catalogue`.
     pub const PARAMETERS: &str = "initial, initial_rd, initial_volatility, tau, period";
 
+    /// Checks every parameter; keys are relative to `[rating]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_finite("initial", self.initial)?;
         check_positive("initial_rd", self.initial_rd)?;
@@ -132,6 +133,7 @@ pub struct Glicko2 {
 }
 
 impl Glicko2 {
+    /// A Glicko-2 system with these parameters (validated).
     pub fn new(params: Glicko2Params) -> Self {
         Glicko2 { params }
     }

@@ -119,6 +119,7 @@ impl TrueSkillParams {
     /// Its keys, for `mmsim catalogue`.
     pub const PARAMETERS: &str = "mu, sigma, beta, tau, draw_probability, calibration_games, calibration_boost, surprise_gain";
 
+    /// Checks every parameter; keys are relative to `[rating]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         if !self.mu.is_finite() {
             return Err(ParamError::new(
@@ -240,6 +241,7 @@ fn phi(x: f64) -> f64 {
 }
 
 impl TrueSkill {
+    /// A TrueSkill system with these parameters (validated).
     pub fn new(params: TrueSkillParams) -> Self {
         TrueSkill { params }
     }

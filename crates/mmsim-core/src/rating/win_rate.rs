@@ -33,6 +33,7 @@ impl WinRateParams {
     /// Its keys, for `mmsim catalogue`.
     pub const PARAMETERS: &str = "prior_games";
 
+    /// Checks every parameter; keys are relative to `[rating]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check_non_negative("prior_games", self.prior_games)
     }
@@ -68,6 +69,7 @@ pub struct WinRate {
 }
 
 impl WinRate {
+    /// A win-rate system with these parameters (validated).
     pub fn new(params: WinRateParams) -> Self {
         WinRate { params }
     }

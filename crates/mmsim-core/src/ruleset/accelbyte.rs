@@ -48,6 +48,7 @@ fn need<'a>(o: &'a Obj, key: &str, path: &str) -> Result<&'a Value, RulesetError
         .ok_or_else(|| RulesetError::new(path, format!("needs `{key}`")))
 }
 
+/// Reads an AccelByte v2 ruleset (its top-level JSON object), refusing what mmsim cannot simulate with the JSON path at fault.
 pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
     check_keys(top, "", TOP, "an AccelByte ruleset")?;
     let alliance = obj(&top["alliance"], "alliance")?;

@@ -10,14 +10,18 @@ use smallvec::SmallVec;
 /// One ticket of a candidate match: its team and its players.
 #[derive(Clone, Debug)]
 pub struct CandTicket<'a> {
+    /// The team it is placed in.
     pub team: usize,
+    /// Its players.
     pub players: SmallVec<[&'a Player; 5]>,
 }
 
 /// A candidate match: its teams' count and its tickets, each placed in a team.
 #[derive(Clone, Debug)]
 pub struct Candidate<'a> {
+    /// Teams in the match.
     pub teams: usize,
+    /// Its tickets, each placed in a team.
     pub tickets: Vec<CandTicket<'a>>,
 }
 

@@ -65,9 +65,16 @@ fn party(p: PartyAgg) -> &'static str {
     }
 }
 
+/// Why the population cannot supply an attribute a rule reads (no
+/// attribute by that name, or one the scenario does not draw), as
+/// `explain-ruleset` prints it after "not supplied:".
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct Unsupplied(pub String);
+
 /// The explanation, one block per rule. `mapping` says, for each attribute
 /// a rule reads, where the population supplies it (or why it cannot).
-pub fn explain(rs: &Ruleset, mapping: &[(String, Result<Source, String>)]) -> String {
+pub fn explain(rs: &Ruleset, mapping: &[(String, Result<Source, Unsupplied>)]) -> String {
     let mut o = String::new();
     let _ = writeln!(
         o,

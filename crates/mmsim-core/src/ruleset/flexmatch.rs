@@ -31,6 +31,7 @@ fn note(rs: &mut Ruleset, field: impl Into<String>, text: impl Into<String>) {
     });
 }
 
+/// Reads a FlexMatch rule set (its top-level JSON object, or a matchmaking configuration holding one), refusing what mmsim cannot simulate with the JSON path at fault.
 pub fn parse(top: &Obj) -> Result<Ruleset, RulesetError> {
     let (set, config) = if top.contains_key("ruleSet") {
         check_keys(top, "", &["ruleSet", "configuration"], "the wrapper")?;
@@ -492,8 +493,9 @@ fn rule(
         allowed.extend_from_slice(extra);
         check_keys(r, p, &allowed, &what)
     };
-    let expr_err =
-        |field: &str, e: String| RulesetError::new(format!("{p}.{field}"), format!("{what}: {e}"));
+    let expr_err = |field: &str, e: ExprError| {
+        RulesetError::new(format!("{p}.{field}"), format!("{what}: {e}"))
+    };
     let mut team_free = true;
     let measurements =
         |rs: &mut Ruleset, team_free: &mut bool| -> Result<Vec<Expr>, RulesetError> {
@@ -529,7 +531,7 @@ fn rule(
                 if !e.is_one_value() {
                     return Err(expr_err(
                         "referenceValue",
-                        format!("`{s}` gives a list; a reference is one value (aggregate it, e.g. avg(flatten(...)))"),
+                        ExprError(format!("`{s}` gives a list; a reference is one value (aggregate it, e.g. avg(flatten(...)))")),
                     ));
                 }
                 *team_free &= e.team_free();
@@ -965,9 +967,23 @@ enum Tok {
     Comma,
 }
 
-fn tokens(s: &str) -> Result<Vec<Tok>, String> {
+/// Why an expression's or a statement's text could not be read: the
+/// message quotes the text, and the caller prefixes the rule and key.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct ExprError(String);
+
+impl From<String> for ExprError {
+    fn from(message: String) -> Self {
+        ExprError(message)
+    }
+}
+
+fn tokens(s: &str) -> Result<Vec<Tok>, ExprError> {
     if s.len() > MAX_EXPR_CHARS {
-        return Err(format!("longer than {MAX_EXPR_CHARS} characters"));
+        return Err(ExprError(format!(
+            "longer than {MAX_EXPR_CHARS} characters"
+        )));
     }
     let mut out = Vec::new();
     let cs: Vec<char> = s.chars().collect();
@@ -1010,7 +1026,7 @@ fn tokens(s: &str) -> Result<Vec<Tok>, String> {
                 }
                 out.push(Tok::Ident(cs[start..i].iter().collect()));
             }
-            other => return Err(format!("unexpected `{other}` in `{s}`")),
+            other => return Err(ExprError(format!("unexpected `{other}` in `{s}`"))),
         }
     }
     Ok(out)
@@ -1031,23 +1047,32 @@ impl ExprParser<'_, '_> {
         t
     }
 
-    fn expect(&mut self, want: Tok) -> Result<(), String> {
+    fn expect(&mut self, want: Tok) -> Result<(), ExprError> {
         match self.next() {
             Some(t) if t == want => Ok(()),
-            got => Err(format!("expected {want:?} in `{}`, got {got:?}", self.text)),
+            got => Err(ExprError(format!(
+                "expected {want:?} in `{}`, got {got:?}",
+                self.text
+            ))),
         }
     }
 
-    fn ident(&mut self) -> Result<String, String> {
+    fn ident(&mut self) -> Result<String, ExprError> {
         match self.next() {
             Some(Tok::Ident(s)) => Ok(s),
-            got => Err(format!("expected a name in `{}`, got {got:?}", self.text)),
+            got => Err(ExprError(format!(
+                "expected a name in `{}`, got {got:?}",
+                self.text
+            ))),
         }
     }
 
-    fn expr(&mut self, depth: usize) -> Result<Expr, String> {
+    fn expr(&mut self, depth: usize) -> Result<Expr, ExprError> {
         if depth > MAX_DEPTH {
-            return Err(format!("nested deeper than {MAX_DEPTH} in `{}`", self.text));
+            return Err(ExprError(format!(
+                "nested deeper than {MAX_DEPTH} in `{}`",
+                self.text
+            )));
         }
         match self.next() {
             Some(Tok::Num(x)) => Ok(Expr::Num(x)),
@@ -1065,15 +1090,18 @@ impl ExprParser<'_, '_> {
                 } else if let Some(i) = self.rs.team_names.iter().position(|n| *n == team) {
                     TeamSel::Range { first: i, count: 1 }
                 } else {
-                    return Err(format!("no team is called `{team}` in `{}`", self.text));
+                    return Err(ExprError(format!(
+                        "no team is called `{team}` in `{}`",
+                        self.text
+                    )));
                 };
                 self.expect(Tok::Dot)?;
                 let players = self.ident()?;
                 if players != "players" {
-                    return Err(format!(
+                    return Err(ExprError(format!(
                         "expected `players` after `teams[{team}].` in `{}`",
                         self.text
-                    ));
+                    )));
                 }
                 if self.toks.get(self.at) != Some(&Tok::Dot) {
                     return Ok(Expr::Players { teams });
@@ -1081,10 +1109,10 @@ impl ExprParser<'_, '_> {
                 self.at += 1;
                 let attrs = self.ident()?;
                 if attrs != "attributes" {
-                    return Err(format!(
+                    return Err(ExprError(format!(
                         "mmsim reads `players.attributes[NAME]` and `players`, not `players.{attrs}`, in `{}`",
                         self.text
-                    ));
+                    )));
                 }
                 self.expect(Tok::LBracket)?;
                 let name = self.ident()?;
@@ -1108,10 +1136,10 @@ impl ExprParser<'_, '_> {
                     "count" => Some(AggFn::Count),
                     "median" => Some(AggFn::Median),
                     other => {
-                        return Err(format!(
+                        return Err(ExprError(format!(
                             "mmsim does not evaluate `{other}` (it reads teams[..].players, .attributes[..], flatten, avg, min, max, sum, count, median) in `{}`",
                             self.text
-                        ))
+                        )))
                     }
                 };
                 self.expect(Tok::Open)?;
@@ -1122,12 +1150,12 @@ impl ExprParser<'_, '_> {
                     Some(f) => Expr::Agg(f, Box::new(inner)),
                 })
             }
-            got => Err(format!("unexpected {got:?} in `{}`", self.text)),
+            got => Err(ExprError(format!("unexpected {got:?} in `{}`", self.text))),
         }
     }
 }
 
-fn parse_expr(s: &str, rs: &mut Ruleset, team_defs: &[TeamDef]) -> Result<Expr, String> {
+fn parse_expr(s: &str, rs: &mut Ruleset, team_defs: &[TeamDef]) -> Result<Expr, ExprError> {
     let mut p = ExprParser {
         toks: tokens(s)?,
         at: 0,
@@ -1137,12 +1165,14 @@ fn parse_expr(s: &str, rs: &mut Ruleset, team_defs: &[TeamDef]) -> Result<Expr, 
     };
     let e = p.expr(0)?;
     if p.at != p.toks.len() {
-        return Err(format!("unexpected text after the expression in `{s}`"));
+        return Err(ExprError(format!(
+            "unexpected text after the expression in `{s}`"
+        )));
     }
     Ok(e)
 }
 
-fn parse_statement(s: &str, names: &[&str], own: &str) -> Result<Statement, String> {
+fn parse_statement(s: &str, names: &[&str], own: &str) -> Result<Statement, ExprError> {
     let toks = tokens(s)?;
     let mut at = 0;
     fn go(
@@ -1152,19 +1182,23 @@ fn parse_statement(s: &str, names: &[&str], own: &str) -> Result<Statement, Stri
         own: &str,
         text: &str,
         depth: usize,
-    ) -> Result<Statement, String> {
+    ) -> Result<Statement, ExprError> {
         if depth > MAX_DEPTH {
-            return Err(format!("nested deeper than {MAX_DEPTH} in `{text}`"));
+            return Err(ExprError(format!(
+                "nested deeper than {MAX_DEPTH} in `{text}`"
+            )));
         }
         let Some(Tok::Ident(word)) = toks.get(*at).cloned() else {
-            return Err(format!(
+            return Err(ExprError(format!(
                 "expected a rule name or and/or/xor/not in `{text}`"
-            ));
+            )));
         };
         *at += 1;
         if toks.get(*at) != Some(&Tok::Open) {
             if word == own {
-                return Err(format!("the compound rule names itself in `{text}`"));
+                return Err(ExprError(format!(
+                    "the compound rule names itself in `{text}`"
+                )));
             }
             let i = names
                 .iter()
@@ -1182,7 +1216,7 @@ fn parse_statement(s: &str, names: &[&str], own: &str) -> Result<Statement, Stri
                     *at += 1;
                     break;
                 }
-                _ => return Err(format!("expected `,` or `)` in `{text}`")),
+                _ => return Err(ExprError(format!("expected `,` or `)` in `{text}`"))),
             }
         }
         Ok(match word.as_str() {
@@ -1190,18 +1224,24 @@ fn parse_statement(s: &str, names: &[&str], own: &str) -> Result<Statement, Stri
             "or" => Statement::Or(args),
             "xor" => Statement::Xor(args),
             "not" if args.len() == 1 => Statement::Not(Box::new(args.remove(0))),
-            "not" => return Err(format!("`not` takes one statement in `{text}`")),
-            other => return Err(format!("`{other}` is not and, or, xor or not in `{text}`")),
+            "not" => return Err(ExprError(format!("`not` takes one statement in `{text}`"))),
+            other => {
+                return Err(ExprError(format!(
+                    "`{other}` is not and, or, xor or not in `{text}`"
+                )))
+            }
         })
     }
     let st = go(&toks, &mut at, names, own, s, 0)?;
     if at != toks.len() {
-        return Err(format!("unexpected text after the statement in `{s}`"));
+        return Err(ExprError(format!(
+            "unexpected text after the statement in `{s}`"
+        )));
     }
     if matches!(st, Statement::Rule(_)) {
-        return Err(format!(
+        return Err(ExprError(format!(
             "a compound statement is and/or/xor/not of rules, got `{s}`"
-        ));
+        )));
     }
     Ok(st)
 }

@@ -27,11 +27,14 @@ pub const MAX_EXPR_CHARS: usize = 1000;
 /// Which vendor's format a ruleset was written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Vendor {
+    /// AWS GameLift FlexMatch (`ruleSet` JSON).
     FlexMatch,
+    /// AccelByte matchmaking v2 (its ruleset JSON).
     AccelByte,
 }
 
 impl Vendor {
+    /// The vendor's product name, as `explain-ruleset` prints it.
     pub fn label(self) -> &'static str {
         match self {
             Vendor::FlexMatch => "AWS GameLift FlexMatch",
@@ -44,11 +47,14 @@ impl Vendor {
 /// `rules[2].maxDistance`) and why.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RulesetError {
+    /// Where in the JSON: a path such as `rules[2].maxDistance` (empty: the whole file).
     pub path: String,
+    /// What is wrong there and what mmsim accepts.
     pub message: String,
 }
 
 impl RulesetError {
+    /// An error at `path` saying `message`.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
         RulesetError {
             path: path.into(),
@@ -101,6 +107,7 @@ impl Source {
         ("latency", Source::Latency),
     ];
 
+    /// The name a `[ruleset] attributes` mapping uses for this source.
     pub fn name(self) -> &'static str {
         Source::NAMES
             .iter()
@@ -108,6 +115,7 @@ impl Source {
             .map_or("?", |(n, _)| n)
     }
 
+    /// The source a mapping names, if any.
     pub fn by_name(name: &str) -> Option<Source> {
         Source::NAMES
             .iter()
@@ -140,9 +148,11 @@ impl Source {
 /// come from once bound to a population.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Attribute {
+    /// The attribute's name in the ruleset.
     pub name: String,
     /// The declared type (`number`, `string_list`, ...), as written.
     pub kind: String,
+    /// Where the population supplies it; `None`: nowhere (a rule reading it is refused).
     pub source: Option<Source>,
     /// For a string list: the names in bit order (languages or roles).
     pub vocabulary: Vec<String>,
@@ -153,12 +163,14 @@ pub struct Attribute {
 /// `waitTimeSeconds` and AccelByte's `duration`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Steps {
+    /// The value before the first step.
     pub base: f64,
     /// (wait in seconds, value), waits strictly increasing.
     pub steps: Vec<(f64, f64)>,
 }
 
 impl Steps {
+    /// A value that never relaxes.
     pub fn fixed(base: f64) -> Self {
         Steps {
             base,
@@ -192,8 +204,11 @@ pub enum AgeSelection {
 pub enum PartyAgg {
     /// Each player's own value.
     Own,
+    /// The members' mean.
     Avg,
+    /// The members' least.
     Min,
+    /// The members' greatest.
     Max,
     /// String lists: the union of the members' sets.
     Union,
@@ -204,15 +219,22 @@ pub enum PartyAgg {
 /// Aggregating functions of the property expression language.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AggFn {
+    /// `avg`: the mean.
     Avg,
+    /// `min`: the least.
     Min,
+    /// `max`: the greatest.
     Max,
+    /// `sum`: the total.
     Sum,
+    /// `count`: how many values.
     Count,
+    /// `median`: the middle value (the mean of the two middle ones).
     Median,
 }
 
 impl AggFn {
+    /// The function's name in the expression language.
     pub fn name(self) -> &'static str {
         match self {
             AggFn::Avg => "avg",
@@ -229,25 +251,38 @@ impl AggFn {
 /// (a definition with `quantity` 3 names three teams).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TeamSel {
+    /// Every team (`teams[*]`).
     All,
-    Range { first: usize, count: usize },
+    /// The teams of one definition: `count` teams from index `first`.
+    Range {
+        /// Index of the first team.
+        first: usize,
+        /// How many teams.
+        count: usize,
+    },
 }
 
 /// A property expression: `avg(flatten(teams[*].players.attributes[skill]))`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
+    /// A number written in the expression.
     Num(f64),
     /// `teams[X].players.attributes[A]`: per team, per player; `attr`
     /// indexes `Ruleset::attributes`.
     Attr {
+        /// Which teams it reads.
         teams: TeamSel,
+        /// Index into `Ruleset::attributes`.
         attr: usize,
     },
     /// `teams[X].players`: per team, one entry per player (for `count`).
     Players {
+        /// Which teams it reads.
         teams: TeamSel,
     },
+    /// `flatten(...)`: every team's values as one list.
     Flatten(Box<Expr>),
+    /// An aggregating function over its argument (per team, or over a flattened list).
     Agg(AggFn, Box<Expr>),
 }
 
@@ -299,15 +334,22 @@ impl Expr {
 /// A comparison rule's operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CmpOp {
+    /// `<`
     Lt,
+    /// `<=`
     Le,
+    /// `=`
     Eq,
+    /// `!=`
     Ne,
+    /// `>`
     Gt,
+    /// `>=`
     Ge,
 }
 
 impl CmpOp {
+    /// The operation as the vendor writes it.
     pub fn symbol(self) -> &'static str {
         match self {
             CmpOp::Lt => "<",
@@ -319,6 +361,7 @@ impl CmpOp {
         }
     }
 
+    /// Whether `a op b` holds.
     pub fn holds(self, a: f64, b: f64) -> bool {
         match self {
             CmpOp::Lt => a < b,
@@ -345,52 +388,74 @@ pub enum CollOp {
 pub enum Statement {
     /// Index into `Ruleset::rules`.
     Rule(usize),
+    /// `and`: every statement holds.
     And(Vec<Statement>),
+    /// `or`: at least one holds.
     Or(Vec<Statement>),
+    /// `xor`: exactly one holds.
     Xor(Vec<Statement>),
+    /// `not`: the statement does not hold.
     Not(Box<Statement>),
 }
 
+/// What a rule checks, by the vendor's rule type.
 #[derive(Clone, Debug, PartialEq)]
 pub enum RuleKind {
     /// Every measured value lies within `max` (and at least `min`) of the
     /// reference; without a reference, every pair of measured values does.
     Distance {
+        /// The measured values.
         measure: Vec<Expr>,
+        /// The value they are measured against, if any.
         reference: Option<Expr>,
+        /// The largest distance allowed, relaxing with the wait.
         max: Option<Steps>,
+        /// The smallest distance required, relaxing with the wait.
         min: Option<Steps>,
     },
     /// Every measured value compares to the reference by `op`; without a
     /// reference (`=` or `!=` only), the measured values are all equal or
     /// all different.
     Comparison {
+        /// The measured values.
         measure: Vec<Expr>,
+        /// The value they are compared with, if any.
         reference: Option<Expr>,
+        /// The comparison.
         op: CmpOp,
     },
     /// Every player's `attr` lies within `max` of every other's.
     BatchDistance {
+        /// Index into `Ruleset::attributes`.
         attr: usize,
+        /// The largest spread allowed, relaxing with the wait.
         max: Steps,
     },
     /// A count over string lists within `[min, max]`.
     Collection {
+        /// The measured string lists.
         measure: Vec<Expr>,
+        /// What is counted.
         op: CollOp,
         /// The reference names (reference_intersection_count), bound to bits
         /// of the measured attribute's vocabulary.
         reference: Vec<String>,
+        /// `reference` as bits of the vocabulary.
         reference_bits: u64,
+        /// The least count required, relaxing with the wait.
         min: Option<Steps>,
+        /// The greatest count allowed, relaxing with the wait.
         max: Option<Steps>,
     },
     /// Every player's ping to the hosting data centre within `max` ms: the
     /// `[regions]` latency rule, enforced by the engine's regional layer.
     Latency {
+        /// The worst ping allowed, in milliseconds, relaxing with the wait.
         max: Steps,
     },
+    /// A statement over other rules (`and`, `or`, `xor`, `not`).
     Compound {
+        /// The statement over the other rules.
         statement: Statement,
     },
 }
@@ -409,10 +474,14 @@ impl RuleKind {
     }
 }
 
+/// One rule of a ruleset, as mmsim checks it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rule {
+    /// The rule's name in the ruleset.
     pub name: String,
+    /// What it checks.
     pub kind: RuleKind,
+    /// How a party's members read their attributes (`partyAggregation`).
     pub party: PartyAgg,
     /// Named by a compound rule: then only the compound enforces it.
     pub in_compound: bool,
@@ -435,26 +504,37 @@ pub struct Service {
 /// (team sizes, algorithm settings, defaults): for `explain-ruleset`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Note {
+    /// The JSON field the note is about.
     pub field: String,
+    /// What the reader understood from it.
     pub text: String,
 }
 
 /// A vendor's ruleset as mmsim simulates it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Ruleset {
+    /// Whose format it was written in.
     pub vendor: Vendor,
+    /// The ruleset's own name (empty when it gives none).
     pub name: String,
+    /// Teams per match.
     pub teams: usize,
+    /// Players per team.
     pub team_size: usize,
     /// Team names in order (a definition with a quantity: `name_1`, ...).
     pub team_names: Vec<String>,
+    /// Every player attribute it declares or reads.
     pub attributes: Vec<Attribute>,
+    /// Its rules, in the file's order.
     pub rules: Vec<Rule>,
+    /// Whose wait drives the rules' expansions.
     pub age: AgeSelection,
     /// Players per role per team, in the ruleset's order (AccelByte's
     /// `combination`).
     pub roles: Option<Vec<(String, u32)>>,
+    /// Its ready check and backfill settings.
     pub service: Service,
+    /// What was understood without a rule of its own (for `explain-ruleset`).
     pub notes: Vec<Note>,
 }
 

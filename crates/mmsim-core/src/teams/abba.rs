@@ -104,7 +104,9 @@ impl AbbaParams {
 /// What the split needs to know about one player.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AbbaPlayer {
+    /// Vehicle tier; teams get the same tiers.
     pub tier: u8,
+    /// Vehicle class; `None` where the game has none.
     pub category: Option<Category>,
     /// Skill as the post uses it, in [0, 1].
     pub win_rate: f64,
@@ -116,8 +118,11 @@ pub struct AbbaPlayer {
 /// Settings of one split.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct AbbaOptions {
+    /// Players per team.
     pub team_size: usize,
+    /// How many more of a class one team may have than the other.
     pub category_margin: usize,
+    /// Whether to smooth the teams' mean win rates towards each other.
     pub smoothing: bool,
     /// Smoothing threshold as a fraction (0.01 = one percentage point).
     pub threshold: f64,
@@ -423,10 +428,12 @@ pub fn smooth(
 /// The Armored Warfare former; two teams only.
 #[derive(Clone, Debug)]
 pub struct Abba {
+    /// Its parameters (`[teams]`).
     pub params: AbbaParams,
 }
 
 impl Abba {
+    /// The former for these parameters (validated).
     pub fn new(params: AbbaParams) -> Self {
         Abba { params }
     }

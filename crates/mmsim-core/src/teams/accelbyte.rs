@@ -39,10 +39,14 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum AccelByteMode {
+    /// Combination below 12 players per match, greedy from 12 (AccelByte's rule for strict teams).
     #[default]
     Auto,
+    /// Every order of the parties, each filling teams in turn.
     Permutation,
+    /// Every way to choose each team's parties.
     Combination,
+    /// Parties by total attribute value, largest first, each onto the team with the smallest total that has room.
     Greedy,
 }
 
@@ -98,12 +102,16 @@ impl AccelByteParams {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Method {
+    /// Every order of the parties, each filling teams in turn.
     Permutation,
+    /// Every way to choose each team's parties.
     Combination,
+    /// Parties by total attribute value, largest first, each onto the team with the smallest total that has room.
     Greedy,
 }
 
 impl Method {
+    /// The method's name, as `[teams] mode` and `mmsim rebalance` write it.
     pub fn name(self) -> &'static str {
         match self {
             Method::Permutation => "permutation",
@@ -139,6 +147,7 @@ impl Alliance {
         }
     }
 
+    /// Whether teams and players per team are fixed (minimum equals maximum for both).
     pub fn is_strict(&self) -> bool {
         self.min_number == self.max_number && self.player_min_number == self.player_max_number
     }
@@ -165,6 +174,7 @@ pub fn choose_method(alliance: &Alliance, backfill: bool) -> Method {
 /// A party as the rebalance sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AbParty {
+    /// Players in the party.
     pub size: usize,
     /// Sum over members of each balanced attribute, in attribute order.
     pub totals: Vec<f64>,
@@ -175,7 +185,9 @@ pub struct AbParty {
 /// How good a composition is: compared by `member_diff`, then `distance`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Score {
+    /// The largest difference in players between two teams.
     pub member_diff: usize,
+    /// How far apart the teams' attribute totals are (AccelByte's distance; smaller is better).
     pub distance: f64,
 }
 
@@ -188,6 +200,7 @@ impl Score {
                 && self.distance <= best.distance + tolerance(best.distance))
     }
 
+    /// Strictly better: fewer member difference, or the same and a distance smaller beyond float noise.
     pub fn strictly_better(&self, other: &Score) -> bool {
         self.member_diff < other.member_diff
             || (self.member_diff == other.member_diff
@@ -207,15 +220,20 @@ pub struct Candidate<'a> {
     /// The party sequence it came from (permutation), or the parties in
     /// team order (combination).
     pub sequence: &'a [usize],
+    /// Party indices per team.
     pub teams: &'a [Vec<usize>],
+    /// Its score.
     pub score: Score,
 }
 
 /// The chosen composition.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rebalanced {
+    /// The method that chose it.
     pub method: Method,
+    /// Party indices per team.
     pub teams: Vec<Vec<usize>>,
+    /// Its score.
     pub score: Score,
     /// Which candidate won, 1-based in enumeration order (the "Result n" of
     /// the page's tables); `None` for greedy, which enumerates none.
@@ -522,6 +540,7 @@ fn best_of(
     })
 }
 
+/// The best composition over every order of the parties, teams holding `player_min` to `player_max` players; `None` when none fills them.
 pub fn permutation(
     parties: &[AbParty],
     teams: usize,
@@ -535,6 +554,7 @@ pub fn permutation(
     )
 }
 
+/// The best composition over every choice of each team's parties, teams of exactly `team_size`; `None` when none fills them.
 pub fn combination(parties: &[AbParty], teams: usize, team_size: usize) -> Option<Rebalanced> {
     best_of(
         Method::Combination,
@@ -637,14 +657,17 @@ impl AccelByteMode {
 /// rating; no session, strict sizes.
 #[derive(Clone, Debug)]
 pub struct AccelByte {
+    /// Its parameters (`[teams]`).
     pub params: AccelByteParams,
 }
 
 impl AccelByte {
+    /// The former for these parameters (validated).
     pub fn new(params: AccelByteParams) -> Self {
         AccelByte { params }
     }
 
+    /// The method it uses for a match of `teams` teams of `team_size` (its mode, `auto` resolved by AccelByte's rule).
     pub fn method_for(&self, teams: usize, team_size: usize) -> Method {
         self.params
             .mode

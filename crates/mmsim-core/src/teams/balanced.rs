@@ -65,10 +65,12 @@ impl BalancedParams {
 /// The balanced former; see [`balanced_split`].
 #[derive(Clone, Debug)]
 pub struct Balanced {
+    /// Its parameters (`[teams]`).
     pub params: BalancedParams,
 }
 
 impl Balanced {
+    /// The former for these parameters (validated).
     pub fn new(params: BalancedParams) -> Self {
         Balanced { params }
     }

@@ -92,6 +92,7 @@ pub fn member_mmr(player: &Player, party_size: usize) -> f64 {
 /// One party seen as a single ticket by the skill and experience criteria.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PartyAggregate {
+    /// Players in the party.
     pub size: usize,
     /// Mean MMR of the members: the post says a solo player matched with a
     /// wide party lands near the party's average.

@@ -322,6 +322,57 @@ impl FillGuard {
     }
 }
 
+/// Why an arrival mix cannot fill its teams (`check_fill`); sizes are
+/// listed as the scenario writes them (`2, 3`).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FillError {
+    /// No team, or teams of no player.
+    #[error("teams and team size must be 1 or more, got {teams} teams of {team_size}")]
+    NoTeams {
+        /// Teams per match.
+        teams: usize,
+        /// Players per team.
+        team_size: usize,
+    },
+    /// A weight that is negative or not a number.
+    #[error("the weight of party size {size} must be a number, zero or more, got {weight}")]
+    BadWeight {
+        /// The party size (players) the weight belongs to.
+        size: usize,
+        /// The weight given.
+        weight: f64,
+    },
+    /// Every weight is zero.
+    #[error("no party size has a positive weight; give at least one, e.g. [1.0] for solo players")]
+    NoSize,
+    /// Party sizes larger than a team.
+    #[error("party sizes {sizes} do not fit a team of {team_size}; allowed party sizes are 1 to {team_size} (give the others weight 0)")]
+    TooBig {
+        /// The sizes that do not fit.
+        sizes: String,
+        /// Players per team.
+        team_size: usize,
+    },
+    /// No mix of the sizes makes a team exactly.
+    #[error("no mix of party sizes {sizes} fills a team of {team_size} exactly; add a size that makes up the difference (size 1 always does)")]
+    NoMix {
+        /// The sizes with positive weight.
+        sizes: String,
+        /// Players per team.
+        team_size: usize,
+    },
+    /// Sizes that no full team can hold: their parties would wait forever.
+    #[error("parties of size {stranded} can never be placed: the rest of a team of {team_size} cannot be made from sizes {sizes}; give them weight 0 or add a size that completes them")]
+    Stranded {
+        /// The sizes that can never be placed.
+        stranded: String,
+        /// Players per team.
+        team_size: usize,
+        /// The sizes with positive weight.
+        sizes: String,
+    },
+}
+
 /// Checks before a run that the arrival mix can fill teams: `party_size_weights[i]`
 /// is the weight of parties of `i + 1` players. Errors when a size with positive
 /// weight exceeds the team size, when no mix of those sizes makes a team of
@@ -331,21 +382,19 @@ pub fn check_fill(
     party_size_weights: &[f64],
     teams: usize,
     team_size: usize,
-) -> Result<(), String> {
+) -> Result<(), FillError> {
     if teams == 0 || team_size == 0 {
-        return Err(format!(
-            "teams and team size must be 1 or more, got {teams} teams of {team_size}"
-        ));
+        return Err(FillError::NoTeams { teams, team_size });
     }
     if let Some((i, w)) = party_size_weights
         .iter()
         .enumerate()
         .find(|(_, w)| !(w.is_finite() && **w >= 0.0))
     {
-        return Err(format!(
-            "the weight of party size {} must be a number, zero or more, got {w}",
-            i + 1
-        ));
+        return Err(FillError::BadWeight {
+            size: i + 1,
+            weight: *w,
+        });
     }
     let sizes: Vec<usize> = party_size_weights
         .iter()
@@ -354,17 +403,14 @@ pub fn check_fill(
         .map(|(i, _)| i + 1)
         .collect();
     if sizes.is_empty() {
-        return Err(
-            "no party size has a positive weight; give at least one, e.g. [1.0] for solo players"
-                .into(),
-        );
+        return Err(FillError::NoSize);
     }
     let too_big: Vec<usize> = sizes.iter().copied().filter(|&s| s > team_size).collect();
     if !too_big.is_empty() {
-        return Err(format!(
-            "party sizes {} do not fit a team of {team_size}; allowed party sizes are 1 to {team_size} (give the others weight 0)",
-            list(&too_big)
-        ));
+        return Err(FillError::TooBig {
+            sizes: list(&too_big),
+            team_size,
+        });
     }
     // reachable[n]: some mix of the sizes (with repetition) has exactly n players.
     let mut reachable = vec![false; team_size + 1];
@@ -373,10 +419,10 @@ pub fn check_fill(
         reachable[n] = sizes.iter().any(|&s| s <= n && reachable[n - s]);
     }
     if !reachable[team_size] {
-        return Err(format!(
-            "no mix of party sizes {} fills a team of {team_size} exactly; add a size that makes up the difference (size 1 always does)",
-            list(&sizes)
-        ));
+        return Err(FillError::NoMix {
+            sizes: list(&sizes),
+            team_size,
+        });
     }
     let stranded: Vec<usize> = sizes
         .iter()
@@ -384,11 +430,11 @@ pub fn check_fill(
         .filter(|&s| !reachable[team_size - s])
         .collect();
     if !stranded.is_empty() {
-        return Err(format!(
-            "parties of size {} can never be placed: the rest of a team of {team_size} cannot be made from sizes {}; give them weight 0 or add a size that completes them",
-            list(&stranded),
-            list(&sizes)
-        ));
+        return Err(FillError::Stranded {
+            stranded: list(&stranded),
+            team_size,
+            sizes: list(&sizes),
+        });
     }
     Ok(())
 }
@@ -543,15 +589,19 @@ mod tests {
     #[test]
     fn check_fill_names_the_sizes_at_fault() {
         assert!(check_fill(&[0.7, 0.2, 0.1], 2, 5).is_ok());
-        let e = check_fill(&[0.0, 1.0], 2, 5).unwrap_err();
+        let e = check_fill(&[0.0, 1.0], 2, 5).unwrap_err().to_string();
         assert!(
             e.contains("party sizes 2") && e.contains("team of 5"),
             "{e}"
         );
-        let e = check_fill(&[0.5, 0.0, 0.0, 0.0, 0.0, 0.5], 2, 5).unwrap_err();
+        let e = check_fill(&[0.5, 0.0, 0.0, 0.0, 0.0, 0.5], 2, 5)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("party sizes 6") && e.contains("1 to 5"), "{e}");
         // Pairs fill a team of 6, but a trio would need another 3.
-        let e = check_fill(&[0.0, 0.8, 0.0, 0.0, 0.2], 2, 6).unwrap_err();
+        let e = check_fill(&[0.0, 0.8, 0.0, 0.0, 0.2], 2, 6)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("size 5") && e.contains("never"), "{e}");
         assert!(check_fill(&[0.0, 0.5, 0.5], 2, 5).is_ok());
         assert!(check_fill(&[0.0, 0.0], 2, 5).is_err());

@@ -19,7 +19,7 @@ pub use abba::{abba_split, AbbaOptions, AbbaOutcome, AbbaPlayer};
 pub use accelbyte::AccelByteMode;
 pub use balanced::{balanced_split, RatingSource};
 pub use dota::PartyAdjust;
-pub use fill::{can_fill, can_place_parties, check_fill, Packing};
+pub use fill::{can_fill, can_place_parties, check_fill, FillError, Packing};
 pub use roles::{Composition, PartyRoles, PoolRoles, RoleFill, RoleWindows};
 
 use crate::model::{ParamError, Player};
@@ -31,6 +31,7 @@ use rand_pcg::Pcg64;
 /// or `None` when the parties cannot fill the teams exactly. It may use only
 /// the given random stream and must not change the players.
 pub trait TeamFormer: Send + Sync {
+    /// The parties of one match split into `teams` teams of `team_size` players: per team, indices into `parties`; `None` when they cannot fill the teams exactly.
     fn split(
         &self,
         parties: &[Vec<&Player>],

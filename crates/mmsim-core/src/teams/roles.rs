@@ -29,6 +29,7 @@ pub const MAX_ROLES: usize = 8;
 /// Most teams and players per team a role queue may have: the searches here
 /// are exhaustive over a match's parties.
 pub const MAX_ROLE_TEAMS: usize = 4;
+/// Most players per team a role queue may have.
 pub const MAX_ROLE_TEAM_SIZE: usize = 16;
 /// Placements the engine's balanced split tries before it settles for the
 /// first role-feasible split it knows.
@@ -53,14 +54,17 @@ impl Composition {
         }
     }
 
+    /// How many roles the composition names.
     pub fn roles(&self) -> usize {
         self.roles as usize
     }
 
+    /// Players of `role` each team needs.
     pub fn slots(&self, role: usize) -> usize {
         self.slots[role] as usize
     }
 
+    /// Players per team: the slots of every role together.
     pub fn team_size(&self) -> usize {
         self.slots.iter().map(|&s| s as usize).sum()
     }

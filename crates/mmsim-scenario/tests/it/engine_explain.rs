@@ -47,7 +47,7 @@ fn a_widening_window_is_named_and_the_second_it_would_allow_the_match_is_found()
     let rule = look(
         &pool,
         ONE_V_ONE,
-        policy.as_ref(),
+        Says::of(policy.as_ref()),
         None,
         a,
         at(10),
@@ -63,7 +63,7 @@ fn a_widening_window_is_named_and_the_second_it_would_allow_the_match_is_found()
     let rule = look(
         &pool,
         ONE_V_ONE,
-        policy.as_ref(),
+        Says::of(policy.as_ref()),
         None,
         a,
         at(30),
@@ -73,11 +73,21 @@ fn a_widening_window_is_named_and_the_second_it_would_allow_the_match_is_found()
     assert_eq!(rule, BlockRule::Fill);
     assert_eq!(cands[0].blocked_by, None);
     // Matched at 45 s: the window first reached the 300-point gap at 30 s.
-    let first = window_allowed_at(policy.as_ref(), a, 300.0, SimDuration::from_secs(45));
+    let first = window_allowed_at(
+        Says::of(policy.as_ref()),
+        a,
+        300.0,
+        SimDuration::from_secs(45),
+    );
     assert_eq!(first, Some(SimDuration::from_secs(30)));
     // A gap the window had not reached when the match formed: none.
     assert_eq!(
-        window_allowed_at(policy.as_ref(), a, 480.0, SimDuration::from_secs(45)),
+        window_allowed_at(
+            Says::of(policy.as_ref()),
+            a,
+            480.0,
+            SimDuration::from_secs(45)
+        ),
         None
     );
 }
@@ -94,10 +104,13 @@ fn a_quality_threshold_is_named_and_the_second_it_falls_to_the_score_is_found() 
     assert_eq!(reports_window(policy.as_ref()), (false, true));
     let waited = SimDuration::from_secs(120);
     assert_eq!(
-        threshold_allowed_at(policy.as_ref(), 0.7, waited),
+        threshold_allowed_at(Says::of(policy.as_ref()), 0.7, waited),
         Some(SimDuration::from_secs(50))
     );
-    assert_eq!(threshold_allowed_at(policy.as_ref(), 0.4, waited), None);
+    assert_eq!(
+        threshold_allowed_at(Says::of(policy.as_ref()), 0.4, waited),
+        None
+    );
     // Two solos in 1v1 that every pair rule allows: the threshold held them.
     let pool = Pool::from_tickets([ticket(1, 1000.0, 1, 0), ticket(2, 1400.0, 1, 0)]);
     let a = pool.get(TicketId(1)).expect("waiting");
@@ -106,7 +119,7 @@ fn a_quality_threshold_is_named_and_the_second_it_falls_to_the_score_is_found() 
     let rule = look(
         &pool,
         ONE_V_ONE,
-        policy.as_ref(),
+        Says::of(policy.as_ref()),
         None,
         a,
         now,
@@ -121,7 +134,16 @@ fn a_quality_threshold_is_named_and_the_second_it_falls_to_the_score_is_found() 
         team_size: 5,
         roles: None,
     };
-    let rule = look(&pool, five, policy.as_ref(), None, a, now, None, &mut cands);
+    let rule = look(
+        &pool,
+        five,
+        Says::of(policy.as_ref()),
+        None,
+        a,
+        now,
+        None,
+        &mut cands,
+    );
     assert_eq!(rule, BlockRule::Fill);
 }
 
@@ -136,7 +158,7 @@ fn a_mutual_window_blocks_from_the_newcomers_side_too() {
     let rule = look(
         &pool,
         ONE_V_ONE,
-        policy.as_ref(),
+        Says::of(policy.as_ref()),
         None,
         a,
         now,
@@ -163,7 +185,7 @@ fn parties_that_cannot_share_a_split_are_named_before_the_window() {
     let rule = look(
         &pool,
         format,
-        policy.as_ref(),
+        Says::of(policy.as_ref()),
         None,
         a,
         SimTime::ZERO,
@@ -178,7 +200,7 @@ fn parties_that_cannot_share_a_split_are_named_before_the_window() {
     let rule = look(
         &pool,
         format,
-        policy.as_ref(),
+        Says::of(policy.as_ref()),
         None,
         a,
         SimTime::ZERO,
@@ -192,7 +214,7 @@ fn parties_that_cannot_share_a_split_are_named_before_the_window() {
     let rule = look(
         &pool,
         ONE_V_ONE,
-        policy.as_ref(),
+        Says::of(policy.as_ref()),
         None,
         a,
         SimTime::ZERO,

@@ -10,7 +10,7 @@
 #![allow(unused_imports)]
 use mmsim_scenario::FromScenario;
 
-use mmsim_core::engine::sim::explain::{look, rule_allowed_at, window_allowed_at};
+use mmsim_core::engine::sim::explain::{look, rule_allowed_at, window_allowed_at, Says};
 use mmsim_core::metrics::explain::{BlockRule, Candidate};
 use mmsim_core::model::{SimDuration, SimTime, TicketId};
 use mmsim_core::policy::testkit::Harness;
@@ -34,7 +34,7 @@ fn look_at(h: &Harness, id: u32, now_s: f64) -> (BlockRule, Vec<Candidate>) {
     let rule = look(
         &h.pool,
         h.format,
-        h.policy.as_ref(),
+        Says::of(h.policy.as_ref()),
         None,
         t,
         at(now_s),
@@ -57,7 +57,7 @@ fn allowed(
         .map(|o| h.pool.get(TicketId(*o)).expect("waiting"))
         .collect();
     let (rule, at) = rule_allowed_at(
-        h.policy.as_ref(),
+        Says::of(h.policy.as_ref()),
         t,
         &others,
         SimDuration::from_secs(waited_s),
@@ -153,7 +153,12 @@ fn batch_weighted_names_the_batch_not_yet_due_and_the_first_batch_after_both_joi
     assert_eq!(allowed(&h, 1, &[2], 109), (Some(BlockRule::BatchDue), None));
     // The limit allowed the 100-point gap at once.
     let t = h.pool.get(TicketId(1)).expect("waiting");
-    let first = window_allowed_at(h.policy.as_ref(), t, 100.0, SimDuration::from_secs(110));
+    let first = window_allowed_at(
+        Says::of(h.policy.as_ref()),
+        t,
+        100.0,
+        SimDuration::from_secs(110),
+    );
     assert_eq!(first, Some(SimDuration::ZERO));
     // And the batch at 120 s pairs 1 with 2 (3 is too far from either).
     assert!(h.tick(120.0).contains(&vec![1, 2]));

@@ -12,7 +12,7 @@ fn parse(text: &str) -> Result<RatingConfig, toml::de::Error> {
 
 #[test]
 fn each_system_is_selected_by_its_kebab_case_name() {
-    for (name, text) in [
+    let cases = [
         ("elo", "system = \"elo\"\nk = 16"),
         ("glicko1", "system = \"glicko1\"\nc = 34.6\nperiod = \"1d\""),
         ("glicko2", "system = \"glicko2\"\ntau = 0.5"),
@@ -21,7 +21,15 @@ fn each_system_is_selected_by_its_kebab_case_name() {
             "system = \"trueskill\"\ncalibration_games = 10",
         ),
         ("win-rate", "system = \"win-rate\"\nprior_games = 20"),
-    ] {
+    ];
+    // The list above is kept by hand: it must name every declared system.
+    let named: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    assert_eq!(
+        named,
+        RatingConfig::NAMES,
+        "a rating system is missing here"
+    );
+    for (name, text) in cases {
         let cfg = parse(text).unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(cfg.name(), name);
         cfg.validate().unwrap();
@@ -73,17 +81,13 @@ mod properties {
     use super::*;
     use proptest::prelude::*;
 
-    fn all_systems() -> Vec<Box<dyn RatingSystem>> {
-        [
-            RatingConfig::Elo(EloParams::default()),
-            RatingConfig::Glicko1(Glicko1Params::default()),
-            RatingConfig::Glicko2(Glicko2Params::default()),
-            RatingConfig::Trueskill(TrueSkillParams::default()),
-            RatingConfig::WinRate(WinRateParams::default()),
-        ]
-        .iter()
-        .map(|c| c.build())
-        .collect()
+    /// Every declared system with its defaults, by name: a new one is
+    /// checked here without being listed.
+    fn all_systems() -> Vec<(&'static str, Box<dyn RatingSystem>)> {
+        RatingConfig::defaults()
+            .iter()
+            .map(|c| (c.name(), c.build()))
+            .collect()
     }
 
     fn team(values: &[f64], last: u64) -> Vec<Rating> {
@@ -116,8 +120,9 @@ mod properties {
             // Values in (1, 99) are valid win rates; the other systems
             // get them spread onto the 1000-2000 rating scale.
             let now = SimTime::from_ms(last + gap);
-            for (k, system) in all_systems().into_iter().enumerate() {
-                let place = |v: &f64| if k == 4 { *v } else { 1000.0 + 10.0 * v };
+            for (k, system) in all_systems() {
+                // A win rate is a percentage; the other systems rate on ~1500.
+                let place = |v: &f64| if k == "win-rate" { *v } else { 1000.0 + 10.0 * v };
                 let a: Vec<f64> = a.iter().map(place).collect();
                 let b: Vec<f64> = b.iter().map(place).collect();
                 let start = vec![team(&a, last), team(&b, last)];

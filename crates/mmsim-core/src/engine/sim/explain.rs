@@ -2,9 +2,9 @@
 //! engine looks at the tickets it considered (every waiting ticket after a
 //! tick, the newcomer after a join), finds each one's nearest candidates by
 //! rating and names the rule that blocked each: party split, role queue,
-//! `[regions]` latency, or the policy's rating window (policies report it
-//! through `Policy::rating_window`: fixed-limit, widening and
-//! percent-widening do). Once matched, it works out the wait at which the
+//! `[regions]` latency, or the policy's own rules (a policy reports them
+//! through its optional `policy::Explain`: a rating window, a falling score
+//! threshold, a pair rule; one that implements none is asked nothing). Once matched, it works out the wait at which the
 //! window would first have allowed the match the ticket got. One record per
 //! ticket, updated in place, so the cost is per look, not per pass kept; the
 //! run never looks in here when explain is off.
@@ -16,7 +16,7 @@ use crate::metrics::explain::{
 };
 use crate::metrics::TicketEnd;
 use crate::model::{SimDuration, SimTime, TicketId};
-use crate::policy::{MatchFormat, Policy, Trigger};
+use crate::policy::{self, MatchFormat, Policy, RuleCheck, Trigger};
 use crate::pool::{Pool, WaitingTicket};
 use crate::teams::{Packing, PoolRoles, RoleFill};
 use std::collections::HashMap;
@@ -72,7 +72,7 @@ impl RoleSupply {
     pub fn around(
         pool: &Pool,
         format: MatchFormat,
-        policy: &dyn Policy,
+        policy: Says<'_>,
         regions: Option<&Regions>,
         t: &WaitingTicket,
         now: SimTime,
@@ -137,9 +137,38 @@ pub(super) struct Explain {
     live: HashMap<TicketId, Live>,
 }
 
+/// The policy's `--explain` hooks, or none: a policy without an `Explain`
+/// impl answers every question `None`, as one that leaves a hook alone.
+#[derive(Clone, Copy)]
+pub struct Says<'a>(Option<&'a dyn policy::Explain>);
+
+impl<'a> Says<'a> {
+    /// What `policy` can say (`Policy::explain`).
+    pub fn of(policy: &'a dyn Policy) -> Self {
+        Says(policy.explain())
+    }
+
+    fn rating_window(self, t: &WaitingTicket, now: SimTime) -> Option<f64> {
+        self.0?.rating_window(t, now)
+    }
+
+    fn score_threshold(self, waited_s: f64) -> Option<f64> {
+        self.0?.score_threshold(waited_s)
+    }
+
+    fn match_score(self, view: &policy::PoolView<'_>, teams: &[Vec<TicketId>]) -> Option<f64> {
+        self.0?.match_score(view, teams)
+    }
+
+    fn pair_rule(self, t: &WaitingTicket, c: &WaitingTicket, now: SimTime) -> Option<RuleCheck> {
+        self.0?.pair_rule(t, c, now)
+    }
+}
+
 /// Whether `policy` reports a rating window (asked of a ticket that has
 /// just joined) and a quality threshold.
 pub fn reports_window(policy: &dyn Policy) -> (bool, bool) {
+    let policy = Says::of(policy);
     let t = probe_ticket();
     (
         policy.rating_window(&t, SimTime::ZERO).is_some(),
@@ -150,6 +179,7 @@ pub fn reports_window(policy: &dyn Policy) -> (bool, bool) {
 /// Whether `policy` reports a pair rule of its own (asked of two tickets
 /// that have just joined).
 pub fn reports_pair_rule(policy: &dyn Policy) -> bool {
+    let policy = Says::of(policy);
     let t = probe_ticket();
     policy.pair_rule(&t, &t, SimTime::ZERO).is_some()
 }
@@ -170,7 +200,7 @@ fn probe_ticket() -> WaitingTicket {
 /// checked; `None` when every rule the engine knows allows the pair.
 pub fn blocker(
     format: MatchFormat,
-    policy: &dyn Policy,
+    policy: Says<'_>,
     regions: Option<&Regions>,
     t: &WaitingTicket,
     c: &WaitingTicket,
@@ -214,7 +244,7 @@ pub fn blocker(
 pub fn look(
     pool: &Pool,
     format: MatchFormat,
-    policy: &dyn Policy,
+    policy: Says<'_>,
     regions: Option<&Regions>,
     t: &WaitingTicket,
     now: SimTime,
@@ -266,7 +296,7 @@ pub fn look(
 /// reports no window. Windows never narrow with the wait, so a bisection
 /// finds it.
 pub fn window_allowed_at(
-    policy: &dyn Policy,
+    policy: Says<'_>,
     t: &WaitingTicket,
     gap: f64,
     waited: SimDuration,
@@ -281,7 +311,7 @@ pub fn window_allowed_at(
 /// The least wait (to the ms, at most `waited`) at which `policy`'s falling
 /// quality threshold reaches `score`; `None` if it had not by then.
 pub fn threshold_allowed_at(
-    policy: &dyn Policy,
+    policy: Says<'_>,
     score: f64,
     waited: SimDuration,
 ) -> Option<SimDuration> {
@@ -300,7 +330,7 @@ pub fn threshold_allowed_at(
 /// rule does not stay allowing as waits grow (brackets, rematches,
 /// predicted churn) or had not allowed them by then.
 pub fn rule_allowed_at(
-    policy: &dyn Policy,
+    policy: Says<'_>,
     t: &WaitingTicket,
     others: &[&WaitingTicket],
     waited: SimDuration,
@@ -352,7 +382,7 @@ impl Simulation<'_> {
             return;
         };
         let now = self.now;
-        let policy: &dyn Policy = self.parts.policy.as_ref();
+        let policy = Says::of(self.parts.policy.as_ref());
         let regions = self.regions.as_deref();
         let mut acc = (self.warmup_end, self.collector.explain());
         let (pool, format) = (&self.pool, self.format);
@@ -413,7 +443,7 @@ impl Simulation<'_> {
         let Some(ex) = self.explain.as_mut() else {
             return;
         };
-        let policy: &dyn Policy = self.parts.policy.as_ref();
+        let policy = Says::of(self.parts.policy.as_ref());
         let view = crate::policy::PoolView {
             now: self.now,
             pool: &self.pool,

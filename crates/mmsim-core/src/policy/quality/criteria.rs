@@ -10,13 +10,21 @@ use smallvec::SmallVec;
 /// The per-criterion scores of one candidate, in [0, 1].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Criteria {
+    /// How close the teams' win chances are to 50%.
     pub balance: f64,
+    /// How close the players' skills are.
     pub skill: f64,
+    /// How close the players' experience (games played) is.
     pub experience: f64,
+    /// How evenly the teams' best players match.
     pub top_player: f64,
+    /// How evenly parties face parties.
     pub parties: f64,
+    /// Whether each team shares a language.
     pub team_language: f64,
+    /// Whether the whole match shares a language.
     pub match_language: f64,
+    /// How long the seed has waited.
     pub wait: f64,
 }
 
@@ -41,11 +49,13 @@ impl Criteria {
 /// What the criteria need to know about one party of a candidate.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PartyFacts {
+    /// The party as one ticket (size, mean MMR, ...).
     pub aggregate: dota::PartyAggregate,
     /// Highest party-adjusted MMR among the members.
     pub top_adjusted: f64,
     /// Languages every member speaks (bit set).
     pub languages: u32,
+    /// Seconds the party has waited.
     pub wait_s: f64,
 }
 

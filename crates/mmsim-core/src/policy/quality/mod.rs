@@ -84,13 +84,21 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QualityWeights {
+    /// Weight of `balance`.
     pub balance: f64,
+    /// Weight of `skill`.
     pub skill: f64,
+    /// Weight of `experience`.
     pub experience: f64,
+    /// Weight of `top_player`.
     pub top_player: f64,
+    /// Weight of `parties`.
     pub parties: f64,
+    /// Weight of `team_language`.
     pub team_language: f64,
+    /// Weight of `match_language`.
     pub match_language: f64,
+    /// Weight of `wait`.
     pub wait: f64,
 }
 
@@ -124,6 +132,7 @@ impl QualityWeights {
     }
 }
 
+/// Parameters of `kind = "quality"`: the Dota post's weighted match quality against a threshold that falls with the wait.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct QualityParams {
@@ -133,6 +142,7 @@ pub struct QualityParams {
     pub threshold_floor: f64,
     /// How much the threshold falls per second the seed has waited.
     pub threshold_fall_per_s: f64,
+    /// The criteria's weights.
     pub weights: QualityWeights,
     /// Distance from a 50% win chance at which balance scores 0.
     pub balance_tolerance: f64,
@@ -191,6 +201,7 @@ impl QualityParams {
     pub const PARAMETERS: &str =
         "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, research, party_adjust.*";
 
+    /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
         check::unit("threshold", self.threshold)?;
         check::unit("threshold_floor", self.threshold_floor)?;

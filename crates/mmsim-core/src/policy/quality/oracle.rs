@@ -29,6 +29,7 @@ pub struct QualityOracle {
 }
 
 impl QualityOracle {
+    /// The oracle for these parameters (validated): every pass searched from scratch.
     pub fn new(params: QualityParams) -> Self {
         QualityOracle { params, salt: None, kept: BTreeMap::new(), returned: BTreeSet::new() }
     }

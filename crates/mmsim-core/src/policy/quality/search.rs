@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::model::{SimTime, TicketId};
-use crate::policy::{Policy, PoolView, Proposal, Schedule, SearchWork, Trigger};
+use crate::policy::{Explain, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger};
 use crate::pool::RatingKey;
 use crate::teams::RoleFill;
 use rand::RngCore;
@@ -95,6 +95,7 @@ impl Ord for ByKey {
 }
 
 impl Quality {
+    /// The policy for these parameters (validated), with no search kept yet.
     pub fn new(params: QualityParams) -> Self {
         Quality {
             params,
@@ -932,12 +933,18 @@ impl Policy for Quality {
         }
     }
 
-    fn score_threshold(&self, waited_s: f64) -> Option<f64> {
-        Some(self.params.threshold_at(waited_s))
-    }
-
     fn work(&self) -> Option<SearchWork> {
         Some(self.work)
+    }
+
+    fn explain(&self) -> Option<&dyn Explain> {
+        Some(self)
+    }
+}
+
+impl Explain for Quality {
+    fn score_threshold(&self, waited_s: f64) -> Option<f64> {
+        Some(self.params.threshold_at(waited_s))
     }
 
     fn match_score(&self, view: &PoolView<'_>, teams: &[Vec<TicketId>]) -> Option<f64> {

@@ -1,12 +1,13 @@
 //! The plot regions add to a run's report: wait by home region, drawn only
 //! when the run has `[regions]`, from the summary's own figures.
 
-use super::plots::{Chart, Series, Spec, BLUE, ORANGE};
-use mmsim_core::metrics::Summary;
+use crate::chart::{Chart, Series, Spec, BLUE, ORANGE};
+use crate::input::ReportInput;
 
 /// Median and 90th-percentile wait by the lead player's home region, from
 /// `summary.json`'s `regions.by_home_region`, so the bars are its numbers.
-pub(super) fn wait_by_region(summary: &Summary) -> Option<Spec> {
+pub(super) fn wait_by_region(input: &ReportInput) -> Option<Spec> {
+    let summary = input.summary;
     let homes = &summary.regions.as_ref()?.by_home_region;
     if homes.iter().all(|h| h.wait_p50_s.is_none()) {
         return None;

@@ -1,12 +1,13 @@
 //! The role queue's plot: wait by main role, drawn from `summary.json`'s
 //! `roles`, so the bars and the summary are the same numbers.
 
-use super::plots::{Chart, Series, Spec, BLUE, ORANGE};
-use mmsim_core::metrics::Summary;
+use crate::chart::{Chart, Series, Spec, BLUE, ORANGE};
+use crate::input::ReportInput;
 
 /// Median and p90 wait of matched players by main role; `None` without a
 /// role queue or without a matched player.
-pub fn wait_by_role(summary: &Summary) -> Option<Spec> {
+pub(super) fn wait_by_role(input: &ReportInput) -> Option<Spec> {
+    let summary = input.summary;
     let roles = summary.roles.as_ref()?;
     let by = &roles.by_main_role;
     if by.iter().all(|r| r.wait_s.p50.is_none()) {

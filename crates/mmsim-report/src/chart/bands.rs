@@ -1,99 +1,12 @@
-//! Plots of figures measured over several seeds: a mean with its 95%
-//! interval, drawn as a shaded band around a line (wait CDFs), whiskers on
-//! bars (wait by decile) or whiskers on points against a swept key. Kept
-//! apart from `plots.rs`, whose charts show one run, but drawn with the same
-//! font, colours and PNG encoding, to both backends from one description.
+//! Draws the over-seeds kinds of chart (`Chart::Seeds`): a mean with its
+//! 95% interval as a shaded band around a line (wait CDFs), whiskers on bars
+//! (wait by decile) or whiskers on points against a swept key, with the same
+//! font, colours and PNG encoding as the one-run kinds.
 
-use super::plots::{self, fmt_num, Plot, SIZE};
+use super::{de, font, BandChart, BandSeries, Spec, GRID, GRID_LIGHT, INK};
+use crate::number;
 use plotters::coord::Shift;
 use plotters::prelude::*;
-
-/// (x, mean, its 95% interval when there are two seeds or more); x is a
-/// category index for `Bars`.
-pub type BandPoint = (f64, f64, Option<(f64, f64)>);
-
-/// One series: at each x, the mean and, when there are two seeds or more,
-/// its interval.
-#[derive(Clone, Debug)]
-pub struct BandSeries {
-    pub label: String,
-    pub color: RGBColor,
-    pub points: Vec<BandPoint>,
-}
-
-#[derive(Clone, Debug)]
-pub enum BandChart {
-    /// Lines with a shaded interval band under each.
-    Lines {
-        series: Vec<BandSeries>,
-        x_range: (f64, f64),
-        y_range: (f64, f64),
-    },
-    /// Grouped bars with whiskers, one group per category.
-    Bars {
-        categories: Vec<String>,
-        series: Vec<BandSeries>,
-    },
-    /// Points with whiskers joined in x order (a metric against a swept key).
-    Points { series: Vec<BandSeries> },
-}
-
-#[derive(Clone, Debug)]
-pub struct BandSpec {
-    pub name: &'static str,
-    pub title: String,
-    pub caption: String,
-    pub x_desc: String,
-    pub y_desc: String,
-    pub chart: BandChart,
-}
-
-/// Colours of the series in order (Okabe-Ito), for pages that overlay runs.
-pub const PALETTE: [RGBColor; 6] = [
-    plots::BLUE,
-    plots::VERMILLION,
-    plots::GREEN,
-    plots::ORANGE,
-    RGBColor(204, 121, 167),
-    RGBColor(86, 180, 233),
-];
-
-/// Draws a spec to SVG only (`mmsim serve` redraws on every change).
-pub fn render_svg(spec: &BandSpec) -> anyhow::Result<String> {
-    plots::ensure_font()?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(spec, &root)?;
-        root.present().map_err(plots::de)?;
-    }
-    Ok(svg)
-}
-
-/// Draws a spec to SVG and PNG.
-pub fn render(spec: &BandSpec) -> anyhow::Result<Plot> {
-    plots::ensure_font()?;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(spec, &root)?;
-        root.present().map_err(plots::de)?;
-    }
-    let (w, h) = SIZE;
-    let mut rgb = vec![0u8; (w * h * 3) as usize];
-    {
-        let root = BitMapBackend::with_buffer(&mut rgb, SIZE).into_drawing_area();
-        draw(spec, &root)?;
-        root.present().map_err(plots::de)?;
-    }
-    Ok(Plot {
-        name: spec.name,
-        title: spec.title.clone(),
-        caption: spec.caption.clone(),
-        png: plots::encode_png(&rgb, w, h)?,
-        svg,
-    })
-}
 
 fn extent(series: &[BandSeries]) -> ((f64, f64), (f64, f64)) {
     let mut x = (f64::INFINITY, f64::NEG_INFINITY);
@@ -144,23 +57,27 @@ fn ranges(chart: &BandChart) -> ((f64, f64), (f64, f64)) {
     }
 }
 
-fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> anyhow::Result<()> {
-    root.fill(&WHITE).map_err(plots::de)?;
+pub(super) fn draw<DB: DrawingBackend>(
+    spec: &Spec,
+    kind: &BandChart,
+    root: &DrawingArea<DB, Shift>,
+) -> anyhow::Result<()> {
+    root.fill(&WHITE).map_err(de)?;
     let root = root.margin(8, 20, 8, 24);
-    let (xr, yr) = ranges(&spec.chart);
-    let categories: Vec<String> = match &spec.chart {
+    let (xr, yr) = ranges(kind);
+    let categories: Vec<String> = match kind {
         BandChart::Bars { categories, .. } => categories.clone(),
         _ => Vec::new(),
     };
     let mut chart = ChartBuilder::on(&root)
-        .caption(&spec.title, plots::font(26))
+        .caption(&spec.title, font(26))
         .x_label_area_size(58)
         .y_label_area_size(84)
         .build_cartesian_2d(xr.0..xr.1, yr.0..yr.1)
-        .map_err(plots::de)?;
+        .map_err(de)?;
     let x_fmt = |v: &f64| -> String {
         if categories.is_empty() {
-            return fmt_num(*v);
+            return number::tick(*v);
         }
         let r = v.round();
         if (v - r).abs() > 1e-6 || r < 0.0 {
@@ -168,15 +85,15 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
         }
         categories.get(r as usize).cloned().unwrap_or_default()
     };
-    let y_fmt = |v: &f64| fmt_num(*v);
+    let y_fmt = |v: &f64| number::tick(*v);
     let mut mesh = chart.configure_mesh();
     mesh.x_desc(spec.x_desc.as_str())
         .y_desc(spec.y_desc.as_str())
-        .axis_desc_style(plots::font(18))
-        .label_style(plots::font(15))
-        .axis_style(plots::INK)
-        .bold_line_style(plots::GRID)
-        .light_line_style(plots::GRID_LIGHT)
+        .axis_desc_style(font(18))
+        .label_style(font(15))
+        .axis_style(INK)
+        .bold_line_style(GRID)
+        .light_line_style(GRID_LIGHT)
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
         .y_labels(8);
@@ -185,7 +102,7 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
     } else {
         mesh.x_labels(categories.len() + 1).disable_x_mesh();
     }
-    mesh.draw().map_err(plots::de)?;
+    mesh.draw().map_err(de)?;
     let whisker = |x: f64, lo: f64, hi: f64, half: f64, c: RGBColor| {
         vec![
             PathElement::new(vec![(x, lo), (x, hi)], darker(c).stroke_width(2)),
@@ -199,7 +116,7 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
             ),
         ]
     };
-    match &spec.chart {
+    match kind {
         BandChart::Lines { series, .. } => {
             for s in series {
                 let c = s.color;
@@ -214,7 +131,7 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
                     poly.extend(band.iter().rev().map(|&(x, _, hi)| (x, hi)));
                     chart
                         .draw_series(std::iter::once(Polygon::new(poly, c.mix(0.22).filled())))
-                        .map_err(plots::de)?;
+                        .map_err(de)?;
                 }
             }
             for s in series {
@@ -224,7 +141,7 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
                         s.points.iter().map(|&(x, m, _)| (x, m)),
                         c.stroke_width(2),
                     ))
-                    .map_err(plots::de)?
+                    .map_err(de)?
                     .label(s.label.as_str())
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
@@ -242,7 +159,7 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
                     .draw_series(s.points.iter().map(|&(x, y, _)| {
                         Rectangle::new([(x + off, 0.0), (x + off + w * 0.92, y)], c.filled())
                     }))
-                    .map_err(plots::de)?
+                    .map_err(de)?
                     .label(s.label.as_str())
                     .legend(move |(x, y)| {
                         Rectangle::new([(x, y - 6), (x + 14, y + 6)], c.filled())
@@ -252,7 +169,7 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
                         let mid = x + off + w * 0.46;
                         chart
                             .draw_series(whisker(mid, lo, hi, w * 0.2, c))
-                            .map_err(plots::de)?;
+                            .map_err(de)?;
                     }
                 }
             }
@@ -265,38 +182,36 @@ fn draw<DB: DrawingBackend>(spec: &BandSpec, root: &DrawingArea<DB, Shift>) -> a
                 pts.sort_by(|a, b| a.0.total_cmp(&b.0));
                 chart
                     .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))
-                    .map_err(plots::de)?
+                    .map_err(de)?
                     .label(s.label.as_str())
                     .legend(move |(x, y)| {
                         PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
                     });
                 chart
                     .draw_series(pts.iter().map(|&p| Circle::new(p, 5, c.filled())))
-                    .map_err(plots::de)?;
+                    .map_err(de)?;
                 for &(x, _, b) in &s.points {
                     if let Some((lo, hi)) = b {
-                        chart
-                            .draw_series(whisker(x, lo, hi, half, c))
-                            .map_err(plots::de)?;
+                        chart.draw_series(whisker(x, lo, hi, half, c)).map_err(de)?;
                     }
                 }
             }
         }
     }
     // A CDF fills the upper right; its lower right is empty.
-    let corner = match &spec.chart {
+    let corner = match kind {
         BandChart::Lines { .. } => SeriesLabelPosition::LowerRight,
         _ => SeriesLabelPosition::UpperRight,
     };
     chart
         .configure_series_labels()
         .position(corner)
-        .label_font(plots::font(15))
+        .label_font(font(15))
         .background_style(WHITE.mix(0.9))
-        .border_style(plots::GRID)
+        .border_style(GRID)
         .margin(10)
         .draw()
-        .map_err(plots::de)?;
+        .map_err(de)?;
     Ok(())
 }
 
@@ -308,15 +223,16 @@ fn darker(c: RGBColor) -> RGBColor {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chart::{render, Chart, PALETTE};
 
-    fn spec(chart: BandChart) -> BandSpec {
-        BandSpec {
+    fn spec(chart: BandChart) -> Spec {
+        Spec {
             name: "t",
             title: "t".into(),
             caption: "c".into(),
             x_desc: "x (s)".into(),
             y_desc: "y".into(),
-            chart,
+            chart: Chart::Seeds(chart),
         }
     }
 
@@ -356,12 +272,13 @@ mod tests {
             color: PALETTE[1],
             points: vec![(0.0, 10.0, Some((2.0, 40.0)))],
         };
-        let sp = spec(BandChart::Bars {
+        let bars = BandChart::Bars {
             categories: vec!["1".into()],
             series: vec![s],
-        });
+        };
         // The y axis must hold the whisker's top (40), not only the bar (10).
-        let (_, y) = ranges(&sp.chart);
+        let (_, y) = ranges(&bars);
+        let sp = spec(bars);
         assert!(y.0 == 0.0 && y.1 >= 40.0, "{y:?}");
         render(&sp).unwrap();
     }

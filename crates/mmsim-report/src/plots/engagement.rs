@@ -2,12 +2,13 @@
 //! from the summary's own figures: players active and engaged hour by hour,
 //! and churn by skill decile.
 
-use super::plots::{Chart, Series, Spec, BLUE, ORANGE, VERMILLION};
-use mmsim_core::metrics::Summary;
+use crate::chart::{Chart, Series, Spec, BLUE, ORANGE, VERMILLION};
+use crate::input::ReportInput;
 
 /// Distinct players in a match formed each hour, and players engaged (not
 /// away, not gone) as the hour began: `engagement.by_hour`.
-pub(super) fn active_players(summary: &Summary) -> Option<Spec> {
+pub(super) fn active_players(input: &ReportInput) -> Option<Spec> {
+    let summary = input.summary;
     let e = summary.engagement.as_ref()?;
     if e.by_hour.is_empty() {
         return None;
@@ -66,7 +67,8 @@ pub(super) fn active_players(summary: &Summary) -> Option<Spec> {
 
 /// Share of matches after which the player stopped, by skill decile:
 /// `engagement.churn_by_skill_decile`.
-pub(super) fn churn_by_decile(summary: &Summary) -> Option<Spec> {
+pub(super) fn churn_by_decile(input: &ReportInput) -> Option<Spec> {
+    let summary = input.summary;
     let e = summary.engagement.as_ref()?;
     let points: Vec<(f64, f64)> = e
         .churn_by_skill_decile
