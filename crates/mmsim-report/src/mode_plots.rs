@@ -37,13 +37,23 @@ pub(super) fn wait_by_mode(summary: &Summary) -> Option<Spec> {
     Some(Spec {
         name: "wait_by_mode",
         title: "Wait by game mode".into(),
-        caption: format!(
-            "Median and 90th-percentile wait of the {matched} matched tickets enqueued after \
-             warm-up, by the mode that matched them; then the tickets that queued for several \
-             modes at once against those that queued for one mode of the same set. The same \
-             figures as modes in summary.json, which also gives each mode's abandon rate, \
-             matches and match quality, and where the multi-queued tickets were matched."
-        ),
+        caption: if modes.multi_queued.tickets > 0 {
+            format!(
+                "Median and 90th-percentile wait of the {matched} matched tickets enqueued after \
+                 warm-up, by the mode that matched them; then the tickets that queued for several \
+                 modes at once against those that queued for one mode of the same set. The same \
+                 figures as modes in summary.json, which also gives each mode's abandon rate, \
+                 matches and match quality, and where the multi-queued tickets were matched."
+            )
+        } else {
+            // No ticket queued for several modes: no such bars to explain.
+            format!(
+                "Median and 90th-percentile wait of the {matched} matched tickets enqueued after \
+                 warm-up, by the mode that matched them. The same figures as modes in \
+                 summary.json, which also gives each mode's abandon rate, matches and match \
+                 quality."
+            )
+        },
         x_desc: "mode".into(),
         y_desc: "wait in queue (s)".into(),
         chart: Chart::Bars {
@@ -105,5 +115,71 @@ pub(super) fn html_section(h: &mut String, m: &mmsim_core::metrics::modes::Modes
             opt(g.abandon_rate, 100.0, 1),
         );
     }
-    h.push_str("</table>\n</section>\n");
+    h.push_str("</table>\n");
+    let refused: Vec<String> = m
+        .by_mode
+        .iter()
+        .filter_map(|f| {
+            f.refused
+                .map(|n| format!("{} {n}", super::html::esc(&f.mode)))
+        })
+        .collect();
+    if !refused.is_empty() {
+        let _ = writeln!(
+            h,
+            "<p class=\"note\">Tickets after warm-up refused a mode because a member had not \
+             played its <code>unlock_games</code> (they queued in another mode, or were blocked \
+             if none was open): {}.</p>",
+            refused.join(", ")
+        );
+    }
+    if !m.ladders.is_empty() {
+        ladders(h, &m.ladders);
+    }
+    h.push_str("</section>\n");
+}
+
+/// Each separate ladder: its fit to the outcomes, and its solo and party
+/// ratings' percentiles beside the true skills' of the same players.
+fn ladders(h: &mut String, ladders: &[mmsim_core::metrics::modes::LadderFigures]) {
+    use std::fmt::Write;
+    let opt = |v: Option<f64>, digits: usize| {
+        v.map_or_else(|| "–".to_owned(), |x| format!("{x:.digits$}"))
+    };
+    h.push_str(
+        "<h3>Ladders</h3>\n<p class=\"note\">Each ladder rates only its modes' matches. Over \
+         the players who played on it during the run: the Brier score of its matches after \
+         warm-up, the rank correlation of its solo ratings with true skill, and its ratings' \
+         percentiles beside the true skills' (rating / skill).</p>\n<table>\n<tr><th>ladder</th>\
+         <th>modes</th><th>players</th><th>matches</th><th>Brier</th><th>rank corr.</th>\
+         <th>rating</th>",
+    );
+    let pcts = mmsim_core::metrics::modes::LADDER_PERCENTILES;
+    for p in pcts {
+        let _ = write!(h, "<th>p{p}</th>");
+    }
+    h.push_str("</tr>\n");
+    for l in ladders {
+        for (kind, rows) in [("solo", &l.solo), ("party", &l.party)] {
+            let head = if kind == "solo" {
+                format!(
+                    "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+                    super::html::esc(&l.ladder),
+                    super::html::esc(&l.modes.join(", ")),
+                    l.players,
+                    l.matches,
+                    opt(l.brier_score, 3),
+                    opt(l.rating_skill_rank_corr, 3),
+                )
+            } else {
+                "<td></td><td></td><td></td><td></td><td></td><td></td>".to_owned()
+            };
+            let _ = write!(h, "<tr>{head}<td>{kind}</td>");
+            for r in rows.iter() {
+                let _ = write!(h, "<td>{:.0} / {:.0}</td>", r.rating, r.true_skill);
+            }
+            h.push_str("</tr>\n");
+        }
+    }
+    h.push_str("</table>\n");
 }
