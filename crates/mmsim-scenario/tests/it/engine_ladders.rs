@@ -1,8 +1,9 @@
 //! Separate ladders and unlocks (`[modes] ladders`, `ladder`,
 //! `unlock_games`) on a small run: each ladder rates only its own modes'
 //! matches, nobody plays a locked mode before reaching its games, ladders
-//! over the same players drift apart, and one named ladder is the shared
-//! ladder under another name. Checked from the run's end state against
+//! over the same players drift apart, a mode's policy pairs by its own
+//! ladder's ratings, and one named ladder is the shared ladder under
+//! another name. Checked from the run's end state against
 //! the match records, not against the engine's own counters alone.
 
 use mmsim_core::engine::modes::LadderPlayers;
@@ -185,4 +186,32 @@ fn one_named_ladder_is_the_shared_ladder() {
     assert_eq!(b.summary["modes"]["by_mode"][0]["ladder"], "all");
     assert_eq!(b.summary["modes"]["ladders"][0]["modes"][1], "normal");
     assert!(a.summary["modes"]["by_mode"][0].get("ladder").is_none());
+}
+
+/// Two 1v1 modes, each on its own ladder, each pairing only tickets within
+/// 100 points: every match is within 100 points on its own ladder, which
+/// holds only if each mode's policy saw that ladder's ratings.
+#[test]
+fn a_modes_policy_pairs_by_its_own_ladders_ratings() {
+    let text = SCENARIO
+        .replace("team_size = 2", "team_size = 1")
+        .replace("party_sizes = [0.7, 0.3]", "party_sizes = [1.0]")
+        .replace("unlock_games = 20\n", "")
+        .replace(
+            "kind = \"widening\"\nbase = 100\nrate_per_s = 5\nmax = 600",
+            "kind = \"fixed-limit\"\nlimit = 100",
+        );
+    let k = run(&text);
+    let mut by_mode = [0; 2];
+    for m in &k.records.matches {
+        assert!(m.spread_rating <= 100.0 + 1e-9, "{m:?}");
+        by_mode[usize::from(m.mode.unwrap())] += 1;
+    }
+    assert!(by_mode.iter().all(|&n| n > 200), "{by_mode:?}");
+    // And the ladders did part: a pair within 100 on one is not on the other.
+    let (r, n) = (ladder(&k, "ranked"), ladder(&k, "normal"));
+    let apart = (0..r.players.len())
+        .filter(|&i| (r.players[i].rating.value - n.players[i].rating.value).abs() > 100.0)
+        .count();
+    assert!(apart > 20, "{apart}");
 }
