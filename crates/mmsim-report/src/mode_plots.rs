@@ -81,39 +81,63 @@ pub(super) fn html_section(h: &mut String, m: &mmsim_core::metrics::modes::Modes
     let opt = |v: Option<f64>, scale: f64, digits: usize| {
         v.map_or_else(|| "–".to_owned(), |x| format!("{:.*}", digits, x * scale))
     };
+    // Without multi-queued tickets the comparison rows and their column
+    // would be empty: left out, with the sentence that explains them.
+    let multi = m.multi_queued.tickets > 0 || m.single_queued.tickets > 0;
     h.push_str(
         "<section id=\"modes\">\n<h2>Game modes</h2>\n<p class=\"note\">Each ticket enqueued after \
-         warm-up counts in one mode: the one that matched it, or, if none did, the mode it drew. \
-         Multi-queued tickets waited in every mode of the multi-queue set at once and left the \
-         others when one matched them; the single-queued row holds the tickets that waited in one \
-         mode of that set.</p>\n<table>\n<tr><th>mode</th><th>tickets</th><th>wait p50 (s)</th>\
-         <th>wait p90 (s)</th><th>abandon</th><th>matches</th><th>multi-queued matched here</th></tr>\n",
+         warm-up counts in one mode: the one that matched it, or, if none did, the mode it drew.",
     );
+    if multi {
+        h.push_str(
+            " Multi-queued tickets waited in every mode of the multi-queue set at once and left the \
+             others when one matched them; the single-queued row holds the tickets that waited in one \
+             mode of that set.",
+        );
+    }
+    h.push_str(
+        "</p>\n<table>\n<tr><th>mode</th><th>tickets</th><th>wait p50 (s)</th>\
+         <th>wait p90 (s)</th><th>abandon</th><th>matches</th>",
+    );
+    h.push_str(if multi {
+        "<th>multi-queued matched here</th></tr>\n"
+    } else {
+        "</tr>\n"
+    });
     for f in &m.by_mode {
-        let _ = writeln!(
+        let _ = write!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}%</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td>",
             super::html::esc(&f.mode),
             f.tickets,
             opt(f.wait_p50_s, 1.0, 1),
             opt(f.wait_p90_s, 1.0, 1),
             opt(f.abandon_rate, 100.0, 1),
             f.matches,
-            opt(f.multi_queued_matched_share, 100.0, 1),
         );
+        if multi {
+            let _ = write!(
+                h,
+                "<td>{}%</td>",
+                opt(f.multi_queued_matched_share, 100.0, 1)
+            );
+        }
+        h.push_str("</tr>\n");
     }
-    for (name, g) in [
-        ("multi-queued", &m.multi_queued),
-        ("single-queued", &m.single_queued),
-    ] {
-        let _ = writeln!(
-            h,
-            "<tr><td><em>{name}</em></td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td></td><td></td></tr>",
-            g.tickets,
-            opt(g.wait_p50_s, 1.0, 1),
-            opt(g.wait_p90_s, 1.0, 1),
-            opt(g.abandon_rate, 100.0, 1),
-        );
+    if multi {
+        for (name, g) in [
+            ("multi-queued", &m.multi_queued),
+            ("single-queued", &m.single_queued),
+        ] {
+            let _ = writeln!(
+                h,
+                "<tr><td><em>{name}</em></td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td></td><td></td></tr>",
+                g.tickets,
+                opt(g.wait_p50_s, 1.0, 1),
+                opt(g.wait_p90_s, 1.0, 1),
+                opt(g.abandon_rate, 100.0, 1),
+            );
+        }
     }
     h.push_str("</table>\n");
     let refused: Vec<String> = m
