@@ -2,9 +2,10 @@
 //! `unlock_games`) on a small run: each ladder rates only its own modes'
 //! matches, nobody plays a locked mode before reaching its games, ladders
 //! over the same players drift apart, a mode's policy pairs by its own
-//! ladder's ratings, and one named ladder is the shared ladder under
-//! another name. Checked from the run's end state against
-//! the match records, not against the engine's own counters alone.
+//! ladder's ratings (the ticket's and the player records'), and one named
+//! ladder is the shared ladder under another name. Checked from the run's
+//! end state against the match records, not against the engine's own
+//! counters alone.
 
 use mmsim_core::engine::modes::LadderPlayers;
 use mmsim_scenario::run::{run_keeping, KeptRun};
@@ -214,4 +215,30 @@ fn a_modes_policy_pairs_by_its_own_ladders_ratings() {
         .filter(|&i| (r.players[i].rating.value - n.players[i].rating.value).abs() > 100.0)
         .count();
     assert!(apart > 20, "{apart}");
+}
+
+/// The same with the quality policy, which reads the players' records
+/// (each party's MMR) rather than the ticket's rating: scoring only the
+/// skill range, at a bar of 0.9 over a range of 1000 points, every match
+/// spans at most 100 points on its own ladder.
+#[test]
+fn a_modes_quality_policy_reads_its_own_ladders_player_records() {
+    let text = SCENARIO
+        .replace("team_size = 2", "team_size = 1")
+        .replace("party_sizes = [0.7, 0.3]", "party_sizes = [1.0]")
+        .replace("unlock_games = 20\n", "")
+        .replace(
+            "kind = \"widening\"\nbase = 100\nrate_per_s = 5\nmax = 600",
+            "kind = \"quality\"\nthreshold = 0.9\nthreshold_floor = 0.9\n\
+             threshold_fall_per_s = 0\nskill_range = 1000\ntick = \"2s\"\n\n\
+             [policy.weights]\nbalance = 0\nskill = 1\nexperience = 0\ntop_player = 0\n\
+             parties = 0\nteam_language = 0\nmatch_language = 0\nwait = 0",
+        );
+    let k = run(&text);
+    let mut by_mode = [0; 2];
+    for m in &k.records.matches {
+        assert!(m.spread_rating <= 100.0 + 1e-9, "{m:?}");
+        by_mode[usize::from(m.mode.unwrap())] += 1;
+    }
+    assert!(by_mode.iter().all(|&n| n > 200), "{by_mode:?}");
 }
