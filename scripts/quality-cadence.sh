@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Measures what the quality policy's search cadence (`research`) costs on
-# dota2-5v5: each cadence against the exact policy (every pass) on seeds
-# 1..10, the same players and arrivals on each seed, and prints the table of
+# dota2-one-queue (the Dota matchmaker on one queue; `--explain` needs one):
+# each cadence against the exact policy (every pass) on seeds 1..10, the
+# same players and arrivals on each seed, and prints the table of
 # docs/policies.md as Markdown: per metric the exact policy's mean and each
 # cadence's paired difference with its 95% Student-t interval. The quality
 # score is the policy's own score of each formed match, read from the
@@ -26,7 +27,7 @@ for c in "${cadences[@]}"; do
         [[ $c != every ]] && set_args=(--set "policy.research=$c")
         dir="$out/$c/seed-$seed"
         rm -rf "$dir"
-        "$bin" run scenarios/dota2-5v5.toml "${set_args[@]}" --seed "$seed" \
+        "$bin" run scenarios/dota2-one-queue.toml "${set_args[@]}" --seed "$seed" \
             --explain --tables none --out "$dir" >/dev/null 2>&1
     done
 done

@@ -374,6 +374,40 @@ fn dispatch(command: Command) -> Result<(), CliError> {
                     crate::report::number::num(m.multi_queue_share * 100.0),
                     m.multi_queue.join(", ")
                 );
+                let locks: Vec<String> = m
+                    .queues
+                    .iter()
+                    .filter_map(|q| {
+                        q.unlock_games
+                            .filter(|&g| g > 0)
+                            .map(|g| format!("{} after {g} games", q.name))
+                    })
+                    .collect();
+                if !m.ladders.is_empty() {
+                    let each: Vec<String> = m
+                        .ladders
+                        .iter()
+                        .map(|l| {
+                            let modes: Vec<&str> = m
+                                .queues
+                                .iter()
+                                .filter(|q| q.ladder.as_ref() == Some(l))
+                                .map(|q| q.name.as_str())
+                                .collect();
+                            format!("{l} [{}]", modes.join(", "))
+                        })
+                        .collect();
+                    say!(
+                        "ladders: {}, each with its own solo and party ratings",
+                        each.join(", ")
+                    );
+                }
+                if !locks.is_empty() {
+                    say!(
+                        "unlocks: {} (games before the run count); a party with a member short is refused the mode",
+                        locks.join(", ")
+                    );
+                }
             }
             if let (Some(file), Some(t)) = (&s.arrivals.trace, &s.arrivals.trace_data) {
                 say!(
@@ -789,8 +823,9 @@ fn run_command(
     if tables == crate::report::Tables::All {
         write_artifacts(
             dir,
-            &[crate::report::tables::players_artifact(
+            &[crate::report::tables::players_artifact_with(
                 &out.players,
+                &out.ladders,
                 &file_meta,
             )?],
         )?;

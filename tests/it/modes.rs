@@ -2,7 +2,8 @@
 //! the shipped preset, shortened: every ticket is counted in one mode, the
 //! mode columns agree with the summary's figures, the duel holds only solo
 //! tickets, multi-queued tickets are matched in both modes of their set, and
-//! a run without the section has no `modes` figures or columns.
+//! a run without the section has no `modes` figures or columns; the Dota
+//! preset shows each of its ladders and ranked's refusals.
 
 use crate::common::{mmsim, scenario, stderr};
 use polars::prelude::*;
@@ -118,4 +119,66 @@ fn without_the_section_there_are_no_mode_figures_or_columns() {
     let t = table(&out.join("tickets.parquet"));
     assert!(t.column("mode").is_err());
     assert!(!out.join("plots/wait_by_mode.png").exists());
+}
+
+/// The Dota preset's ranked and normal ladders through the binary: each
+/// ladder in the summary, the report and the players table (whose own
+/// `rating` is the first ladder's), and ranked's refusals.
+#[test]
+fn the_dota_preset_shows_each_ladder_and_ranked_refusals() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("dota");
+    let out_s = out.to_string_lossy().into_owned();
+    let preset = scenario("dota2-5v5.toml");
+    let o = mmsim(&[
+        "run",
+        preset.as_str(),
+        "--out",
+        out_s.as_str(),
+        "--quiet",
+        "--set",
+        "run.duration=3h",
+        "--set",
+        "run.warmup=1h",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let s: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let modes = &s["modes"];
+    assert!(u(&modes["by_mode"][0]["refused"]) > 100, "{modes}");
+    let ladders = modes["ladders"].as_array().expect("ladders");
+    let names: Vec<&str> = ladders
+        .iter()
+        .map(|l| l["ladder"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ranked", "normal"]);
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(html.contains("<h3>Ladders</h3>") && html.contains("<td>normal</td>"));
+    let p = table(&out.join("players.parquet"));
+    let played = |l: &str| -> u64 {
+        let c = p.column(&format!("ladder_{l}_games")).unwrap();
+        let c = c.u32().unwrap();
+        (0..c.len()).filter_map(|i| c.get(i)).map(u64::from).sum()
+    };
+    // Each ladder's games are its matches' players (ten a match).
+    for (i, l) in names.iter().enumerate() {
+        assert!(played(l) > 0, "{l}");
+        assert_eq!(played(l) % 10, 0, "{l}");
+        assert!(u(&ladders[i]["players"]) > 0, "{l}");
+    }
+    let first = p.column("rating").unwrap();
+    assert_eq!(
+        first,
+        &p.column("ladder_ranked_rating")
+            .unwrap()
+            .clone()
+            .with_name("rating".into())
+    );
+    let v = mmsim(&["validate", preset.as_str()]);
+    let text = String::from_utf8_lossy(&v.stdout);
+    assert!(
+        text.contains("ladders: ranked [ranked], normal [normal]")
+            && text.contains("unlocks: ranked after 150 games"),
+        "{text}"
+    );
 }

@@ -171,6 +171,11 @@ fn check_preset(file: &str, sets: &[&str]) {
                 let n: f64 = bins.iter().map(|b| num(b, "matches")).sum();
                 same(&what, after(c, "after warm-up ("), n);
             }
+            "wait_by_mode" => {
+                let modes = at(&s, "modes.by_mode").as_array().unwrap();
+                let matched: f64 = modes.iter().map(|m| num(m, "matched")).sum();
+                same(&what, after(c, "wait of the"), matched);
+            }
             "rank_corr" => assert!(
                 !c.chars().any(|ch| ch.is_ascii_digit() && ch != '1'),
                 "{what}: {c}"

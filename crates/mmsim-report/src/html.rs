@@ -459,41 +459,128 @@ fn modes_section(h: &mut String, m: &mmsim_core::metrics::modes::ModesSummary) {
     let opt = |v: Option<f64>, scale: f64, digits: usize| {
         v.map_or_else(|| "–".to_owned(), |x| format!("{:.*}", digits, x * scale))
     };
+    // Without multi-queued tickets the comparison rows and their column
+    // would be empty: left out, with the sentence that explains them.
+    let multi = m.multi_queued.tickets > 0 || m.single_queued.tickets > 0;
     h.push_str(
         "<section id=\"modes\">\n<h2>Game modes</h2>\n<p class=\"note\">Each ticket enqueued after \
-         warm-up counts in one mode: the one that matched it, or, if none did, the mode it drew. \
-         Multi-queued tickets waited in every mode of the multi-queue set at once and left the \
-         others when one matched them; the single-queued row holds the tickets that waited in one \
-         mode of that set.</p>\n<table>\n<tr><th>mode</th><th>tickets</th><th>wait p50 (s)</th>\
-         <th>wait p90 (s)</th><th>abandon</th><th>matches</th><th>multi-queued matched here</th></tr>\n",
+         warm-up counts in one mode: the one that matched it, or, if none did, the mode it drew.",
     );
+    if multi {
+        h.push_str(
+            " Multi-queued tickets waited in every mode of the multi-queue set at once and left the \
+             others when one matched them; the single-queued row holds the tickets that waited in one \
+             mode of that set.",
+        );
+    }
+    h.push_str(
+        "</p>\n<table>\n<tr><th>mode</th><th>tickets</th><th>wait p50 (s)</th>\
+         <th>wait p90 (s)</th><th>abandon</th><th>matches</th>",
+    );
+    h.push_str(if multi {
+        "<th>multi-queued matched here</th></tr>\n"
+    } else {
+        "</tr>\n"
+    });
     for f in &m.by_mode {
-        let _ = writeln!(
+        let _ = write!(
             h,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td><td>{}%</td></tr>",
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td>{}</td>",
             esc(&f.mode),
             f.tickets,
             opt(f.wait_p50_s, 1.0, 1),
             opt(f.wait_p90_s, 1.0, 1),
             opt(f.abandon_rate, 100.0, 1),
             f.matches,
-            opt(f.multi_queued_matched_share, 100.0, 1),
         );
+        if multi {
+            let _ = write!(
+                h,
+                "<td>{}%</td>",
+                opt(f.multi_queued_matched_share, 100.0, 1)
+            );
+        }
+        h.push_str("</tr>\n");
     }
-    for (name, g) in [
-        ("multi-queued", &m.multi_queued),
-        ("single-queued", &m.single_queued),
-    ] {
+    if multi {
+        for (name, g) in [
+            ("multi-queued", &m.multi_queued),
+            ("single-queued", &m.single_queued),
+        ] {
+            let _ = writeln!(
+                h,
+                "<tr><td><em>{name}</em></td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td></td><td></td></tr>",
+                g.tickets,
+                opt(g.wait_p50_s, 1.0, 1),
+                opt(g.wait_p90_s, 1.0, 1),
+                opt(g.abandon_rate, 100.0, 1),
+            );
+        }
+    }
+    h.push_str("</table>\n");
+    let refused: Vec<String> = m
+        .by_mode
+        .iter()
+        .filter_map(|f| f.refused.map(|n| format!("{} {n}", esc(&f.mode))))
+        .collect();
+    if !refused.is_empty() {
         let _ = writeln!(
             h,
-            "<tr><td><em>{name}</em></td><td>{}</td><td>{}</td><td>{}</td><td>{}%</td><td></td><td></td></tr>",
-            g.tickets,
-            opt(g.wait_p50_s, 1.0, 1),
-            opt(g.wait_p90_s, 1.0, 1),
-            opt(g.abandon_rate, 100.0, 1),
+            "<p class=\"note\">Tickets after warm-up refused a mode because a member had not \
+             played its <code>unlock_games</code> (they queued in another mode, or were blocked \
+             if none was open): {}.</p>",
+            refused.join(", ")
         );
     }
-    h.push_str("</table>\n</section>\n");
+    if !m.ladders.is_empty() {
+        ladders(h, &m.ladders);
+    }
+    h.push_str("</section>\n");
+}
+
+/// Each separate ladder: its fit to the outcomes, and its solo and party
+/// ratings' percentiles beside the true skills' of the same players.
+fn ladders(h: &mut String, ladders: &[mmsim_core::metrics::modes::LadderFigures]) {
+    use std::fmt::Write;
+    let opt = |v: Option<f64>, digits: usize| {
+        v.map_or_else(|| "–".to_owned(), |x| format!("{x:.digits$}"))
+    };
+    h.push_str(
+        "<h3>Ladders</h3>\n<p class=\"note\">Each ladder rates only its modes' matches. Over \
+         the players who played on it during the run: the Brier score of its matches after \
+         warm-up, the rank correlation of its solo ratings with true skill, and its ratings' \
+         percentiles beside the true skills' (rating / skill).</p>\n<table>\n<tr><th>ladder</th>\
+         <th>modes</th><th>players</th><th>matches</th><th>Brier</th><th>rank corr.</th>\
+         <th>rating</th>",
+    );
+    let pcts = mmsim_core::metrics::modes::LADDER_PERCENTILES;
+    for p in pcts {
+        let _ = write!(h, "<th>p{p}</th>");
+    }
+    h.push_str("</tr>\n");
+    for l in ladders {
+        for (kind, rows) in [("solo", &l.solo), ("party", &l.party)] {
+            let head = if kind == "solo" {
+                format!(
+                    "<td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>",
+                    esc(&l.ladder),
+                    esc(&l.modes.join(", ")),
+                    l.players,
+                    l.matches,
+                    opt(l.brier_score, 3),
+                    opt(l.rating_skill_rank_corr, 3),
+                )
+            } else {
+                "<td></td><td></td><td></td><td></td><td></td><td></td>".to_owned()
+            };
+            let _ = write!(h, "<tr>{head}<td>{kind}</td>");
+            for r in rows.iter() {
+                let _ = write!(h, "<td>{:.0} / {:.0}</td>", r.rating, r.true_skill);
+            }
+            h.push_str("</tr>\n");
+        }
+    }
+    h.push_str("</table>\n");
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 mod modes;
 
 use crate::artifact::Artifact;
+use mmsim_core::engine::modes::LadderPlayers;
 use mmsim_core::metrics::summary::HourFigures;
 use mmsim_core::metrics::{MatchRecord, QueueSample, RowSink, TicketEnd, TicketRecord};
 use mmsim_core::model::Player;
@@ -151,6 +152,18 @@ pub const PLAYERS_COLUMNS: &[(&str, ColType)] = &[
     ("wins", ColType::U32),
 ];
 
+/// A separate ladder's columns of `players.parquet`, each named
+/// `ladder_<name>_<key>`.
+pub const LADDER_COLUMNS: &[(&str, ColType)] = &[
+    ("rating", ColType::F64),
+    ("rating_deviation", ColType::F64),
+    ("rating_games", ColType::U32),
+    ("party_rating", ColType::F64),
+    ("party_rating_deviation", ColType::F64),
+    ("party_rating_games", ColType::U32),
+    ("games", ColType::U32),
+];
+
 /// Where a table came from, written into each Parquet file's footer as
 /// key-value metadata (`mmsim.version`, `mmsim.scenario_sha256`,
 /// `mmsim.seed`, `mmsim.scenario`), so a table copied out of its run folder
@@ -187,7 +200,19 @@ pub fn table_artifacts(
 
 /// The players at the end of the run as a Parquet artifact (`players.parquet`).
 pub fn players_artifact(players: &[Player], meta: &FileMetadata) -> anyhow::Result<Artifact> {
+    players_artifact_with(players, &[], meta)
+}
+
+/// `players_artifact` with each separate ladder's columns after the others.
+pub fn players_artifact_with(
+    players: &[Player],
+    ladders: &[LadderPlayers],
+    meta: &FileMetadata,
+) -> anyhow::Result<Artifact> {
     let mut df = players_frame(players)?;
+    for l in ladders {
+        df.hstack_mut(ladder_frame(l)?.columns())?;
+    }
     let mut bytes = Vec::new();
     let written = parquet_writer(&mut bytes)
         .with_key_value_metadata(key_values(meta))
@@ -222,6 +247,35 @@ pub fn players_frame(players: &[Player]) -> anyhow::Result<DataFrame> {
         col("wins", map(players, |p| p.wins)),
     ];
     frame(players.len(), columns, PLAYERS_COLUMNS)
+}
+
+/// The columns of one separate ladder (`ladder_<name>_*`, COLUMNS.md), in
+/// player id order as `players_frame`.
+pub fn ladder_frame(l: &LadderPlayers) -> anyhow::Result<DataFrame> {
+    let name = |k: &str| format!("ladder_{}_{k}", l.name);
+    let p = &l.players;
+    let columns = vec![
+        col(&name("rating"), map(p, |p| p.rating.value)),
+        col(&name("rating_deviation"), map(p, |p| p.rating.deviation)),
+        col(&name("rating_games"), map(p, |p| p.rating.games)),
+        col(&name("party_rating"), map(p, |p| p.party_rating.value)),
+        col(
+            &name("party_rating_deviation"),
+            map(p, |p| p.party_rating.deviation),
+        ),
+        col(
+            &name("party_rating_games"),
+            map(p, |p| p.party_rating.games),
+        ),
+        col(&name("games"), l.played.clone()),
+    ];
+    let names: Vec<String> = LADDER_COLUMNS.iter().map(|(k, _)| name(k)).collect();
+    let spec: Vec<(&str, ColType)> = names
+        .iter()
+        .zip(LADDER_COLUMNS)
+        .map(|(n, (_, t))| (n.as_str(), *t))
+        .collect();
+    frame(p.len(), columns, &spec)
 }
 
 /// `summary.json`'s `by_hour` as a table (the same values, null where the
@@ -963,6 +1017,50 @@ mod tests {
                 assert!(doc.contains(&row), "COLUMNS.md lacks row starting {row}");
             }
         }
+    }
+
+    #[test]
+    fn each_ladder_adds_its_documented_columns_to_the_players_table() {
+        use mmsim_core::model::{PlayerId, Rating};
+        let players: Vec<Player> = (0..3)
+            .map(|i| Player::new(PlayerId(i), 1500.0, Rating::new(1500.0, 100.0, 0.0)))
+            .collect();
+        let mut normal = players.clone();
+        normal[1].party_rating.value = 1234.0;
+        let ladders = [
+            LadderPlayers {
+                name: "ranked".into(),
+                players: players.clone(),
+                played: vec![0, 2, 5],
+            },
+            LadderPlayers {
+                name: "normal".into(),
+                players: normal,
+                played: vec![1, 1, 0],
+            },
+        ];
+        let art = players_artifact_with(&players, &ladders, &[]).unwrap();
+        let df = ParquetReader::new(Cursor::new(art.bytes)).finish().unwrap();
+        assert_eq!(df.width(), PLAYERS_COLUMNS.len() + 2 * LADDER_COLUMNS.len());
+        let games = df.column("ladder_ranked_games").unwrap().u32().unwrap();
+        let games: Vec<Option<u32>> = (0..3).map(|i| games.get(i)).collect();
+        assert_eq!(games, vec![Some(0), Some(2), Some(5)]);
+        let party = df.column("ladder_normal_party_rating").unwrap();
+        assert_eq!(party.f64().unwrap().get(1), Some(1234.0));
+        for (name, ty) in LADDER_COLUMNS {
+            let tyname = if *ty == ColType::U32 { "u32" } else { "f64" };
+            let row = format!("| `ladder_<name>_{name}` | {tyname} |");
+            assert!(
+                COLUMNS_MD.contains(&row),
+                "COLUMNS.md lacks row starting {row}"
+            );
+        }
+        // Without ladders the table is as before.
+        let plain = players_artifact(&players, &[]).unwrap();
+        let df = ParquetReader::new(Cursor::new(plain.bytes))
+            .finish()
+            .unwrap();
+        assert_eq!(df.width(), PLAYERS_COLUMNS.len());
     }
 
     #[test]

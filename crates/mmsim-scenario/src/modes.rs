@@ -24,6 +24,12 @@ pub struct ModesSection {
     /// every mode of the set their party fits.
     #[serde(default)]
     pub multi_queue_share: f64,
+    /// Separate ladders (rating pools), each named by the queues rated on
+    /// it; absent: every mode shares the players' one solo and one party
+    /// rating. The first is the ladder of the players table's `rating`
+    /// columns and of the run's rank correlations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ladders: Vec<String>,
 }
 
 /// One mode: a queue with its own format and policy.
@@ -46,6 +52,13 @@ pub struct QueueSection {
     /// This mode's policy, keyed as `[policy]`; absent: the scenario's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<PolicyConfig>,
+    /// The ladder (one of `modes.ladders`) this mode's matches are rated on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ladder: Option<String>,
+    /// Games a player must have played (any mode, those before the run
+    /// included) to enter this mode; a party with a member short is refused it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unlock_games: Option<u32>,
 }
 
 impl QueueSection {
@@ -231,6 +244,7 @@ pub fn validate(s: &Scenario) -> Result<(), ParamError> {
             ));
         }
     }
+    ladders(m)?;
     let total: f64 = m.queues.iter().map(|q| q.share).sum();
     if (total - 1.0).abs() > 1e-6 {
         return Err(ParamError::new(
@@ -266,6 +280,72 @@ pub fn validate(s: &Scenario) -> Result<(), ParamError> {
     Ok(())
 }
 
+/// Checks the ladders and unlocks: declared ladders are distinct and each
+/// rates a mode, every mode names a declared one, and some mode is open to
+/// a player who has played nothing (else such a player never plays and so
+/// never unlocks any).
+fn ladders(m: &ModesSection) -> Result<(), ParamError> {
+    for (i, q) in m.queues.iter().enumerate() {
+        let key = format!("modes.queues[{i}].ladder");
+        match (&q.ladder, m.ladders.is_empty()) {
+            (Some(name), true) => {
+                return Err(ParamError::new(
+                    key,
+                    format!("names ladder `{name}` but [modes] declares no ladders: add `ladders = [\"{name}\", ...]` to [modes], or drop the key to share one ladder"),
+                ))
+            }
+            (Some(name), false) if !m.ladders.contains(name) => {
+                return Err(ParamError::new(
+                    key,
+                    format!(
+                        "names `{name}`, which is not a ladder; the ladders are {}",
+                        m.ladders.join(", ")
+                    ),
+                ))
+            }
+            (None, false) => {
+                return Err(ParamError::new(
+                    key,
+                    format!(
+                        "mode `{}` must name its ladder when [modes] declares ladders ({})",
+                        q.name,
+                        m.ladders.join(", ")
+                    ),
+                ))
+            }
+            _ => {}
+        }
+    }
+    for (i, name) in m.ladders.iter().enumerate() {
+        if name.trim().is_empty() {
+            return Err(ParamError::new(
+                "modes.ladders",
+                "a ladder name must not be empty",
+            ));
+        }
+        if m.ladders[..i].contains(name) {
+            return Err(ParamError::new(
+                "modes.ladders",
+                format!("`{name}` is named twice"),
+            ));
+        }
+        if !m.queues.iter().any(|q| q.ladder.as_ref() == Some(name)) {
+            return Err(ParamError::new(
+                "modes.ladders",
+                format!("`{name}` rates no mode: give a [[modes.queues]] `ladder = \"{name}\"` or drop it"),
+            ));
+        }
+    }
+    if m.queues.iter().all(|q| q.unlock_games.unwrap_or(0) > 0) {
+        let i = m.queues.len() - 1;
+        return Err(ParamError::new(
+            format!("modes.queues[{i}].unlock_games"),
+            "every mode is locked behind games played: a player with none could never play to unlock one; leave one mode open (no unlock_games, or 0)",
+        ));
+    }
+    Ok(())
+}
+
 impl ModesSection {
     /// The engine's view; the scenario must already be validated.
     pub fn to_engine(&self, s: &Scenario) -> ModesConfig {
@@ -291,6 +371,12 @@ impl ModesSection {
                                 Some(*acc)
                             })
                             .collect(),
+                        ladder: q
+                            .ladder
+                            .as_ref()
+                            .and_then(|l| self.ladders.iter().position(|x| x == l))
+                            .unwrap_or(0) as u8,
+                        unlock_games: q.unlock_games.unwrap_or(0),
                     }
                 })
                 .collect(),
@@ -301,6 +387,7 @@ impl ModesSection {
                 .filter(|(_, q)| self.multi_queue.contains(&q.name))
                 .fold(0u16, |mask, (i, _)| mask | (1 << i)),
             multi_queue_share: self.multi_queue_share,
+            ladders: self.ladders.clone(),
         }
     }
 

@@ -15,6 +15,9 @@ pub struct RunOutput {
     pub summary: Summary,
     pub view: RunView,
     pub players: Vec<Player>,
+    /// With separate ladders: each ladder's view of the players at the
+    /// end (`players` holds the first's ratings); empty otherwise.
+    pub ladders: Vec<mmsim_core::engine::modes::LadderPlayers>,
     pub perf: Perf,
     /// With explain on: every ticket's story (`explain.jsonl`), by ticket id.
     pub explain: Option<Vec<metrics::explain::TicketStory>>,
@@ -101,6 +104,7 @@ pub fn run_logging(
         summary,
         view,
         players: out.players,
+        ladders: out.ladders,
         perf,
         explain,
     })

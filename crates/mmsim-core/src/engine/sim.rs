@@ -164,6 +164,10 @@ pub struct SimOutput<'r> {
     /// Every finished ticket and match went through it; the summary comes from it.
     pub collector: Collector<'r>,
     pub players: Vec<Player>,
+    /// With separate ladders (`ladder` keys in `[modes]`), each ladder's
+    /// view of the players at the end; empty otherwise (`players` holds
+    /// the one ladder's ratings).
+    pub ladders: Vec<super::modes::LadderPlayers>,
     pub stats: EngineStats,
     pub end: SimTime,
     pub warmup_end: SimTime,
@@ -368,11 +372,27 @@ impl<'r> Simulation<'r> {
                 m.modes.iter().map(|x| x.name.clone()).collect(),
                 m.multi_queue,
             );
-            Box::new(super::modes::Modes::new(
-                m.clone(),
-                std::mem::take(&mut parts.modal),
-                stream(seed, Stream::Modes),
-            ))
+            if !m.ladders.is_empty() || m.unlocks() {
+                collector.modes_ladders(
+                    m.modes
+                        .iter()
+                        .map(|x| m.ladders.get(usize::from(x.ladder)).cloned())
+                        .collect(),
+                    m.modes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, x)| x.unlock_games > 0)
+                        .fold(0, |mask, (i, _)| mask | (1 << i)),
+                );
+            }
+            Box::new(
+                super::modes::Modes::new(
+                    m.clone(),
+                    std::mem::take(&mut parts.modal),
+                    stream(seed, Stream::Modes),
+                )
+                .with_ladders(&players),
+            )
         });
         let rank_corr = RankCorr::new(by_skill, &players);
         let explain = config.explain.then(Box::<explain::Explain>::default);
@@ -506,8 +526,10 @@ impl<'r> Simulation<'r> {
             self.collector.match_row(m);
         }
         self.stats.search = self.search_work();
+        let ladders = self.finish_ladders();
         SimOutput {
             collector: self.collector,
+            ladders,
             players: self.players,
             stats: self.stats,
             end: self.end,
@@ -870,6 +892,7 @@ impl<'r> Simulation<'r> {
         let Some(former) = self.parts.former.as_ref() else {
             return false;
         };
+        let rated = modes::rated(&self.modes, &self.players);
         let parties: Vec<Vec<&Player>> = proposal
             .tickets
             .iter()
@@ -879,7 +902,7 @@ impl<'r> Simulation<'r> {
                     .expect("checked")
                     .players
                     .iter()
-                    .map(|p| &self.players[p.index()])
+                    .map(|p| &rated[p.index()])
                     .collect()
             })
             .collect();
@@ -1022,7 +1045,7 @@ impl<'r> Simulation<'r> {
                 }
                 let solo = t.players.len() == 1;
                 for p in &t.players {
-                    let pl = &self.players[p.index()];
+                    let pl = &self.rated_players()[p.index()];
                     let r = self
                         .parts
                         .rating
@@ -1182,10 +1205,19 @@ impl<'r> Simulation<'r> {
             .as_ref()
             .map_or(self.format.teams, |r| r.teams as usize);
         reset(&mut ratings, teams);
+        // The match's ladder (the first, without separate ladders).
+        let ladder = match (&self.modes, active.record.as_ref().and_then(|r| r.mode)) {
+            (Some(md), Some(m)) => md.ladder_of(usize::from(m)),
+            _ => 0,
+        };
+        let rated = match &self.modes {
+            Some(md) => md.registry(ladder, &self.players),
+            None => &self.players,
+        };
         for (ti, party) in active.parties() {
             let solo = party.len() == 1;
             for p in party {
-                let pl = &self.players[p.index()];
+                let pl = &rated[p.index()];
                 ratings[ti].push(
                     self.parts
                         .rating
@@ -1219,6 +1251,13 @@ impl<'r> Simulation<'r> {
             &mut self.collector,
             &mut self.last_match,
         );
+        // A separate ladder's ratings go to its copy of the players; the
+        // record (games, wins) to the engine's.
+        let mut copy = self
+            .modes
+            .as_mut()
+            .filter(|_| ladder > 0)
+            .map(|md| &mut md.ladders[ladder - 1]);
         for (ti, party) in active.parties() {
             let solo = party.len() == 1;
             for p in party {
@@ -1226,7 +1265,6 @@ impl<'r> Simulation<'r> {
                 index_in_team[ti] += 1;
                 let left_it = gone(k);
                 k += 1;
-                let pl = &mut players[p.index()];
                 let new = if left_it && ti == winner {
                     as_lost[ti][i]
                 } else {
@@ -1236,17 +1274,22 @@ impl<'r> Simulation<'r> {
                 if game < LEARNING_GAMES {
                     collector.rating_move(game, (new.value - before[ti][i].value).abs());
                 }
+                let rp = match copy.as_deref_mut() {
+                    Some(c) => &mut c[p.index()],
+                    None => &mut players[p.index()],
+                };
                 if solo {
-                    pl.rating = new;
-                    if pl.games_to_within_deviation.is_none()
+                    rp.rating = new;
+                    if rp.games_to_within_deviation.is_none()
                         && new.deviation > 0.0
-                        && (new.value - pl.true_skill).abs() <= new.deviation
+                        && (new.value - rp.true_skill).abs() <= new.deviation
                     {
-                        pl.games_to_within_deviation = Some(new.games);
+                        rp.games_to_within_deviation = Some(new.games);
                     }
                 } else {
-                    pl.party_rating = new;
+                    rp.party_rating = new;
                 }
+                let pl = &mut players[p.index()];
                 pl.games += 1;
                 if ti == winner && !left_it {
                     pl.wins += 1;
@@ -1274,6 +1317,9 @@ impl<'r> Simulation<'r> {
         } else {
             Vec::new()
         };
+        if let Some(md) = self.modes.as_mut() {
+            md.after_match(ladder, &self.active[s].members, &self.players);
+        }
         self.collector.match_row(rec);
         let a = &mut self.active[s];
         let (members, parties) = (

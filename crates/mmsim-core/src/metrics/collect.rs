@@ -231,6 +231,28 @@ impl<'r> Collector<'r> {
         self.modes = Some(Box::new(super::modes::ModeStats::new(names, multi_queue)));
     }
 
+    /// With separate ladders or unlocks: each mode's ladder name and the
+    /// modes with an unlock (`ModeStats::with_ladders`).
+    pub fn modes_ladders(&mut self, ladders: Vec<Option<String>>, locked: u16) {
+        if let Some(m) = &mut self.modes {
+            m.with_ladders(ladders, locked);
+        }
+    }
+
+    /// A ticket after warm-up kept out of the modes of `mask` by their unlock.
+    pub fn modes_refused(&mut self, mask: u16) {
+        if let Some(m) = &mut self.modes {
+            m.refused(mask);
+        }
+    }
+
+    /// Each ladder at the end of the run.
+    pub fn modes_ladders_end(&mut self, ladders: Vec<super::modes::LadderFigures>) {
+        if let Some(m) = &mut self.modes {
+            m.set_ladders(ladders);
+        }
+    }
+
     /// A matched player's ping to the hosting data centre (tickets after warm-up).
     pub fn host_ping(&mut self, ms: u16) {
         if let Some(r) = &mut self.regions {

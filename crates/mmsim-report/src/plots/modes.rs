@@ -37,13 +37,23 @@ pub(super) fn wait_by_mode(input: &ReportInput) -> Option<Spec> {
     Some(Spec {
         name: "wait_by_mode",
         title: "Wait by game mode".into(),
-        caption: format!(
-            "Median and 90th-percentile wait of the {matched} matched tickets enqueued after \
-             warm-up, by the mode that matched them; then the tickets that queued for several \
-             modes at once against those that queued for one mode of the same set. The same \
-             figures as modes in summary.json, which also gives each mode's abandon rate, \
-             matches and match quality, and where the multi-queued tickets were matched."
-        ),
+        caption: if modes.multi_queued.tickets > 0 {
+            format!(
+                "Median and 90th-percentile wait of the {matched} matched tickets enqueued after \
+                 warm-up, by the mode that matched them; then the tickets that queued for several \
+                 modes at once against those that queued for one mode of the same set. The same \
+                 figures as modes in summary.json, which also gives each mode's abandon rate, \
+                 matches and match quality, and where the multi-queued tickets were matched."
+            )
+        } else {
+            // No ticket queued for several modes: no such bars to explain.
+            format!(
+                "Median and 90th-percentile wait of the {matched} matched tickets enqueued after \
+                 warm-up, by the mode that matched them. The same figures as modes in \
+                 summary.json, which also gives each mode's abandon rate, matches and match \
+                 quality."
+            )
+        },
         x_desc: "mode".into(),
         y_desc: "wait in queue (s)".into(),
         chart: Chart::Bars {

@@ -82,3 +82,81 @@ fn the_policy_comparison_table_is_what_the_presets_give() {
         assert_eq!(row, ran, "docs/policies.md's row for {name}");
     }
 }
+
+/// README's table of `dota2-5v5`'s ranked and normal modes and its ladders'
+/// percentiles, row for row as the preset's run prints them.
+#[test]
+fn the_readmes_dota_ranked_and_normal_figures_are_what_the_preset_gives() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let path = root.join("scenarios/dota2-5v5.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let s = mmsim_scenario::from_text(&text, &path, &[])
+        .unwrap()
+        .scenario;
+    let out = mmsim_scenario::run::run_summary(&s, s.run.seed, &mut |_, _| {});
+    let modes = out.summary.modes.as_ref().expect("dota2-5v5 has modes");
+    let thousands = |n: u64| {
+        let s = n.to_string();
+        match s.len() {
+            4..=6 => format!("{},{}", &s[..s.len() - 3], &s[s.len() - 3..]),
+            _ => s,
+        }
+    };
+    for m in &modes.by_mode {
+        let row = format!(
+            "| {} | {} | {:.1} / {:.1} | {:.1}% | {} |{} |",
+            m.mode,
+            thousands(m.tickets),
+            m.wait_p50_s.unwrap(),
+            m.wait_p90_s.unwrap(),
+            100.0 * m.abandon_rate.unwrap(),
+            thousands(m.matches),
+            m.refused
+                .map_or(String::new(), |n| format!(" {}", thousands(n))),
+        );
+        assert!(readme.contains(&row), "README lacks the run's row {row}");
+    }
+    // The row it compares with: the same matchmaker on one queue.
+    let path = root.join("scenarios/dota2-one-queue.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let s = mmsim_scenario::from_text(&text, &path, &[])
+        .unwrap()
+        .scenario;
+    let one = mmsim_scenario::run::run_summary(&s, s.run.seed, &mut |_, _| {}).summary;
+    let row = format!(
+        "| the one queue before (`dota2-one-queue`) | {} | {:.1} / {:.1} | {:.1}% | {} | |",
+        thousands(one.tickets),
+        one.wait_s.p50.unwrap(),
+        one.wait_s.p90.unwrap(),
+        100.0 * one.abandon_rate.unwrap(),
+        thousands(one.matches),
+    );
+    assert!(readme.contains(&row), "README lacks the run's row {row}");
+    let pcts = |l: &mmsim_core::metrics::modes::LadderFigures| {
+        let at = |f: fn(&mmsim_core::metrics::modes::RatingPercentile) -> f64| {
+            [5, 25, 50, 75, 95]
+                .iter()
+                .map(|&p| {
+                    let r = l.solo.iter().find(|r| r.pct == p).unwrap();
+                    format!("{:.0}", f(r))
+                })
+                .collect::<Vec<_>>()
+                .join(" / ")
+        };
+        (at(|r| r.rating), at(|r| r.true_skill))
+    };
+    // The README wraps the lines: compare with its whitespace collapsed.
+    let flat = readme.split_whitespace().collect::<Vec<_>>().join(" ");
+    for l in &modes.ladders {
+        let (rating, skill) = pcts(l);
+        let claim = format!("{} {rating} against {skill}", l.ladder);
+        assert!(flat.contains(&claim), "README lacks {claim}");
+        let corr = format!("{:.2}", l.rating_skill_rank_corr.unwrap());
+        assert!(
+            flat.contains(&corr),
+            "README lacks {} corr {corr}",
+            l.ladder
+        );
+    }
+}

@@ -10,6 +10,7 @@ mod engine_backfill_ready;
 mod engine_backfill_roles;
 mod engine_explain;
 mod engine_explain_policies;
+mod engine_ladders;
 mod engine_modes;
 mod engine_population;
 mod engine_regions;

@@ -103,9 +103,90 @@ fn check(file: &str, sets: &[&str]) {
         typed.rating_skill_rank_corr,
     );
     let mut bad = Vec::new();
-    agree("", &oracle, &kept.summary, &mut bad);
+    // The oracle folds one queue; a run with modes has its `modes` block
+    // checked on its own (`ladders_agree`), the rest as any run's.
+    let mut streamed = kept.summary.clone();
+    if let Some(modes) = streamed.as_object_mut().and_then(|o| o.remove("modes")) {
+        ladders_agree(&kept, &modes, &mut bad);
+    }
+    agree("", &oracle, &streamed, &mut bad);
     assert!(bad.is_empty(), "{file}: {}", bad.join("\n"));
     assert!(typed.tickets > 1000, "{file}: too small to tell");
+}
+
+/// Each ladder's figures recomputed from the match records and the
+/// ladders' end state: its matches after warm-up and their Brier score,
+/// its players, and its rating percentiles by nearest rank.
+fn ladders_agree(kept: &mmsim_scenario::run::KeptRun, modes: &Value, bad: &mut Vec<String>) {
+    let names: Vec<&str> = modes["by_mode"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["mode"].as_str().unwrap())
+        .collect();
+    let (_, matches) = after_warmup(kept);
+    let ladders = modes["ladders"].as_array().map_or(&[][..], |v| v);
+    assert_eq!(ladders.len(), kept.output.ladders.len());
+    for (fig, lad) in ladders.iter().zip(&kept.output.ladders) {
+        let path = format!(".modes.ladders.{}", lad.name);
+        let on: Vec<u8> = fig["modes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| names.iter().position(|n| Some(*n) == m.as_str()).unwrap() as u8)
+            .collect();
+        let mine: Vec<_> = matches
+            .iter()
+            .filter(|m| m.mode.is_some_and(|x| on.contains(&x)))
+            .collect();
+        let finished: Vec<f64> = mine
+            .iter()
+            .filter_map(|m| {
+                let won0 = if m.winner? == 0 { 1.0 } else { 0.0 };
+                Some((m.p_team0_predicted - won0).powi(2))
+            })
+            .collect();
+        let brier = finished.iter().sum::<f64>() / finished.len() as f64;
+        let played: Vec<&mmsim_core::model::Player> = lad
+            .players
+            .iter()
+            .zip(&lad.played)
+            .filter(|(_, &n)| n > 0)
+            .map(|(p, _)| p)
+            .collect();
+        let sorted = |f: &dyn Fn(&mmsim_core::model::Player) -> f64| {
+            let mut v: Vec<f64> = played.iter().map(|p| f(p)).collect();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        let (solo, skill) = (sorted(&|p| p.rating.value), sorted(&|p| p.true_skill));
+        let at =
+            |v: &[f64], pct: u64| v[((v.len() - 1) as f64 * pct as f64 / 100.0).round() as usize];
+        let mut oracle = serde_json::json!({
+            "matches": mine.len(),
+            "brier_score": brier,
+            "players": played.len(),
+        });
+        oracle["solo"] = fig["solo"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let pct = r["pct"].as_u64().unwrap();
+                serde_json::json!({"pct": pct, "rating": at(&solo, pct), "true_skill": at(&skill, pct)})
+            })
+            .collect();
+        let streamed = serde_json::json!({
+            "matches": fig["matches"],
+            "brier_score": fig["brier_score"],
+            "players": fig["players"],
+            "solo": fig["solo"],
+        });
+        agree(&path, &oracle, &streamed, bad);
+        if mine.len() < 100 {
+            bad.push(format!("{path}: {} matches, too few to tell", mine.len()));
+        }
+    }
 }
 
 #[test]

@@ -32,7 +32,7 @@ fn rows(text: &str, sets: &[&str], oracle: bool) -> RunRecords {
 
 #[test]
 fn dota2_with_a_cadence_forms_what_the_oracle_with_that_cadence_forms() {
-    let text = include_str!("../../../../scenarios/dota2-5v5.toml");
+    let text = include_str!("../../../../scenarios/dota2-one-queue.toml");
     let short = ["run.duration=3h", "run.warmup=30m"];
     let cadenced = [short[0], short[1], "policy.research=10s"];
     let fast = rows(text, &cadenced, false);
@@ -52,7 +52,7 @@ fn dota2_with_a_cadence_forms_what_the_oracle_with_that_cadence_forms() {
 
 #[test]
 fn dota2_exact_forms_what_the_oracle_forms() {
-    let text = include_str!("../../../../scenarios/dota2-5v5.toml");
+    let text = include_str!("../../../../scenarios/dota2-one-queue.toml");
     let short = ["run.duration=2h", "run.warmup=30m"];
     assert_eq!(rows(text, &short, false), rows(text, &short, true));
 }

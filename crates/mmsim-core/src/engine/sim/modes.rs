@@ -51,9 +51,28 @@ impl Simulation<'_> {
         let m = self.modes.as_mut().expect("modes are on");
         let drawn = m.pending.take();
         let t = self.pool.get(id).expect("just enqueued");
-        if !m.admit(t, drawn) {
-            // No mode's teams take this party (a returning party always fits
-            // the mode it played, so this is a guard, not a path).
+        // The ticket's rating on each ladder, as `enqueue` rates it on the first.
+        let mut ratings: smallvec::SmallVec<[f64; 4]> = smallvec::smallvec![t.rating];
+        let solo = t.size() == 1;
+        for copy in &m.ladders {
+            let sum: f64 = t
+                .players
+                .iter()
+                .map(|p| {
+                    let pl = &copy[p.index()];
+                    let r = if solo { &pl.rating } else { &pl.party_rating };
+                    self.parts.rating.current(r, self.now).value
+                })
+                .sum();
+            ratings.push(sum / t.size() as f64);
+        }
+        let admitted = m.admit(t, drawn, &self.players, &ratings);
+        if m.refused != 0 && self.now >= self.warmup_end {
+            self.collector.modes_refused(m.refused);
+        }
+        if !admitted {
+            // No mode's teams take this party, or every mode that does is
+            // locked to one of its members.
             let t = self.pool.remove(id).expect("just enqueued");
             for p in &t.players {
                 self.busy[p.index()] = false;
@@ -83,13 +102,26 @@ impl Simulation<'_> {
         proposals.clear();
         let md = self.modes.as_mut().expect("modes are on");
         let format = md.config.modes[m].format;
+        let ladder = md.ladder_of(m);
+        let crate::engine::modes::Modes {
+            pools,
+            policies,
+            ladders,
+            ..
+        } = &mut **md;
+        // The mode's policy sees its own ladder's ratings.
+        let players = if ladder == 0 {
+            &self.players
+        } else {
+            &ladders[ladder - 1]
+        };
         let view = PoolView {
             now: self.now,
-            pool: &md.pools[m],
-            players: &self.players,
+            pool: &pools[m],
+            players,
             format,
         };
-        md.policies[m].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
+        policies[m].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
         md.current = Some(m as u8);
         let base = std::mem::replace(&mut self.format, format);
         for p in proposals.drain(..) {
@@ -126,10 +158,73 @@ impl Simulation<'_> {
         })
     }
 
+    /// The players as the ladder of the mode being run sees them: the
+    /// engine's own registry outside a mode's pass or without ladders.
+    pub(super) fn rated_players(&self) -> &[crate::model::Player] {
+        rated(&self.modes, &self.players)
+    }
+
+    /// Each ladder's players and figures at the end of the run, the
+    /// figures handed to the collector; empty without separate ladders.
+    pub(super) fn finish_ladders(&mut self) -> Vec<crate::engine::modes::LadderPlayers> {
+        let Some(md) = self.modes.as_mut() else {
+            return Vec::new();
+        };
+        if md.played.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::with_capacity(md.config.ladders.len());
+        let mut figures = Vec::with_capacity(md.config.ladders.len());
+        let copies = std::mem::take(&mut md.ladders);
+        for (l, name) in md.config.ladders.iter().enumerate() {
+            let players = if l == 0 {
+                self.players.clone()
+            } else {
+                copies[l - 1].clone()
+            };
+            let modes: Vec<usize> = (0..md.config.modes.len())
+                .filter(|&m| md.ladder_of(m) == l)
+                .collect();
+            figures.push(crate::metrics::modes::LadderFigures::new(
+                name.clone(),
+                modes
+                    .iter()
+                    .map(|&m| md.config.modes[m].name.clone())
+                    .collect(),
+                modes,
+                &players,
+                &md.played[l],
+            ));
+            out.push(crate::engine::modes::LadderPlayers {
+                name: name.clone(),
+                players,
+                played: md.played[l].clone(),
+            });
+        }
+        md.ladders = copies;
+        self.collector.modes_ladders_end(figures);
+        out
+    }
+
     /// Every mode's policy hears of every match: what a policy remembers
     /// (recent opponents, games by rating) is about players, whom all modes share.
     pub(super) fn modes_formed(&mut self, formed: &crate::policy::FormedMatch<'_>) {
         let md = self.modes.as_mut().expect("modes are on");
         md.policies.iter_mut().for_each(|p| p.on_formed(formed));
+    }
+}
+
+/// `Simulation::rated_players` over the two fields it reads, for callers
+/// that hold another of the simulation's fields mutably.
+pub(super) fn rated<'a>(
+    modes: &'a Option<Box<crate::engine::modes::Modes>>,
+    base: &'a [crate::model::Player],
+) -> &'a [crate::model::Player] {
+    match modes {
+        Some(md) => match md.current {
+            Some(m) => md.registry(md.ladder_of(usize::from(m)), base),
+            None => base,
+        },
+        None => base,
     }
 }
