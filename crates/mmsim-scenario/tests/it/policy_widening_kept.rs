@@ -1,8 +1,8 @@
 //! The widening policy's kept failures on real presets: the pass that keeps
 //! its failed seeds between passes (`Windowed`) and the plain pass
-//! (`Stateless`, its oracle) form the same matches row for row, in a
-//! regional role queue with ready checks and in a 5v5 queue with ready
-//! checks and backfill.
+//! (`Stateless`, its oracle) form the same matches row for row, in two
+//! regional role queues with ready checks (a seasoned ladder and a fresh
+//! one).
 
 use mmsim_core::engine::{Config, Parts, Simulation};
 use mmsim_core::metrics::{KeepRows, RunRecords};
@@ -43,10 +43,10 @@ fn regions_roles_keeps_failures_and_forms_what_the_plain_pass_forms() {
 }
 
 #[test]
-fn backfill_with_ready_checks_forms_what_the_plain_pass_forms() {
-    let text = include_str!("../../../../scenarios/backfill-5v5.toml");
-    let short = ["run.duration=3h", "run.warmup=30m"];
-    let kept = rows(text, &short, false);
+fn a_fresh_ladders_regional_role_queue_forms_what_the_plain_pass_forms() {
+    let text = include_str!("../../../../scenarios/ci/regions-roles-fresh.toml");
+    let longer = ["run.duration=3h", "run.warmup=30m"];
+    let kept = rows(text, &longer, false);
     assert!(kept.matches.len() > 150, "{} matches", kept.matches.len());
-    assert_eq!(kept, rows(text, &short, true));
+    assert_eq!(kept, rows(text, &longer, true));
 }
