@@ -30,8 +30,8 @@
 //! random role queues as they evolve.
 
 use super::{
-    fill_from_nearest, greedy_pass, Explain, FreePass, MutualWindow, Policy, PoolView, Proposal,
-    Schedule, SearchWork, Trigger,
+    propose_mutual_windows, Explain, FreePass, MutualWindow, Policy, PoolView, Proposal, Schedule,
+    SearchWork, Trigger,
 };
 use crate::model::{SimTime, TicketId};
 use crate::pool::WaitingTicket;
@@ -289,33 +289,15 @@ impl<W: GrowingWindow> Policy for Windowed<W> {
         _rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     ) {
-        match trigger {
-            // As `propose_windows`: a join fills from the pool as it is.
-            Trigger::Join(id) => {
-                let Some(seed) = view.pool.get(id) else {
-                    return;
-                };
-                let rule = &self.rule;
-                let w = rule.window(seed, view.now);
-                if let Some(tickets) =
-                    fill_from_nearest(view, seed, w, |d, t| d <= rule.window(t, view.now))
-                {
-                    out.push(Proposal::new(tickets));
-                }
-            }
-            Trigger::Tick if view.format.roles.is_some() => self.pass(view, out),
-            // Without a role queue a failed walk is short (the window's
-            // few tickets, turned down by their own windows) and its
-            // answer rarely stands a pass: keeping it cost `bench-1v1` 4%.
-            Trigger::Tick => {
-                let rule = &self.rule;
-                greedy_pass(
-                    view,
-                    |t| rule.window(t, view.now),
-                    |_, d, t| d <= rule.window(t, view.now),
-                    |tickets| out.push(Proposal::new(tickets)),
-                );
-            }
+        // A join fills from the pool as it is, as the plain policy does.
+        // Without a role queue a failed walk is short (the window's few
+        // tickets, turned down by their own windows) and its answer rarely
+        // stands a pass: keeping it cost `bench-1v1` 4%, so that pass is
+        // the plain one too.
+        if trigger == Trigger::Tick && view.format.roles.is_some() {
+            self.pass(view, out);
+        } else {
+            propose_mutual_windows(view, trigger, |t| self.rule.window(t, view.now), out);
         }
     }
 
@@ -398,6 +380,21 @@ mod tests {
         }
     }
 
+    /// What both policies propose on the same pool, which must be the same.
+    fn both(
+        kept: &mut Windowed<WideningParams>,
+        plain: &mut Stateless<WideningParams>,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+    ) -> Vec<Proposal> {
+        let mut rng = Pcg64::seed_from_u64(1);
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        kept.propose(view, trigger, &mut rng, &mut a);
+        plain.propose(view, trigger, &mut rng, &mut b);
+        assert_eq!(a, b, "{trigger:?} at {:?}", view.now);
+        a
+    }
+
     /// Random role queues over many passes, with joins, departures, join
     /// triggers, proposals left unformed (as a failed ready check leaves
     /// them) and tickets back with a new wait: the pass that keeps its
@@ -425,7 +422,6 @@ mod tests {
             let (mut pool, mut players) = (Pool::default(), Vec::new());
             let mut now = SimTime::ZERO;
             let mut next_id = 0u32;
-            let mut rng_policy = Pcg64::seed_from_u64(1);
             for _ in 0..300 {
                 now += SimDuration::from_ms(rng.random_range(100..3000));
                 for _ in 0..rng.random_range(0..4) {
@@ -441,11 +437,7 @@ mod tests {
                             players: &players,
                             format,
                         };
-                        let (mut a, mut b) = (Vec::new(), Vec::new());
-                        kept.propose(&view, Trigger::Join(id), &mut rng_policy, &mut a);
-                        plain.propose(&view, Trigger::Join(id), &mut rng_policy, &mut b);
-                        assert_eq!(a, b);
-                        for p in a {
+                        for p in both(&mut kept, &mut plain, &view, Trigger::Join(id)) {
                             for id in p.tickets {
                                 pool.remove(id);
                             }
@@ -469,11 +461,7 @@ mod tests {
                     players: &players,
                     format,
                 };
-                let (mut a, mut b) = (Vec::new(), Vec::new());
-                kept.propose(&view, Trigger::Tick, &mut rng_policy, &mut a);
-                plain.propose(&view, Trigger::Tick, &mut rng_policy, &mut b);
-                assert_eq!(a, b, "case {case} at {now:?}");
-                for p in a {
+                for p in both(&mut kept, &mut plain, &view, Trigger::Tick) {
                     if rng.random_bool(0.7) {
                         for id in p.tickets {
                             pool.remove(id);

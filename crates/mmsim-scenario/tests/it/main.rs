@@ -26,3 +26,33 @@ mod policy_widening_kept;
 mod rating_ladder;
 mod rating_sections;
 mod teams_sections;
+
+/// Builds a policy from a scenario's `[policy]`: an oracle test's stand-in.
+type BuildPolicy = dyn Fn(&mmsim_core::policy::PolicyConfig) -> Box<dyn mmsim_core::policy::Policy>;
+
+/// The policy oracle tests' run: every ticket and match row of `s`, with
+/// its policy and each data centre's replaced by `policy(&s.policy)` when
+/// given (an oracle, or the policy built another way), and the engine's
+/// counts.
+fn oracle_rows(
+    s: &mmsim_scenario::Scenario,
+    policy: Option<&BuildPolicy>,
+) -> (
+    mmsim_core::metrics::RunRecords,
+    mmsim_core::engine::EngineStats,
+) {
+    use mmsim_core::engine::{Config, Parts, Simulation};
+    use mmsim_scenario::FromScenario;
+    let mut parts = Parts::from_scenario(s);
+    if let Some(policy) = policy {
+        parts.policy = policy(&s.policy);
+        for p in &mut parts.regional {
+            *p = policy(&s.policy);
+        }
+    }
+    let mut kept = mmsim_core::metrics::KeepRows::default();
+    let stats = Simulation::new(Config::from_scenario(s), s.run.seed, parts, &mut kept)
+        .run(&mut |_, _| {})
+        .stats;
+    (kept.0, stats)
+}

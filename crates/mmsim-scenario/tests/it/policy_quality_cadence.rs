@@ -3,11 +3,10 @@
 //! cadence, form the same matches row for row; and the cadence is not a
 //! no-op there (the exact policy forms others).
 
-use mmsim_core::engine::{Config, Parts, Simulation};
-use mmsim_core::metrics::{KeepRows, RunRecords};
+use mmsim_core::metrics::RunRecords;
 use mmsim_core::policy::quality::QualityOracle;
-use mmsim_core::policy::PolicyConfig;
-use mmsim_scenario::{from_text, FromScenario};
+use mmsim_core::policy::{Policy, PolicyConfig};
+use mmsim_scenario::from_text;
 use std::path::Path;
 
 /// Every ticket and match row of `text` run with `sets`, with the
@@ -18,16 +17,13 @@ fn rows(text: &str, sets: &[&str], oracle: bool) -> RunRecords {
     let s = from_text(text, Path::new("preset.toml"), &sets)
         .expect("preset is valid")
         .scenario;
-    let mut parts = Parts::from_scenario(&s);
-    if oracle {
-        let PolicyConfig::Quality(params) = &s.policy else {
+    let from_scratch = |c: &PolicyConfig| -> Box<dyn Policy> {
+        let PolicyConfig::Quality(params) = c else {
             panic!("a quality preset");
         };
-        parts.policy = Box::new(QualityOracle::new(params.clone()));
-    }
-    let mut kept = KeepRows::default();
-    Simulation::new(Config::from_scenario(&s), s.run.seed, parts, &mut kept).run(&mut |_, _| {});
-    kept.0
+        Box::new(QualityOracle::new(params.clone()))
+    };
+    super::oracle_rows(&s, oracle.then_some(&from_scratch)).0
 }
 
 #[test]

@@ -3,11 +3,10 @@
 //! forms what the policy that grows every seed on every pass forms, row
 //! for row, and it does spare growths there.
 
-use mmsim_core::engine::{Config, Parts, Simulation};
-use mmsim_core::metrics::{KeepRows, RunRecords};
+use mmsim_core::metrics::RunRecords;
 use mmsim_core::policy::ruleset::RulesetPolicy;
 use mmsim_core::policy::{Policy, PolicyConfig};
-use mmsim_scenario::{load, FromScenario};
+use mmsim_scenario::load;
 use std::path::Path;
 
 /// Every ticket and match row of preset `name` run with `sets`, with the
@@ -19,28 +18,18 @@ fn rows(name: &str, sets: &[&str], exhaustive: bool) -> RunRecords {
         .join(name);
     let sets: Vec<String> = sets.iter().map(|s| s.to_string()).collect();
     let s = load(&path, &sets).expect("preset is valid").scenario;
-    let mut parts = Parts::from_scenario(&s);
-    let PolicyConfig::Ruleset(params) = &s.policy else {
-        panic!("a ruleset preset");
-    };
-    let spare = |params: &mmsim_core::policy::ruleset::RulesetParams| -> Box<dyn Policy> {
+    let spare = move |c: &PolicyConfig| -> Box<dyn Policy> {
+        let PolicyConfig::Ruleset(params) = c else {
+            panic!("a ruleset preset");
+        };
         if exhaustive {
             Box::new(RulesetPolicy::exhaustive(params.clone()))
         } else {
             Box::new(RulesetPolicy::new(params.clone()))
         }
     };
-    parts.policy = spare(params);
-    for p in &mut parts.regional {
-        *p = spare(params);
-    }
-    let mut kept = KeepRows::default();
-    let out = Simulation::new(Config::from_scenario(&s), s.run.seed, parts, &mut kept)
-        .run(&mut |_, _| {});
-    let work = out
-        .stats
-        .search
-        .expect("the ruleset policy counts its growths");
+    let (rows, stats) = super::oracle_rows(&s, Some(&spare));
+    let work = stats.search.expect("the ruleset policy counts its growths");
     if exhaustive {
         assert_eq!(
             work.seed_visits, work.searches,
@@ -52,7 +41,7 @@ fn rows(name: &str, sets: &[&str], exhaustive: bool) -> RunRecords {
             "kept growths spared little: {work:?}"
         );
     }
-    kept.0
+    rows
 }
 
 fn same(name: &str, sets: &[&str]) {

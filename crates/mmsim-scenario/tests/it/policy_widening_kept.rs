@@ -4,10 +4,9 @@
 //! regional role queues with ready checks (a seasoned ladder and a fresh
 //! one).
 
-use mmsim_core::engine::{Config, Parts, Simulation};
-use mmsim_core::metrics::{KeepRows, RunRecords};
-use mmsim_core::policy::{PolicyConfig, Stateless};
-use mmsim_scenario::{from_text, FromScenario};
+use mmsim_core::metrics::RunRecords;
+use mmsim_core::policy::{Policy, PolicyConfig, Stateless};
+use mmsim_scenario::from_text;
 use std::path::Path;
 
 /// Every ticket and match row of `text` run with `sets`, with the
@@ -18,19 +17,13 @@ fn rows(text: &str, sets: &[&str], oracle: bool) -> RunRecords {
     let s = from_text(text, Path::new("preset.toml"), &sets)
         .expect("preset is valid")
         .scenario;
-    let mut parts = Parts::from_scenario(&s);
-    if oracle {
-        let PolicyConfig::Widening(params) = &s.policy else {
+    let plain = |c: &PolicyConfig| -> Box<dyn Policy> {
+        let PolicyConfig::Widening(params) = c else {
             panic!("a widening preset");
         };
-        parts.policy = Box::new(Stateless::new(params.clone()));
-        for p in &mut parts.regional {
-            *p = Box::new(Stateless::new(params.clone()));
-        }
-    }
-    let mut kept = KeepRows::default();
-    Simulation::new(Config::from_scenario(&s), s.run.seed, parts, &mut kept).run(&mut |_, _| {});
-    kept.0
+        Box::new(Stateless::new(params.clone()))
+    };
+    super::oracle_rows(&s, oracle.then_some(&plain)).0
 }
 
 #[test]
