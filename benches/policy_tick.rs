@@ -198,55 +198,33 @@ fn policy_tick(c: &mut Criterion) {
     }
 }
 
-/// One tick of `config` on pools of each size, in `format`.
+/// One tick of `config` on pools of each size, in `format`: a fresh
+/// policy's first tick, or (`steady`) a tick one second after a first one,
+/// by the policy that ran the first, on the pool the first left (its
+/// matches gone). The second is the steady state of a policy that keeps
+/// its seeds' results between passes (`widening` keeps a role queue's
+/// failed fills).
 fn tick_group(
     c: &mut Criterion,
     name: &str,
     config: &PolicyConfig,
     pools: &[(u32, (Pool, Vec<Player>))],
     format: MatchFormat,
+    steady: bool,
 ) {
     let mut group = c.benchmark_group(name);
     group.sample_size(10);
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(2));
-    for (n, (pool, players)) in pools {
-        group.throughput(Throughput::Elements(u64::from(*n)));
-        group.bench_with_input(BenchmarkId::from_parameter(n), n, |b, _| {
-            let view = PoolView {
-                now: SimTime::from_ms(NOW_MS),
-                pool,
-                players,
-                format,
-            };
-            b.iter_batched(
-                || (config.build(), Pcg64::seed_from_u64(5), Vec::new()),
-                |(mut policy, mut rng, mut out)| {
-                    policy.propose(&view, Trigger::Tick, &mut rng, &mut out);
-                    out.len()
-                },
-                BatchSize::LargeInput,
-            );
-        });
-    }
-    group.finish();
-}
-
-/// A tick one second after a first one, by the policy that ran the first,
-/// on the pool the first left (its matches gone): the steady state of a
-/// policy that keeps its seeds' results between passes (`widening` keeps
-/// its failed fills), where `tick_group` measures the cold first tick.
-fn second_tick_group(
-    c: &mut Criterion,
-    name: &str,
-    config: &PolicyConfig,
-    pools: &[(u32, (Pool, Vec<Player>))],
-    format: MatchFormat,
-) {
-    let mut group = c.benchmark_group(name);
-    group.sample_size(10);
-    group.warm_up_time(Duration::from_millis(500));
-    group.measurement_time(Duration::from_secs(2));
+    let first_tick = |view: &PoolView<'_>| {
+        let mut policy = config.build();
+        let mut rng = Pcg64::seed_from_u64(5);
+        let mut out = Vec::new();
+        if steady {
+            policy.propose(view, Trigger::Tick, &mut rng, &mut out);
+        }
+        (policy, rng, out)
+    };
     for (n, (pool, players)) in pools {
         let first = PoolView {
             now: SimTime::from_ms(NOW_MS),
@@ -254,39 +232,35 @@ fn second_tick_group(
             players,
             format,
         };
-        // The pool after the first tick, the same for every iteration.
-        let mut policy = config.build();
-        let mut out = Vec::new();
-        policy.propose(
-            &first,
-            Trigger::Tick,
-            &mut Pcg64::seed_from_u64(5),
-            &mut out,
-        );
-        let matched: std::collections::BTreeSet<TicketId> =
-            out.iter().flat_map(|p| p.tickets.iter().copied()).collect();
-        let left = Pool::from_tickets(
-            pool.oldest_first()
-                .filter(|t| !matched.contains(&t.id))
-                .cloned(),
-        );
+        // The pool the first tick left, the same for every iteration.
+        let left = steady.then(|| {
+            let matched: std::collections::BTreeSet<TicketId> = first_tick(&first)
+                .2
+                .iter()
+                .flat_map(|p| p.tickets.iter().copied())
+                .collect();
+            Pool::from_tickets(
+                pool.oldest_first()
+                    .filter(|t| !matched.contains(&t.id))
+                    .cloned(),
+            )
+        });
         group.throughput(Throughput::Elements(u64::from(*n)));
         group.bench_with_input(BenchmarkId::from_parameter(n), n, |b, _| {
-            let second = PoolView {
-                now: SimTime::from_ms(NOW_MS + 1_000),
-                pool: &left,
+            let view = PoolView {
+                now: SimTime::from_ms(NOW_MS + if steady { 1_000 } else { 0 }),
+                pool: left.as_ref().unwrap_or(pool),
                 players,
                 format,
             };
             b.iter_batched(
                 || {
-                    let mut policy = config.build();
-                    let mut rng = Pcg64::seed_from_u64(5);
-                    policy.propose(&first, Trigger::Tick, &mut rng, &mut Vec::new());
-                    (policy, rng, Vec::new())
+                    let (policy, rng, mut out) = first_tick(&first);
+                    out.clear();
+                    (policy, rng, out)
                 },
                 |(mut policy, mut rng, mut out)| {
-                    policy.propose(&second, Trigger::Tick, &mut rng, &mut out);
+                    policy.propose(&view, Trigger::Tick, &mut rng, &mut out);
                     out.len()
                 },
                 BatchSize::LargeInput,
@@ -316,13 +290,15 @@ fn designers_formats(c: &mut Criterion) {
         &widening,
         &roles,
         five(Some(Composition::new(&[1, 1, 3]))),
+        false,
     );
-    second_tick_group(
+    tick_group(
         c,
         "second-tick-roles/widening",
         &widening,
         &roles,
         five(Some(Composition::new(&[1, 1, 3]))),
+        true,
     );
     tick_group(
         c,
@@ -330,6 +306,7 @@ fn designers_formats(c: &mut Criterion) {
         &flexmatch_5v5(),
         &plain,
         five(None),
+        false,
     );
 }
 
