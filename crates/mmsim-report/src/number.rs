@@ -160,6 +160,8 @@ mod tests {
         assert_eq!(signed(0.0), "0");
         assert_eq!(sig(0.596703, 3), "0.597");
         assert_eq!(sig(1234.5678, 3), "1235");
+        assert_eq!(sig(29.456, 3), "29.5");
+        assert_eq!(sig(3.0, 3), "3");
         assert_eq!(half_width(0.0278755), "0.028");
         assert_eq!(half_width(0.02), "0.020");
         assert_eq!(tick(0.1 + 0.2), "0.3");

@@ -293,28 +293,6 @@ mod tests {
     }
 
     #[test]
-    fn numbers_print_with_six_significant_digits() {
-        assert_eq!(num(0.1 + 0.2), "0.3");
-        assert_eq!(num(1234.5678), "1234.57");
-        assert_eq!(num(0.000123456789), "0.000123457");
-        assert_eq!(num(1500.0), "1500");
-        assert_eq!(num(-0.0000001), "-0.0000001");
-        assert_eq!(num(-0.0), "0");
-        assert_eq!(opt(None), "-");
-        assert_eq!(signed(-3.0), "-3");
-        assert_eq!(signed(2.5), "+2.5");
-        assert_eq!(signed(0.0), "0");
-    }
-
-    #[test]
-    fn headline_numbers_keep_three_significant_digits() {
-        assert_eq!(sig(0.596703, 3), "0.597");
-        assert_eq!(sig(29.456, 3), "29.5");
-        assert_eq!(sig(1234.5678, 3), "1235");
-        assert_eq!(sig(3.0, 3), "3");
-    }
-
-    #[test]
     fn the_check_table_marks_moved_metrics_with_signed_changes() {
         let line = |now: Option<f64>| CheckLine {
             scenario: "s".into(),
