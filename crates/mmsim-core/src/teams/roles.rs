@@ -612,6 +612,98 @@ fn count(inside: &mut Inside, masks: &[u8], subsets: usize, up: bool) {
     }
 }
 
+/// The high bit of each of `Packed`'s 16 one-byte lanes.
+const HIGH: u128 = u128::from_ne_bytes([0x80; 16]);
+
+/// `SUPERSETS` spread to lanes: for each mask, a 1 in the lane of every
+/// subset that holds all of it.
+const PACKED_SUPERSETS: [u128; 1 << SUBSET_ROLES] = {
+    let mut table = [0u128; 1 << SUBSET_ROLES];
+    let mut m = 0;
+    while m < 1 << SUBSET_ROLES {
+        let mut s = 0;
+        while s < 1 << SUBSET_ROLES {
+            if SUPERSETS[m] & (1 << s) != 0 {
+                table[m] |= 1 << (8 * s);
+            }
+            s += 1;
+        }
+        m += 1;
+    }
+    table
+};
+
+/// The lanes of the first `subsets` subsets.
+fn lanes(subsets: usize) -> u128 {
+    if subsets >= 16 {
+        u128::MAX
+    } else {
+        (1u128 << (8 * subsets)) - 1
+    }
+}
+
+/// Hall counts of a match's players, one byte per subset of roles: the
+/// searches that add and remove parties millions of times a run (the
+/// balanced split, a fill's candidates) then add, remove and compare all
+/// 16 subsets in one integer operation each instead of a loop. Every
+/// count must stay below 128, which a match's players (at most
+/// `MAX_ROLE_TEAMS` × `MAX_ROLE_TEAM_SIZE` = 64) and one more party do;
+/// pool-wide counts keep `Inside`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Packed(u128);
+
+impl Packed {
+    /// The counts of `inside`, each below 128.
+    fn of(inside: &Inside) -> Packed {
+        let mut bytes = [0u8; 16];
+        for (b, &n) in bytes.iter_mut().zip(inside) {
+            debug_assert!(n < 128, "a packed Hall count must stay below 128");
+            *b = n as u8;
+        }
+        Packed(u128::from_le_bytes(bytes))
+    }
+
+    /// The counts of the players with role `masks`, over `subsets` subsets.
+    fn party(masks: &[u8], subsets: usize) -> Packed {
+        let mut sum = 0u128;
+        for &m in masks {
+            sum += PACKED_SUPERSETS[usize::from(m) & (subsets - 1)];
+        }
+        Packed(sum & lanes(subsets))
+    }
+
+    /// The count of subset `s`.
+    #[cfg(test)]
+    fn lane(self, s: usize) -> u32 {
+        (self.0 >> (8 * s)) as u32 & 0xff
+    }
+
+    /// The high bit of each lane, of the first `subsets`, whose count is
+    /// at least `cap`'s (as `within`, from the other side).
+    fn reaches(self, cap: Packed, subsets: usize) -> u128 {
+        ((self.0 | HIGH) - cap.0) & HIGH & lanes(subsets)
+    }
+
+    /// Both counts together (no lane carries: both sum below 128).
+    fn plus(self, other: Packed) -> Packed {
+        let sum = Packed(self.0 + other.0);
+        debug_assert!(sum.0 & HIGH == 0, "a packed Hall count must stay below 128");
+        sum
+    }
+
+    /// The counts less `other`'s, which they hold.
+    fn minus(self, other: Packed) -> Packed {
+        Packed(self.0 - other.0)
+    }
+
+    /// Whether every count is at most `cap`'s: each lane of `cap + 128 - self`
+    /// keeps its high bit exactly when it did not go below 128, and no
+    /// lane borrows from the next, since every count is below 128.
+    fn within(self, cap: Packed) -> bool {
+        ((cap.0 | HIGH) - self.0) & HIGH == HIGH
+    }
+}
+
 /// `Search` with each team's Hall counts kept as parties come and go, so
 /// a node's feasibility test is one comparison per subset of roles instead
 /// of a pass over every party placed so far; and, for a full match, a
@@ -630,12 +722,11 @@ struct CountedSearch<'a> {
     strengths: &'a [f64],
     sizes: Vec<usize>,
     /// Per party, its members' Hall counts.
-    party_inside: Vec<Inside>,
+    party_inside: Vec<Packed>,
     /// Per team, its members' Hall counts.
-    team_inside: Vec<Inside>,
+    team_inside: Vec<Packed>,
     /// The composition's slots in each subset of roles.
-    cap: Inside,
-    subsets: usize,
+    cap: Packed,
     team_size: usize,
     order: Vec<usize>,
     team_of: Vec<usize>,
@@ -666,15 +757,8 @@ impl<'a> CountedSearch<'a> {
         order: Vec<usize>,
     ) -> Self {
         let subsets = 1usize << comp.roles();
-        let party_inside = parties
-            .iter()
-            .map(|p| {
-                let mut inside: Inside = [0; 1 << SUBSET_ROLES];
-                count(&mut inside, p, subsets, true);
-                inside
-            })
-            .collect();
-        let cap = slots_by_subset(comp, 1);
+        let party_inside = parties.iter().map(|p| Packed::party(p, subsets)).collect();
+        let cap = Packed::of(&slots_by_subset(comp, 1));
         let players: usize = parties.iter().map(|p| p.len()).sum();
         let (mut least, mut most) = (Vec::new(), Vec::new());
         if players == teams * comp.team_size() {
@@ -709,9 +793,8 @@ impl<'a> CountedSearch<'a> {
             strengths,
             sizes: parties.iter().map(|p| p.len()).collect(),
             party_inside,
-            team_inside: vec![[0; 1 << SUBSET_ROLES]; teams],
+            team_inside: vec![Packed::default(); teams],
             cap,
-            subsets,
             team_size: comp.team_size(),
             order,
             team_of: vec![usize::MAX; parties.len()],
@@ -744,7 +827,7 @@ impl<'a> CountedSearch<'a> {
                 .then(a.cmp(&b))
         });
         let teams = self.room.len();
-        let mut team_inside = vec![[0; 1 << SUBSET_ROLES]; teams];
+        let mut team_inside = vec![Packed::default(); teams];
         let mut room = vec![self.team_size; teams];
         let mut sums = vec![0.0_f64; teams];
         let mut team_of = vec![usize::MAX; self.sizes.len()];
@@ -752,15 +835,12 @@ impl<'a> CountedSearch<'a> {
             let t = (0..teams)
                 .filter(|&t| {
                     room[t] >= self.sizes[p]
-                        && (0..self.subsets)
-                            .all(|s| team_inside[t][s] + self.party_inside[p][s] <= self.cap[s])
+                        && team_inside[t].plus(self.party_inside[p]).within(self.cap)
                 })
                 .min_by(|&a, &b| sums[a].total_cmp(&sums[b]).then(a.cmp(&b)))?;
             room[t] -= self.sizes[p];
             sums[t] += self.strengths[p];
-            for (n, add) in team_inside[t].iter_mut().zip(&self.party_inside[p]) {
-                *n += add;
-            }
+            team_inside[t] = team_inside[t].plus(self.party_inside[p]);
             team_of[p] = t;
         }
         let hi = sums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -772,8 +852,9 @@ impl<'a> CountedSearch<'a> {
 
     /// `team_fits` of team `t`'s members and party `p`'s.
     fn fits(&self, t: usize, p: usize) -> bool {
-        let (team, party) = (&self.team_inside[t], &self.party_inside[p]);
-        (0..self.subsets).all(|s| team[s] + party[s] <= self.cap[s])
+        self.team_inside[t]
+            .plus(self.party_inside[p])
+            .within(self.cap)
     }
 
     fn go(&mut self, k: usize) {
@@ -827,13 +908,10 @@ impl<'a> CountedSearch<'a> {
             // whatever was searched before (x + s - s need not be x).
             let sum = self.sums[t];
             self.sums[t] += self.strengths[p];
-            for s in 0..self.subsets {
-                self.team_inside[t][s] += self.party_inside[p][s];
-            }
+            let party = self.party_inside[p];
+            self.team_inside[t] = self.team_inside[t].plus(party);
             self.go(k + 1);
-            for s in 0..self.subsets {
-                self.team_inside[t][s] -= self.party_inside[p][s];
-            }
+            self.team_inside[t] = self.team_inside[t].minus(party);
             self.sums[t] = sum;
             self.room[t] += size;
             self.team_of[p] = usize::MAX;
@@ -1086,16 +1164,17 @@ pub struct RoleFill<'a> {
     /// Hall counts of the chosen players, every team's slots pooled, kept
     /// as parties are taken (compositions of up to `SUBSET_ROLES` roles):
     /// the pooled test of a candidate is then one comparison per subset.
-    inside: Inside,
+    inside: Packed,
     /// The pooled slots in each subset of roles.
-    cap: Inside,
+    cap: Packed,
     /// 2^roles when the counts are kept, 0 when `pooled_fits` recounts.
     subsets: usize,
-    /// The subsets whose pooled slots the chosen players fill (bit s:
-    /// `inside[s] == cap[s]`): a solo fits the pooled test exactly when no
-    /// subset holding all its roles is full, one test of bits, and none
-    /// is over full already (`over`: only a seed can make it so).
-    full: u16,
+    /// The subsets whose pooled slots the chosen players fill (the high
+    /// bit of lane s: `inside[s] >= cap[s]`): a solo fits the pooled test
+    /// exactly when no subset holding all its roles is full, one test of
+    /// bits, and none is over full already (`over`: only a seed can make
+    /// it so).
+    full: u128,
     over: bool,
     /// Chosen parties of two players or more: with none, the pooled test
     /// is exact.
@@ -1107,10 +1186,10 @@ pub struct RoleFill<'a> {
     /// memory). `None` once no placement is known. Brought up to date only
     /// when a party is involved (the pooled test decides solos alone):
     /// `placed` counts the chosen parties in it.
-    witness: Option<SmallVec<[(Inside, usize); 4]>>,
+    witness: Option<SmallVec<[(Packed, usize); 4]>>,
     placed: usize,
     /// The composition's slots in each subset of roles, on one team.
-    one: Inside,
+    one: Packed,
 }
 
 impl<'a> RoleFill<'a> {
@@ -1120,23 +1199,22 @@ impl<'a> RoleFill<'a> {
             comp,
             teams,
             chosen: SmallVec::new(),
-            inside: [0; 1 << SUBSET_ROLES],
-            cap: [0; 1 << SUBSET_ROLES],
+            inside: Packed::default(),
+            cap: Packed::default(),
             subsets: 0,
             full: 0,
             over: false,
             groups: 0,
             witness: None,
             placed: 0,
-            one: [0; 1 << SUBSET_ROLES],
+            one: Packed::default(),
         };
         if let Some(c) = comp {
             if c.roles() <= SUBSET_ROLES {
                 fill.subsets = 1 << c.roles();
-                fill.cap = slots_by_subset(c, teams);
-                fill.one = slots_by_subset(c, 1);
-                fill.witness =
-                    Some(smallvec::smallvec![([0; 1 << SUBSET_ROLES], c.team_size()); teams]);
+                fill.cap = Packed::of(&slots_by_subset(c, teams));
+                fill.one = Packed::of(&slots_by_subset(c, 1));
+                fill.witness = Some(smallvec::smallvec![(Packed::default(), c.team_size()); teams]);
             }
             fill.take(seed_masks);
         }
@@ -1154,11 +1232,11 @@ impl<'a> RoleFill<'a> {
         // turns down most candidates (a seventh damage player) without a
         // search, and decides solo queues alone.
         let pooled = if self.subsets > 0 && masks.len() == 1 {
-            !self.over && self.full & supersets(masks[0], self.subsets) == 0
+            !self.over && self.full & (Packed::party(masks, self.subsets).0 << 7) == 0
         } else if self.subsets > 0 {
-            let mut inside = self.inside;
-            count(&mut inside, masks, self.subsets, true);
-            (0..self.subsets).all(|s| inside[s] <= self.cap[s])
+            self.inside
+                .plus(Packed::party(masks, self.subsets))
+                .within(self.cap)
         } else {
             self.chosen.push(masks);
             let ok = pooled_fits(&self.chosen, self.teams, comp);
@@ -1186,11 +1264,10 @@ impl<'a> RoleFill<'a> {
     /// for one team): then the chosen parties with it can be placed.
     fn fits_witness(&self, masks: &[u8]) -> Option<usize> {
         let witness = self.witness.as_ref()?;
-        let mut party: Inside = [0; 1 << SUBSET_ROLES];
-        count(&mut party, masks, self.subsets, true);
-        witness.iter().position(|(inside, room)| {
-            *room >= masks.len() && (0..self.subsets).all(|s| inside[s] + party[s] <= self.one[s])
-        })
+        let party = Packed::party(masks, self.subsets);
+        witness
+            .iter()
+            .position(|(inside, room)| *room >= masks.len() && inside.plus(party).within(self.one))
     }
 
     /// Places the chosen parties not yet in the witness: each on a team it
@@ -1201,18 +1278,18 @@ impl<'a> RoleFill<'a> {
             match self.fits_witness(masks) {
                 Some(t) => {
                     let (inside, room) = &mut self.witness.as_mut().expect("fits a witness")[t];
-                    count(inside, masks, self.subsets, true);
+                    *inside = inside.plus(Packed::party(masks, self.subsets));
                     *room -= masks.len();
                 }
                 None => {
                     self.witness = placement(&self.chosen, self.teams, comp).map(|team_of| {
-                        let mut teams: SmallVec<[(Inside, usize); 4]> = smallvec::smallvec![
-                            ([0; 1 << SUBSET_ROLES], comp.team_size());
+                        let mut teams: SmallVec<[(Packed, usize); 4]> = smallvec::smallvec![
+                            (Packed::default(), comp.team_size());
                             self.teams
                         ];
                         for (p, t) in self.chosen.iter().zip(team_of) {
                             let t = t as usize;
-                            count(&mut teams[t].0, p, self.subsets, true);
+                            teams[t].0 = teams[t].0.plus(Packed::party(p, self.subsets));
                             teams[t].1 -= p.len();
                         }
                         teams
@@ -1233,12 +1310,9 @@ impl<'a> RoleFill<'a> {
                 self.groups += 1;
             }
             if self.subsets > 0 {
-                count(&mut self.inside, masks, self.subsets, true);
-                let inside = self.inside;
-                self.full = (0..self.subsets)
-                    .filter(|&s| inside[s] >= self.cap[s])
-                    .fold(0, |bits, s| bits | 1 << s);
-                self.over = (0..self.subsets).any(|s| inside[s] > self.cap[s]);
+                self.inside = self.inside.plus(Packed::party(masks, self.subsets));
+                self.full = self.inside.reaches(self.cap, self.subsets);
+                self.over = !self.inside.within(self.cap);
             }
         }
     }
@@ -1252,6 +1326,35 @@ mod tests {
     const TANK: u8 = 1;
     const HEALER: u8 = 2;
     const DAMAGE: u8 = 4;
+
+    proptest! {
+        /// The packed counts are the per-subset counts, and their one
+        /// comparison the per-subset one.
+        #[test]
+        fn packed_counts_are_the_counts(
+            roles in 1usize..=SUBSET_ROLES,
+            a in proptest::collection::vec(0u8..16, 0..40),
+            b in proptest::collection::vec(0u8..16, 0..40),
+        ) {
+            let subsets = 1 << roles;
+            let (mut ia, mut ib): (Inside, Inside) = ([0; 16], [0; 16]);
+            count(&mut ia, &a, subsets, true);
+            count(&mut ib, &b, subsets, true);
+            let (pa, pb) = (Packed::party(&a, subsets), Packed::party(&b, subsets));
+            prop_assert_eq!(pa, Packed::of(&ia));
+            prop_assert_eq!(pb, Packed::of(&ib));
+            for s in 0..16 {
+                prop_assert_eq!(pa.plus(pb).lane(s), ia[s] + ib[s]);
+            }
+            prop_assert_eq!(pa.plus(pb).minus(pb), pa);
+            prop_assert_eq!(pa.within(pb), (0..16).all(|s| ia[s] <= ib[s]));
+            let reached = pa.reaches(pb, subsets);
+            for s in 0..16 {
+                let high = reached >> (8 * s + 7) & 1 == 1;
+                prop_assert_eq!(high, s < subsets && ia[s] >= ib[s]);
+            }
+        }
+    }
 
     fn comp_113() -> Composition {
         Composition::new(&[1, 1, 3])
