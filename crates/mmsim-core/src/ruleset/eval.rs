@@ -32,19 +32,37 @@ pub(super) enum Val {
     List(Vec<Val>),
 }
 
+/// One member's value: a `Val` leaf that is `Copy`, so the growth's
+/// checks, which read one per candidate member millions of times a run,
+/// neither build nor drop a `Val`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Scalar {
+    Num(f64),
+    Set(u64),
+}
+
+impl From<Scalar> for Val {
+    fn from(s: Scalar) -> Val {
+        match s {
+            Scalar::Num(x) => Val::Num(x),
+            Scalar::Set(b) => Val::Set(b),
+        }
+    }
+}
+
 /// A player's value of `source`; `solo` says whether the player queues
 /// alone (a party member's rating is the party rating, as the engine's).
-fn player_value(p: &Player, source: Source, solo: bool) -> Val {
+fn player_value(p: &Player, source: Source, solo: bool) -> Scalar {
     match source {
-        Source::Rating if solo => Val::Num(p.rating.value),
-        Source::Rating => Val::Num(p.party_rating.value),
-        Source::Games => Val::Num(f64::from(p.games)),
-        Source::Tier => Val::Num(f64::from(p.tier)),
-        Source::WinRate => Val::Num(p.win_rate),
-        Source::Languages => Val::Set(u64::from(p.languages)),
-        Source::Roles => Val::Set(u64::from(p.roles)),
+        Source::Rating if solo => Scalar::Num(p.rating.value),
+        Source::Rating => Scalar::Num(p.party_rating.value),
+        Source::Games => Scalar::Num(f64::from(p.games)),
+        Source::Tier => Scalar::Num(f64::from(p.tier)),
+        Source::WinRate => Scalar::Num(p.win_rate),
+        Source::Languages => Scalar::Set(u64::from(p.languages)),
+        Source::Roles => Scalar::Set(u64::from(p.roles)),
         // Refused at bind: only the latency rule reads pings.
-        Source::Latency => Val::Num(f64::NAN),
+        Source::Latency => Scalar::Num(f64::NAN),
     }
 }
 
@@ -55,28 +73,28 @@ pub(super) fn member_value(
     i: usize,
     source: Source,
     agg: PartyAgg,
-) -> Val {
+) -> Scalar {
     let solo = ticket.players.len() == 1;
     let own = |p: &Player| player_value(p, source, solo);
     let nums = || {
         ticket.players.iter().map(|p| match own(p) {
-            Val::Num(x) => x,
+            Scalar::Num(x) => x,
             _ => f64::NAN,
         })
     };
     let sets = || {
         ticket.players.iter().map(|p| match own(p) {
-            Val::Set(s) => s,
+            Scalar::Set(s) => s,
             _ => 0,
         })
     };
     match (agg, source.is_set()) {
         (PartyAgg::Own, _) => own(ticket.players[i]),
-        (PartyAgg::Avg, false) => Val::Num(nums().sum::<f64>() / ticket.players.len() as f64),
-        (PartyAgg::Min, false) => Val::Num(nums().fold(f64::INFINITY, f64::min)),
-        (PartyAgg::Max, false) => Val::Num(nums().fold(f64::NEG_INFINITY, f64::max)),
-        (PartyAgg::Union, true) => Val::Set(sets().fold(0, |a, s| a | s)),
-        (PartyAgg::Intersection, true) => Val::Set(sets().fold(u64::MAX, |a, s| a & s)),
+        (PartyAgg::Avg, false) => Scalar::Num(nums().sum::<f64>() / ticket.players.len() as f64),
+        (PartyAgg::Min, false) => Scalar::Num(nums().fold(f64::INFINITY, f64::min)),
+        (PartyAgg::Max, false) => Scalar::Num(nums().fold(f64::NEG_INFINITY, f64::max)),
+        (PartyAgg::Union, true) => Scalar::Set(sets().fold(0, |a, s| a | s)),
+        (PartyAgg::Intersection, true) => Scalar::Set(sets().fold(u64::MAX, |a, s| a & s)),
         // A numeric aggregation of a set (or the reverse) is refused when
         // the rule is read; keep the player's own value.
         _ => own(ticket.players[i]),
@@ -110,7 +128,7 @@ fn eval(e: &Expr, rs: &Ruleset, c: &Candidate<'_>, agg: PartyAgg) -> Val {
                         let mut players = Vec::new();
                         for t in c.tickets.iter().filter(|t| t.team == team) {
                             for i in 0..t.players.len() {
-                                players.push(member_value(t, i, source, agg));
+                                players.push(member_value(t, i, source, agg).into());
                             }
                         }
                         Val::List(players)
@@ -485,7 +503,7 @@ fn collection_direct(
         let u = if units == 1 { 0 } else { k };
         for t in c.tickets.iter().filter(|t| t.team == team) {
             for i in 0..t.players.len() {
-                let Val::Set(b) = member_value(t, i, source, agg) else {
+                let Scalar::Set(b) = member_value(t, i, source, agg) else {
                     return None;
                 };
                 counts[u] += (b & reference_bits).count_ones();
@@ -585,7 +603,7 @@ pub fn rule_passes(rs: &Ruleset, rule: &Rule, c: &Candidate<'_>, age_s: f64) -> 
             let mut hi = f64::NEG_INFINITY;
             for t in &c.tickets {
                 for i in 0..t.players.len() {
-                    let Val::Num(x) = member_value(t, i, source, agg) else {
+                    let Scalar::Num(x) = member_value(t, i, source, agg) else {
                         return false;
                     };
                     lo = lo.min(x);

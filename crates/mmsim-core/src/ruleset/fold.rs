@@ -12,7 +12,7 @@
 
 use super::eval::{
     comparison_holds, distance_holds, member_number, member_value, reduce, within, CandTicket,
-    Numbers, Val,
+    Scalar,
 };
 use super::{AggFn, CmpOp, CollOp, Expr, PartyAgg, RuleKind, Ruleset, Source, Steps, TeamSel};
 use smallvec::SmallVec;
@@ -202,8 +202,8 @@ fn limits(kind: &RuleKind) -> (Option<&Steps>, Option<&Steps>) {
 
 /// Counts a member's names into a collection rule's totals, reading a
 /// value that is not a list of names as none, as the tree does.
-fn names(v: Val, reference_bits: u64, count: &mut u32, and: &mut u64) {
-    let b = if let Val::Set(b) = v { b } else { 0 };
+fn names(v: Scalar, reference_bits: u64, count: &mut u32, and: &mut u64) {
+    let b = if let Scalar::Set(b) = v { b } else { 0 };
     *count += (b & reference_bits).count_ones();
     *and &= b;
 }
@@ -339,7 +339,7 @@ impl Growing {
                 } => {
                     for i in 0..t.players.len() {
                         match member_value(t, i, *source, agg) {
-                            Val::Num(x) => totals.add(x),
+                            Scalar::Num(x) => totals.add(x),
                             _ => *broken = true,
                         }
                     }
@@ -374,7 +374,7 @@ impl Growing {
             let (min, max) = limits(&rs.rules[*i].kind);
             match rule {
                 Folded::Distance { measure, reference } => {
-                    let xs: Numbers = measure.iter().map(|m| m.value(t, agg)).collect();
+                    let xs: SmallVec<[f64; 4]> = measure.iter().map(|m| m.value(t, agg)).collect();
                     let r = reference.as_ref().map(|r| r.value(t, agg));
                     distance_holds(&xs, r, min, max, age_s)
                 }
@@ -383,7 +383,7 @@ impl Growing {
                     reference,
                     op,
                 } => {
-                    let xs: Numbers = measure.iter().map(|m| m.value(t, agg)).collect();
+                    let xs: SmallVec<[f64; 4]> = measure.iter().map(|m| m.value(t, agg)).collect();
                     let r = reference.as_ref().map(|r| r.value(t, agg));
                     comparison_holds(&xs, r, *op)
                 }
@@ -396,7 +396,7 @@ impl Growing {
                     if let Some(t) = t {
                         for i in 0..t.players.len() {
                             match member_value(t, i, *source, agg) {
-                                Val::Num(x) => totals.add(x),
+                                Scalar::Num(x) => totals.add(x),
                                 _ => return false,
                             }
                         }
