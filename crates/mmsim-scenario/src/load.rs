@@ -864,6 +864,27 @@ limit = 150
         );
     }
 
+    /// The loader reads through its own deserializer: every preset must
+    /// read to exactly what toml's own gives, and load.
+    #[test]
+    fn every_preset_reads_as_toml_reads_it_and_loads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let mut presets: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        presets.sort();
+        assert!(presets.len() >= 15, "{presets:?}");
+        for p in presets {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let ours: Scenario = read(&parse(&p, &text).unwrap()).unwrap();
+            let toml_s: Scenario = toml::from_str(&text).unwrap();
+            assert_eq!(ours, toml_s, "{}", p.display());
+            load(&p, &[]).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
     /// Each of serde's structured errors, read from the real schema, gives
     /// the designer's message at the key's own line.
     #[test]
