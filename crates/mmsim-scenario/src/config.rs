@@ -129,6 +129,7 @@ pub struct PopulationSection {
 /// Where true skill comes from.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(expecting = "a table such as { dist = \"normal\", mean = 1500, sd = 350 }")]
 pub enum SkillDist {
     /// Normal, redrawn until inside [min, max] when bounds are given.
     Normal {
@@ -192,6 +193,7 @@ fn default_think() -> HumanDuration {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "dist", rename_all = "kebab-case", deny_unknown_fields)]
+#[serde(expecting = "a table such as { dist = \"exponential\", mean = \"5m\" }")]
 pub enum Patience {
     /// Exponential with this mean: memoryless players.
     Exponential { mean: HumanDuration },

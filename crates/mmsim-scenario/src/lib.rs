@@ -19,6 +19,7 @@ mod regions;
 mod roles;
 pub mod ruleset;
 pub mod run;
+mod schema_error;
 mod to_engine;
 pub mod trace;
 

@@ -1,6 +1,7 @@
 //! Turning a file and `--set` overrides into a validated `Scenario`, with
 //! errors that name the key, its line and what is allowed.
 
+use super::schema_error::{read, Misread, SchemaError};
 use super::Scenario;
 use mmsim_core::model::{ParamError, SimDuration};
 use std::path::{Path, PathBuf};
@@ -99,10 +100,8 @@ pub fn from_text(
     sets: &[String],
 ) -> Result<LoadedScenario, ScenarioError> {
     // Schema errors in the file itself come with the file's lines.
-    let scenario: Scenario =
-        toml::from_str(text).map_err(|e| schema_error::<Scenario>(path, text, &e))?;
-    let table: toml::Table =
-        toml::from_str(text).map_err(|e| schema_error::<toml::Table>(path, text, &e))?;
+    let table = parse(path, text)?;
+    let scenario: Scenario = read(&table).map_err(|m| schema_error::<Scenario>(path, text, &m))?;
     // Not yet validated: an override may repair a value the file gets wrong.
     let parsed = LoadedScenario {
         scenario,
@@ -126,13 +125,10 @@ impl LoadedScenario {
         for arg in sets {
             apply_set(&mut table, arg)?;
             // Checked one by one, so the error blames the override that broke it.
-            scenario =
-                Some(
-                    Scenario::deserialize_table(&table).map_err(|e| ScenarioError::Set {
-                        arg: arg.clone(),
-                        message: switched_plugin(&table, arg, &tidy(e.message())),
-                    })?,
-                );
+            scenario = Some(read(&table).map_err(|m| ScenarioError::Set {
+                arg: arg.clone(),
+                message: switched_plugin(&table, arg, &m.error),
+            })?);
         }
         let scenario = scenario.unwrap_or_else(|| self.scenario.clone());
         let mut all_sets = self.sets.clone();
@@ -280,25 +276,15 @@ impl LoadedScenario {
     /// errors: the file's line for a mistake in the file, the overrides for
     /// one they introduced. `T` should ignore the sections it does not own.
     pub fn section<T: serde::de::DeserializeOwned>(&self) -> Result<T, ScenarioError> {
-        let from_file: T = toml::from_str(&self.source)
-            .map_err(|e| schema_error::<T>(&self.path, &self.source, &e))?;
+        let from_file: T = read(&parse(&self.path, &self.source)?)
+            .map_err(|m| schema_error::<T>(&self.path, &self.source, &m))?;
         if self.sets.is_empty() {
             return Ok(from_file);
         }
-        let text = toml::to_string(&self.table).expect("a parsed table serializes");
-        toml::from_str(&text).map_err(|e| ScenarioError::Set {
+        read(&self.table).map_err(|m| ScenarioError::Set {
             arg: self.sets.join(" "),
-            message: tidy(e.message()),
+            message: m.error.to_string(),
         })
-    }
-}
-
-impl Scenario {
-    fn deserialize_table(t: &toml::Table) -> Result<Scenario, toml::de::Error> {
-        // Round-trip through text: toml's Value deserializer and its text
-        // deserializer share one set of messages this way.
-        let text = toml::to_string(t).expect("a parsed table serializes");
-        toml::from_str(&text)
     }
 }
 
@@ -490,19 +476,27 @@ pub fn gb(bytes: u64) -> String {
     }
 }
 
-/// A parse or schema error of the file, naming the key it is about at the
-/// key's own line when the file lets us find it.
+/// The file as TOML, or the syntax error at its line.
+fn parse(path: &Path, text: &str) -> Result<toml::Table, ScenarioError> {
+    toml::from_str(text).map_err(|e: toml::de::Error| ScenarioError::Parse {
+        path: path.to_owned(),
+        line: e.span().map(|s| line_at(text, s.start)),
+        message: e.message().trim().replace('\n', " "),
+    })
+}
+
+/// A schema error of the file, naming the key it is about at the key's own
+/// line when the file lets us find it.
 fn schema_error<T: serde::de::DeserializeOwned>(
     path: &Path,
     text: &str,
-    e: &toml::de::Error,
+    m: &Misread,
 ) -> ScenarioError {
     let retry = |changed: &str| {
-        toml::from_str::<T>(changed)
-            .err()
-            .map(|e| e.message().to_owned())
+        let table = toml::from_str(changed).ok()?;
+        read::<T>(&table).err().map(|m| m.error)
     };
-    let found = super::locate::locate(text, e.span(), e.message(), Some(&retry));
+    let found = super::locate::locate(text, m, Some(&retry));
     match found.key {
         Some(key) => ScenarioError::Invalid {
             path: path.to_owned(),
@@ -592,52 +586,40 @@ fn line_in_entry(text: &str, entry: toml_edit::Item, dotted: &str, part: &str) -
     best
 }
 
-/// serde's messages end with a newline and sometimes repeat the key path;
-/// keep one line, in a designer's words.
 /// The message for a `--set` that switches a plug-in (`policy.kind=...`,
 /// `rating.system=...`) and leaves the old one's keys in its section: they
 /// are named, with how to set the section whole, before the schema's own
 /// message.
-fn switched_plugin(table: &toml::Table, arg: &str, message: &str) -> String {
+fn switched_plugin(table: &toml::Table, arg: &str, error: &SchemaError) -> String {
     const TAGS: [&str; 4] = ["kind", "system", "model", "method"];
+    let message = error.to_string();
     let Some((key, value)) = arg.split_once('=') else {
-        return message.to_owned();
+        return message;
     };
     let Some((section, tag)) = key.trim().split_once('.') else {
-        return message.to_owned();
+        return message;
     };
     let Some(t) = table.get(section).and_then(|v| v.as_table()) else {
-        return message.to_owned();
+        return message;
     };
     if !TAGS.contains(&tag) || section.contains('.') {
-        return message.to_owned();
+        return message;
     }
-    // The new plug-in's keys, as the schema's message lists them.
-    let allowed: Vec<&str> = message
-        .split_once("allowed: ")
-        .map(|(_, list)| {
-            list.split(", ")
-                .map(|k| k.trim().trim_matches('`'))
-                .collect()
-        })
-        .unwrap_or_default();
+    // The new plug-in's keys, as the schema's error lists them.
+    let allowed = error.allowed();
     let left: Vec<String> = t
         .keys()
         .filter(|k| k.as_str() != tag && !allowed.contains(&k.as_str()))
         .map(|k| format!("`{k}`"))
         .collect();
     if left.is_empty() {
-        return message.to_owned();
+        return message;
     }
     let value = value.trim().trim_matches('"');
     format!(
         "[{section}] still holds the previous {tag}'s keys {}, which `{value}` does not take ({message}); to switch, set the section whole: --set '{section}={{ {tag} = \"{value}\" }}' (adding its keys inside the braces)",
         left.join(", ")
     )
-}
-
-fn tidy(message: &str) -> String {
-    super::locate::reword(message)
 }
 
 #[cfg(test)]
@@ -879,6 +861,105 @@ limit = 150
         assert!(
             matches!(err, ScenarioError::Parse { line: Some(2), .. }),
             "{err}"
+        );
+    }
+
+    /// The loader reads through its own deserializer: every preset must
+    /// read to exactly what toml's own gives, and load.
+    #[test]
+    fn every_preset_reads_as_toml_reads_it_and_loads() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+        let mut presets: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+            .collect();
+        presets.sort();
+        assert!(presets.len() >= 15, "{presets:?}");
+        for p in presets {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let ours: Scenario = read(&parse(&p, &text).unwrap()).unwrap();
+            let toml_s: Scenario = toml::from_str(&text).unwrap();
+            assert_eq!(ours, toml_s, "{}", p.display());
+            load(&p, &[]).unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+
+    /// Each of serde's structured errors, read from the real schema, gives
+    /// the designer's message at the key's own line.
+    #[test]
+    fn each_schema_error_names_its_key_line_and_what_is_allowed() {
+        let refused = |from: &str, to: &str| match load_str(&BASE.replace(from, to), &[]) {
+            Err(ScenarioError::Invalid {
+                key, line, message, ..
+            }) => (key, line.unwrap_or(0), message),
+            other => panic!("{from} -> {to}: {other:?}"),
+        };
+        let widening = "kind = \"widening\"\nbase = 100";
+        for (from, to, want) in [
+            (
+                "duration = \"1h\"",
+                "duration = \"1h\"\nseeds = 2",
+                ("run.seeds", 4, "is not a key here; allowed: `name`, `seed`, `duration`, `warmup`, `replications`"),
+            ),
+            // A plug-in whose struct flattens its cadence lists those keys too.
+            (
+                "kind = \"fixed-limit\"\nlimit = 150",
+                &format!("{widening}\nmaxx = 3"),
+                ("policy.maxx", 15, "is not a key here; allowed: `base`, `rate_per_s`, `max`, `mode`, `recheck`, `tick`"),
+            ),
+            (
+                "kind = \"fixed-limit\"",
+                "kind = \"fixed-limitt\"",
+                ("policy.kind", 13, "`fixed-limitt` is not allowed; allowed: `fixed-limit`, `widening`, `percent-widening`, `percentile-window`, `adaptive-brackets`, `batch-weighted`, `weighted-score`, `sweep-prune`, `virtual-decay`, `quality`, `eomm`, `skill`, `random`, `worst`, `ruleset`"),
+            ),
+            (
+                ", sd = 300 }",
+                " }",
+                ("population.skill.sd", 7, "is missing: this section needs it"),
+            ),
+            (
+                "rate_per_s = 1.0",
+                "rate_per_s = \"fast\"",
+                ("arrivals.rate_per_s", 10, "expected a number, got string \"fast\""),
+            ),
+            (
+                "rate_per_s = 1.0",
+                "rate_per_s = 1.0\nparty_sizes = 0.5",
+                ("arrivals.party_sizes", 11, "expected a list, e.g. [1, 2], got floating point `0.5`"),
+            ),
+            (
+                "skill = { dist = \"normal\", mean = 1500, sd = 300 }",
+                "skill = \"normal\"",
+                ("population.skill", 7, "expected a table such as { dist = \"normal\", mean = 1500, sd = 350 }, got string \"normal\""),
+            ),
+            // Inside a tagged inline table, the key at its own line.
+            (
+                "sd = 300 }",
+                "sd = 300, max = \"lots\" }",
+                ("population.skill.max", 7, "expected a number, got string \"lots\""),
+            ),
+            (
+                "skill = { dist = \"normal\", mean = 1500, sd = 300 }",
+                "\n[population.skill]\ndist = \"normal\"\nmean = 1500\nsd = 300\nmax = [1]",
+                ("population.skill.max", 12, "expected a number, got sequence"),
+            ),
+            (
+                "size = 100",
+                "size = -5",
+                ("population.size", 6, "expected a whole number from 0 to 4294967295, got integer `-5`"),
+            ),
+        ] {
+            let (key, line, message) = refused(from, to);
+            assert_eq!((key.as_str(), line, message.as_str()), want, "{to}");
+        }
+        // Through --set, the same words after the override.
+        let e = load_str(BASE, &["policy.limitt=3"])
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            "--set policy.limitt=3: is not a key here; allowed: `limit`, `mode`, `tick`"
         );
     }
 

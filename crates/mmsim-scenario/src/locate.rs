@@ -1,9 +1,11 @@
-//! Pointing a schema error at its key. serde reports a type error inside an
-//! inline table or a tagged section (`skill = { dist = ..., max = "lots" }`,
-//! `[policy]`) at the start of the whole table and without the key's name;
-//! this finds the key the message is about and its own line, and rewords
-//! serde's type names for a designer ("expected f64" -> "expected a number").
+//! Pointing a schema error at its key. The deserializer gives the path to
+//! the deepest value it saw; inside a tagged or flattened section serde reads
+//! from its own buffer, so a type error there (`skill = { dist = ..., max =
+//! "lots" }`, `[policy] base = "x"`) stops at the section. This finds the key
+//! the structured error is about inside it (the unknown or missing key by
+//! name, otherwise the key without which the error changes) and its own line.
 
+use super::schema_error::{Got, Misread, SchemaError, Step};
 use std::ops::Range;
 use toml_edit::{Item, Value};
 
@@ -16,165 +18,191 @@ pub struct Located {
     pub message: String,
 }
 
-/// One key of the file: its dotted path, where its key (or header) starts,
-/// what it covers (key through value, or header through its last entry),
-/// and its value's text when it is a plain value.
+/// One key of the file: its path (list indices included), where its key
+/// (or header) starts, what it covers (key through value, or header through
+/// its last entry), and its value when it is a plain value or a list.
 struct Node {
-    path: String,
+    steps: Vec<Step>,
     key_at: usize,
     range: Range<usize>,
-    value: Option<String>,
-    depth: usize,
+    value: Option<Value>,
     container: bool,
-    /// A list value; `raw` holds its text.
-    list: bool,
-    raw: String,
 }
 
-/// Parses a changed copy of the file as the schema does: serde's message
-/// when it still fails, `None` when it does not.
-pub type Retry<'a> = &'a dyn Fn(&str) -> Option<String>;
+impl Node {
+    /// The dotted key a designer writes: tables inside lists are named
+    /// without their index (the line tells them apart).
+    fn path(&self) -> String {
+        dotted(&self.steps)
+    }
+    fn name(&self) -> &str {
+        match self.steps.last() {
+            Some(Step::Key(k)) => k,
+            _ => "",
+        }
+    }
+    fn list(&self) -> bool {
+        matches!(self.value, Some(Value::Array(_)))
+    }
+}
+
+fn dotted(steps: &[Step]) -> String {
+    let keys: Vec<&str> = steps
+        .iter()
+        .filter_map(|s| match s {
+            Step::Key(k) => Some(k.as_str()),
+            Step::Index(_) => None,
+        })
+        .collect();
+    keys.join(".")
+}
+
+/// Reads a changed copy of the file as the schema does: the error when it
+/// still fails, `None` when it does not.
+pub type Retry<'a> = &'a dyn Fn(&str) -> Option<SchemaError>;
 
 /// Keys that name a tagged section's variant (`[policy] kind`, `[outcome]
 /// model`, `skill = { dist = ... }`): taking one out fails for its own
 /// sake, not for the error being looked for.
 const TAGS: [&str; 5] = ["kind", "model", "system", "method", "dist"];
 
-/// Finds the key `message` (serde's, at byte `span` of `text`) is about;
-/// when the message names no key and `retry` is given, the key whose removal
-/// changes the error, found by parsing the file again without each of the
-/// section's keys in turn (`retry`). serde checks a section's values in the
+/// Finds the key `misread` is about in `text` and its line. When the error
+/// stops at a section and is not about a key it names, `retry` finds the key
+/// whose removal changes the error, by reading the file again without each
+/// of the section's keys in turn: serde checks a section's values in the
 /// file's order before it looks for missing ones, so the first key whose
-/// removal changes the message is the one it stopped at, whatever the
-/// message says; the guess from the quoted value is the fallback.
-pub fn locate(
-    text: &str,
-    span: Option<Range<usize>>,
-    message: &str,
-    retry: Option<Retry<'_>>,
-) -> Located {
-    let message = message.trim().replace('\n', " ");
+/// removal changes the error is the one it stopped at. Without `retry`, the
+/// key whose value is the one the error gives.
+pub fn locate(text: &str, misread: &Misread, retry: Option<Retry<'_>>) -> Located {
+    let error = &misread.error;
     let line_of = |at: usize| text[..at.min(text.len())].matches('\n').count() + 1;
-    let Some(span) = span else {
-        return Located {
-            key: None,
-            line: None,
-            message,
-        };
-    };
-    let fallback = Located {
-        key: None,
-        line: Some(line_of(span.start)),
-        message: reword(&message),
+    let unplaced = || Located {
+        key: (!misread.path.is_empty()).then(|| dotted(&misread.path)),
+        line: None,
+        message: error.to_string(),
     };
     let Ok(doc) = toml_edit::ImDocument::parse(text.to_owned()) else {
-        return fallback;
+        return unplaced();
     };
     let mut nodes = Vec::new();
-    walk_table(text, doc.as_table(), "", 0, &mut nodes);
-    // The deepest key whose extent holds the error's start.
+    walk_table(text, doc.as_table(), &[], &mut nodes);
+    // The deepest key on the error's path (a value inside a list is named
+    // by the list's key).
     let Some(at) = nodes
         .iter()
-        .filter(|n| n.range.start <= span.start && span.start < n.range.end.max(n.range.start + 1))
-        .max_by_key(|n| (n.depth, n.range.start))
+        .filter(|n| misread.path.starts_with(&n.steps))
+        .max_by_key(|n| n.steps.len())
     else {
-        return fallback;
+        return match error {
+            SchemaError::UnknownField { field, .. } => Located {
+                key: Some(field.clone()),
+                line: nodes
+                    .iter()
+                    .find(|n| n.steps == [Step::Key(field.clone())])
+                    .map(|n| line_of(n.key_at)),
+                message: error.to_string(),
+            },
+            // A whole section missing: the file's first line.
+            _ => Located {
+                line: Some(1),
+                ..unplaced()
+            },
+        };
     };
     let children = |n: &Node| -> Vec<&Node> {
-        let prefix = format!("{}.", n.path);
         nodes
             .iter()
-            .filter(|c| c.depth == n.depth + 1 && c.path.starts_with(&prefix))
+            .filter(|c| c.steps.len() == n.steps.len() + 1 && c.steps.starts_with(&n.steps))
             .collect()
     };
     let mut target = at;
     if at.container {
         let kids = children(at);
-        if let Some(name) = between(&message, "unknown field `", "`") {
-            if let Some(k) = kids
-                .iter()
-                .find(|c| c.path.rsplit('.').next() == Some(name))
-            {
-                target = k;
+        match error {
+            SchemaError::UnknownField { field, .. } => {
+                if let Some(k) = kids.iter().find(|c| c.name() == field) {
+                    target = k;
+                }
             }
-        } else if let Some(name) = between(&message, "missing field `", "`") {
-            return Located {
-                key: Some(format!("{}.{name}", at.path)),
-                line: Some(line_of(at.key_at)),
-                message: "is missing: this section needs it".into(),
-            };
-        } else if let Some(k) = retry
-            .and_then(|r| culprit(text, &kids, &message, r))
-            .or_else(|| offending_child(&message, &kids))
-        {
-            target = k;
-            // A table inside the section (`[policy.weights]`): on to the
-            // key inside it.
-            while let (true, Some(r)) = (target.container, retry) {
-                match culprit(text, &children(target), &message, r) {
-                    Some(k) => target = k,
-                    None => break,
+            SchemaError::MissingField(field) => {
+                return Located {
+                    key: Some(format!("{}.{field}", at.path())),
+                    line: Some(line_of(at.key_at)),
+                    message: "is missing: this section needs it".into(),
+                };
+            }
+            _ => {
+                if let Some(k) = retry
+                    .and_then(|r| culprit(text, &kids, error, r))
+                    .or_else(|| offending_child(error, &kids))
+                {
+                    target = k;
+                    // A table inside the section (`[policy.weights]`): on to
+                    // the key inside it.
+                    while let (true, Some(r)) = (target.container, retry) {
+                        match culprit(text, &children(target), error, r) {
+                            Some(k) => target = k,
+                            None => break,
+                        }
+                    }
                 }
             }
         }
     }
     Located {
-        key: Some(target.path.clone()),
+        key: Some(target.path()),
         line: Some(line_of(target.key_at)),
-        message: reword(&message),
+        message: error.to_string(),
     }
 }
 
-fn walk_table(text: &str, t: &toml_edit::Table, prefix: &str, depth: usize, out: &mut Vec<Node>) {
+fn walk_table(text: &str, t: &toml_edit::Table, prefix: &[Step], out: &mut Vec<Node>) {
     // A section starts at its header line's `[`, before its key.
     let line_start = |at: usize| text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1);
     for (k, item) in t.iter() {
         let Some(key) = t.key(k) else { continue };
-        let path = join(prefix, k);
+        let steps = join(prefix, Step::Key(k.to_owned()));
         let key_at = key.span().map_or(0, |s| s.start);
         match item {
             Item::Table(sub) => {
                 let at = sub
                     .span()
                     .map_or(line_start(key_at), |s| s.start.min(line_start(key_at)));
-                let first = out.len();
-                walk_table(text, sub, &path, depth + 1, out);
-                let end = out[first..]
-                    .iter()
-                    .map(|n| n.range.end)
-                    .max()
-                    .unwrap_or(at + 1);
-                out.push(node(path, at, at..end.max(at + 1), None, depth, true));
+                section(text, sub, steps, at, out);
             }
             Item::ArrayOfTables(arr) => {
-                for sub in arr.iter() {
+                for (i, sub) in arr.iter().enumerate() {
                     let at = sub
                         .span()
                         .map_or(line_start(key_at), |s| s.start.min(line_start(key_at)));
-                    let first = out.len();
-                    walk_table(text, sub, &path, depth + 1, out);
-                    let end = out[first..]
-                        .iter()
-                        .map(|n| n.range.end)
-                        .max()
-                        .unwrap_or(at + 1);
-                    out.push(node(
-                        path.clone(),
-                        at,
-                        at..end.max(at + 1),
-                        None,
-                        depth,
-                        true,
-                    ));
+                    section(text, sub, join(&steps, Step::Index(i)), at, out);
                 }
             }
-            Item::Value(v) => walk_value(v, path, key_at, depth, out),
+            Item::Value(v) => walk_value(v, steps, key_at, out),
             Item::None => {}
         }
     }
 }
 
-fn walk_value(v: &Value, path: String, key_at: usize, depth: usize, out: &mut Vec<Node>) {
+/// A `[section]` (or one `[[entry]]`) starting at `at`, with its keys.
+fn section(text: &str, t: &toml_edit::Table, steps: Vec<Step>, at: usize, out: &mut Vec<Node>) {
+    let first = out.len();
+    walk_table(text, t, &steps, out);
+    let end = out[first..]
+        .iter()
+        .map(|n| n.range.end)
+        .max()
+        .unwrap_or(at + 1);
+    out.push(Node {
+        steps,
+        key_at: at,
+        range: at..end.max(at + 1),
+        value: None,
+        container: true,
+    });
+}
+
+fn walk_value(v: &Value, steps: Vec<Step>, key_at: usize, out: &mut Vec<Node>) {
     let end = v.span().map_or(key_at + 1, |s| s.end);
     match v {
         Value::InlineTable(t) => {
@@ -183,79 +211,60 @@ fn walk_value(v: &Value, path: String, key_at: usize, depth: usize, out: &mut Ve
                     .key(k)
                     .and_then(|key| key.span())
                     .map_or(key_at, |s| s.start);
-                walk_value(inner, join(&path, k), at, depth + 1, out);
+                walk_value(inner, join(&steps, Step::Key(k.to_owned())), at, out);
             }
-            out.push(node(path, key_at, key_at..end, None, depth, true));
+            out.push(Node {
+                steps,
+                key_at,
+                range: key_at..end,
+                value: None,
+                container: true,
+            });
         }
         Value::Array(a) => {
             // Tables inside a list (`tiers = [{ tier = 1, weight = 0.5 }]`)
-            // name their keys without an index; the line tells them apart.
-            for inner in a.iter() {
+            // are keys of their own, at their own line.
+            for (i, inner) in a.iter().enumerate() {
                 if let Value::InlineTable(_) = inner {
                     let at = inner.span().map_or(key_at, |s| s.start);
-                    walk_value(inner, path.clone(), at, depth + 1, out);
+                    walk_value(inner, join(&steps, Step::Index(i)), at, out);
                 }
             }
-            let mut n = node(path, key_at, key_at..end, None, depth, false);
-            n.list = true;
-            n.raw = v.to_string();
-            out.push(n);
+            out.push(Node {
+                steps,
+                key_at,
+                range: key_at..end,
+                value: Some(v.clone()),
+                container: false,
+            });
         }
-        other => {
-            let shown = match other {
-                Value::String(s) => s.value().clone(),
-                Value::Integer(i) => i.value().to_string(),
-                Value::Float(f) => f.value().to_string(),
-                Value::Boolean(b) => b.value().to_string(),
-                Value::Datetime(d) => d.value().to_string(),
-                _ => String::new(),
-            };
-            out.push(node(path, key_at, key_at..end, Some(shown), depth, false));
-        }
+        other => out.push(Node {
+            steps,
+            key_at,
+            range: key_at..end,
+            value: Some(other.clone()),
+            container: false,
+        }),
     }
 }
 
-fn node(
-    path: String,
-    key_at: usize,
-    range: Range<usize>,
-    value: Option<String>,
-    depth: usize,
-    container: bool,
-) -> Node {
-    Node {
-        path,
-        key_at,
-        range,
-        value,
-        depth,
-        container,
-        list: false,
-        raw: String::new(),
-    }
-}
-
-fn join(prefix: &str, key: &str) -> String {
-    if prefix.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{prefix}.{key}")
-    }
-}
-
-fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
-    let start = text.find(open)? + open.len();
-    let len = text[start..].find(close)?;
-    Some(&text[start..start + len])
+fn join(prefix: &[Step], step: Step) -> Vec<Step> {
+    let mut steps = prefix.to_vec();
+    steps.push(step);
+    steps
 }
 
 /// The first of `kids` (in the file's order) without which the file fails
 /// differently or not at all.
-fn culprit<'n>(text: &str, kids: &[&'n Node], message: &str, retry: Retry<'_>) -> Option<&'n Node> {
+fn culprit<'n>(
+    text: &str,
+    kids: &[&'n Node],
+    error: &SchemaError,
+    retry: Retry<'_>,
+) -> Option<&'n Node> {
     let mut order: Vec<&'n Node> = kids.to_vec();
     order.sort_by_key(|k| k.key_at);
     order.into_iter().find(|k| {
-        let name = k.path.rsplit('.').next().unwrap_or("");
         let Some(changed) = without(text, k.range.clone()) else {
             return false;
         };
@@ -265,8 +274,10 @@ fn culprit<'n>(text: &str, kids: &[&'n Node], message: &str, retry: Retry<'_>) -
         }
         match retry(&changed) {
             None => true,
-            Some(m) if TAGS.contains(&name) && m.contains(&format!("`{name}`")) => false,
-            Some(m) => m.trim().replace('\n', " ") != message,
+            Some(SchemaError::MissingField(f)) if TAGS.contains(&k.name()) && f == k.name() => {
+                false
+            }
+            Some(e) => e != *error,
         }
     })
 }
@@ -297,110 +308,64 @@ fn without(text: &str, range: Range<usize>) -> Option<String> {
     Some(format!("{}{}", &text[..start], &text[end..]))
 }
 
-/// The key inside a table that serde's message is about: a plain value
-/// equal to the one quoted, a list holding it, or the first list or table
-/// when the message says a list or table was not wanted.
-fn offending_child<'n>(message: &str, kids: &[&'n Node]) -> Option<&'n Node> {
-    if message.starts_with("invalid type: sequence") {
-        return kids.iter().copied().find(|c| c.list);
+/// The key inside a table whose value the error gives: a plain value equal
+/// to it, a list holding it, or the first list or table when the error says
+/// a list or table was not wanted.
+fn offending_child<'n>(error: &SchemaError, kids: &[&'n Node]) -> Option<&'n Node> {
+    let got = match error {
+        SchemaError::InvalidType { got, .. } | SchemaError::InvalidValue { got, .. } => got.clone(),
+        SchemaError::UnknownVariant { variant, .. } => Got::Str(variant.clone()),
+        _ => return None,
+    };
+    match got {
+        Got::Seq => return kids.iter().copied().find(|c| c.list()),
+        Got::Map => return kids.iter().copied().find(|c| c.container),
+        _ => {}
     }
-    if message.starts_with("invalid type: map") {
-        return kids.iter().copied().find(|c| c.container);
-    }
-    let shown = offending_value(message)?;
-    kids.iter()
-        .copied()
-        .find(|c| c.value.as_deref() == Some(shown.as_str()))
-        .or_else(|| {
-            kids.iter()
-                .copied()
-                .find(|c| c.list && c.raw.contains(&format!("\"{shown}\"")))
-        })
+    let plain = |c: &&Node| !c.list() && c.value.as_ref().is_some_and(|v| is(v, &got));
+    kids.iter().copied().find(plain).or_else(|| {
+        kids.iter()
+            .copied()
+            .find(|c| c.list() && c.value.as_ref().is_some_and(|v| holds(v, &got)))
+    })
 }
 
-/// The value serde's message quotes (`string "lots"`, `integer `5``,
-/// `unknown variant `coin``, or a duration's own "`forever` is not ..."),
-/// as the file's value would print.
-fn offending_value(message: &str) -> Option<String> {
-    if let Some(s) = between(message, "string \"", "\"") {
-        return Some(s.to_owned());
+/// Whether a plain value is the one serde was given.
+fn is(v: &Value, got: &Got) -> bool {
+    match (v, got) {
+        (Value::String(s), Got::Str(g)) => s.value() == g,
+        (Value::Integer(i), Got::Signed(g)) => i.value() == g,
+        (Value::Integer(i), Got::Unsigned(g)) => u64::try_from(*i.value()).ok() == Some(*g),
+        (Value::Float(f), Got::Float(g)) => f.value() == g,
+        (Value::Boolean(b), Got::Bool(g)) => b.value() == g,
+        _ => false,
     }
-    for open in [
-        "integer `",
-        "floating point `",
-        "boolean `",
-        "unknown variant `",
-        "`",
-    ] {
-        if let Some(s) = between(message, open, "`") {
-            return Some(s.to_owned());
-        }
-    }
-    None
 }
 
-/// serde's wording in a designer's terms, placed after the key's name.
-pub fn reword(message: &str) -> String {
-    let mut m = message.trim().replace('\n', " ");
-    for (from, to) in [
-        ("expected f64", "expected a number"),
-        (
-            "expected u32",
-            "expected a whole number from 0 to 4294967295",
-        ),
-        ("expected u64", "expected a whole number, zero or more"),
-        ("expected u8", "expected a whole number from 0 to 255"),
-        ("expected usize", "expected a whole number, zero or more"),
-        ("expected a sequence", "expected a list, e.g. [1, 2]"),
-        (
-            "expected internally tagged enum SkillDist",
-            "expected a table such as { dist = \"normal\", mean = 1500, sd = 350 }",
-        ),
-        (
-            "expected internally tagged enum Patience",
-            "expected a table such as { dist = \"exponential\", mean = \"5m\" }",
-        ),
-    ] {
-        m = m.replace(from, to);
+/// Whether a list holds the value, at any depth.
+fn holds(v: &Value, got: &Got) -> bool {
+    match v {
+        Value::Array(a) => a.iter().any(|x| holds(x, got)),
+        other => is(other, got),
     }
-    if let Some(rest) = m.strip_prefix("unknown field ") {
-        if let Some((_, allowed)) = rest.split_once(", expected ") {
-            let allowed = allowed.trim_start_matches("one of ");
-            return format!("is not a key here; allowed: {allowed}");
-        }
-        return "is not a key here".into();
-    }
-    if let Some(rest) = m.strip_prefix("unknown variant ") {
-        if let Some((value, allowed)) = rest.split_once(", expected ") {
-            let allowed = allowed.trim_start_matches("one of ");
-            return format!("{value} is not allowed; allowed: {allowed}");
-        }
-    }
-    if let Some(rest) = m.strip_prefix("invalid type: ") {
-        if let Some((got, want)) = rest.split_once(", expected ") {
-            return format!("expected {want}, got {got}");
-        }
-    }
-    if let Some(rest) = m.strip_prefix("invalid value: ") {
-        if let Some((got, want)) = rest.split_once(", expected ") {
-            return format!("expected {want}, got {got}");
-        }
-    }
-    m
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::schema_error::read;
     use super::*;
 
-    /// A tagged section as the schema has them: serde reports its errors
-    /// at the section's start without the key.
-    #[derive(serde::Deserialize)]
+    /// A tagged section as the schema has them: serde reads it from its own
+    /// buffer, so its errors stop at the section.
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct File {
         policy: Policy,
+        #[serde(default)]
+        tiers: Vec<Tier>,
     }
-    #[derive(serde::Deserialize)]
+    #[derive(Debug, serde::Deserialize)]
     #[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
     #[allow(dead_code)]
     enum Policy {
@@ -410,113 +375,110 @@ mod tests {
             weights: Option<Weights>,
         },
     }
-    #[derive(serde::Deserialize)]
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
     #[allow(dead_code)]
     struct Weights {
         skill: f64,
         wait: f64,
     }
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Tier {
+        tier: u32,
+        weight: f64,
+    }
+
+    fn misread(text: &str) -> Misread {
+        read::<File>(&text.parse().unwrap()).expect_err("a schema error")
+    }
 
     fn schema(text: &str) -> Located {
-        let e = toml::from_str::<File>(text).err().expect("a schema error");
-        let retry = |t: &str| {
-            toml::from_str::<File>(t)
-                .err()
-                .map(|e| e.message().to_owned())
-        };
-        locate(text, e.span(), e.message(), Some(&retry))
+        let retry = |t: &str| read::<File>(&t.parse().ok()?).err().map(|m| m.error);
+        locate(text, &misread(text), Some(&retry))
     }
+
+    const POLICY: &str = "[policy]\nkind = \"widening\"\nkeep = true\n";
 
     #[test]
     fn a_tagged_section_s_error_is_the_key_whose_removal_changes_it() {
-        // `keep = true` is fine and quotes the same value as the bad `base`:
-        // the guess from the value alone picked `keep`.
-        let text = "[policy]\nkind = \"widening\"\nkeep = true\nbase = true\n";
-        let l = schema(text);
+        // `keep = true` is fine and is the same value as the bad `base`:
+        // the guess from the value alone picks `keep`.
+        let text = format!("{POLICY}base = true\n");
+        let l = schema(&text);
         assert_eq!(l.key.as_deref(), Some("policy.base"));
         assert_eq!(l.line, Some(4));
-        let guess = locate(
-            text,
-            toml::from_str::<File>(text).err().unwrap().span(),
-            "invalid type: boolean `true`, expected f64",
-            None,
-        );
+        assert_eq!(l.message, "expected a number, got boolean `true`");
+        let guess = locate(&text, &misread(&text), None);
         assert_eq!(guess.key.as_deref(), Some("policy.keep"));
     }
 
     #[test]
     fn a_table_inside_a_tagged_section_is_walked_into() {
-        let text = "[policy]\nkind = \"widening\"\nkeep = true\nbase = 1\n\n[policy.weights]\nskill = 1\nwait = [2]\n";
-        let l = schema(text);
+        let text = format!("{POLICY}base = 1\n\n[policy.weights]\nskill = 1\nwait = [2]\n");
+        let l = schema(&text);
         assert_eq!(l.key.as_deref(), Some("policy.weights.wait"));
         assert_eq!(l.line, Some(8));
-        // A missing key is still named as missing, at its section.
-        let l = schema("[policy]\nkind = \"widening\"\nkeep = true\n");
-        assert_eq!(l.key.as_deref(), Some("policy.base"));
-        assert_eq!(l.message, "is missing: this section needs it");
-    }
-
-    fn at(text: &str, needle: &str, message: &str) -> Located {
-        let start = text.find(needle).unwrap();
-        locate(text, Some(start..start + needle.len()), message, None)
+        assert_eq!(l.message, "expected a number, got sequence");
     }
 
     #[test]
-    fn a_type_error_reported_at_an_inline_table_names_the_key_inside() {
-        let text = "[population]\nsize = 5\nskill = { dist = \"normal\", mean = 1, sd = 2, max = \"lots\" }\n";
-        let l = at(
-            text,
-            "{ dist",
-            "invalid type: string \"lots\", expected f64",
-        );
-        assert_eq!(l.key.as_deref(), Some("population.skill.max"));
-        assert_eq!(l.line, Some(3));
-        assert_eq!(l.message, "expected a number, got string \"lots\"");
-    }
-
-    #[test]
-    fn a_section_error_names_the_unknown_or_missing_key_at_its_line() {
-        let text = "[run]\nname = \"x\"\n\n[policy]\nkind = \"widening\"\nbase = 1\nmaximum = 3\n";
-        let l = at(
-            text,
-            "[policy]",
-            "unknown field `maximum`, expected one of `base`, `max`",
-        );
+    fn an_unknown_or_missing_key_is_named_with_its_line() {
+        let l = schema(&format!("{POLICY}base = 1\nmaximum = 3\n"));
         assert_eq!(l.key.as_deref(), Some("policy.maximum"));
-        assert_eq!(l.line, Some(7));
-        assert!(
-            l.message.contains("allowed: `base`, `max`"),
-            "{}",
-            l.message
-        );
-        let l = at(text, "[policy]", "missing field `rate_per_s`");
-        assert_eq!(l.key.as_deref(), Some("policy.rate_per_s"));
-        assert_eq!(l.line, Some(4));
-        let l = at(text, "[policy]", "unknown variant `widening`, expected `x`");
-        assert_eq!(l.key.as_deref(), Some("policy.kind"));
         assert_eq!(l.line, Some(5));
-    }
-
-    #[test]
-    fn a_plain_value_is_its_own_key_and_lists_name_their_key() {
-        let text = "[arrivals]\nrate_per_s = 1\nparty_sizes = [0.5, \"x\"]\n";
-        let l = at(text, "\"x\"", "invalid type: string \"x\", expected f64");
-        assert_eq!(l.key.as_deref(), Some("arrivals.party_sizes"));
-        assert_eq!(l.line, Some(3));
-        let text =
-            "[population]\ntiers = [{ tier = 1, weight = 1.0 },\n  { tier = 2, weight = \"x\" }]\n";
-        let l = at(
-            text,
-            "{ tier = 2",
-            "invalid type: string \"x\", expected f64",
+        assert_eq!(
+            l.message,
+            "is not a key here; allowed: `keep`, `base`, `weights`"
         );
-        assert_eq!(l.key.as_deref(), Some("population.tiers.weight"));
+        // A missing key is named as missing, at its section.
+        let l = schema(POLICY);
+        assert_eq!(l.key.as_deref(), Some("policy.base"));
+        assert_eq!(l.line, Some(1));
+        assert_eq!(l.message, "is missing: this section needs it");
+        // So is a missing tag.
+        let l = schema("[policy]\nbase = 1\n");
+        assert_eq!(l.key.as_deref(), Some("policy.kind"));
+        let l = schema("\n[policy]\nkind = \"narrowing\"\n");
+        assert_eq!(l.key.as_deref(), Some("policy.kind"));
         assert_eq!(l.line, Some(3));
+        assert_eq!(l.message, "`narrowing` is not allowed; allowed: `widening`");
     }
 
     #[test]
-    fn without_a_span_or_a_parse_the_message_is_kept() {
-        let l = locate("x = 1", None, "boom\n", None);
-        assert_eq!((l.key, l.line, l.message.as_str()), (None, None, "boom"));
+    fn a_table_in_a_list_names_its_key_at_its_own_line() {
+        let text = format!(
+            "tiers = [{{ tier = 1, weight = 1.0 }},\n  {{ tier = 2, weight = \"x\" }}]\n{POLICY}base = 1\n"
+        );
+        let l = schema(&text);
+        assert_eq!(l.key.as_deref(), Some("tiers.weight"));
+        assert_eq!(l.line, Some(2));
+        assert_eq!(l.message, "expected a number, got string \"x\"");
+        let l = schema(&format!(
+            "tiers = [{{ tier = -1, weight = 1 }}]\n{POLICY}base = 1\n"
+        ));
+        assert_eq!(
+            l.message,
+            "expected a whole number from 0 to 4294967295, got integer `-1`"
+        );
+        let l = schema(&format!(
+            "tiers = [{{ tier = 1, weight = 1, w = 2 }}]\n{POLICY}base = 1\n"
+        ));
+        assert_eq!(l.key.as_deref(), Some("tiers.w"));
+        assert_eq!(l.message, "is not a key here; allowed: `tier` or `weight`");
+    }
+
+    #[test]
+    fn without_a_parse_the_message_is_kept() {
+        let m = Misread {
+            path: vec![Step::Key("run".into())],
+            error: SchemaError::Custom("boom".into()),
+        };
+        let l = locate("x = [", &m, None);
+        assert_eq!(
+            (l.key.as_deref(), l.line, l.message.as_str()),
+            (Some("run"), None, "boom")
+        );
     }
 }

@@ -3,6 +3,7 @@
 //! or the files.
 
 mod block_rule;
+pub mod buffered;
 pub mod churn;
 mod ids;
 mod param;

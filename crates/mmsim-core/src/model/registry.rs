@@ -3,6 +3,7 @@
 //! scenario section's enum tagged by the plug-in's name, and the name,
 //! validate and build dispatch, so a name is written in one place.
 
+use super::buffered::Buffered;
 use serde::de::{Deserialize, Deserializer, Error};
 use serde::Serialize;
 
@@ -134,27 +135,131 @@ pub struct Entry {
 }
 
 /// Deserializes a plug-in's parameters. A parameter struct that flattens a
-/// shared part (the matching cadence) gets serde's bare "unknown field `x`";
-/// this adds the list of keys the struct takes, in the order it writes them,
-/// so the message reads as for any other struct: "unknown field `x`, expected
-/// one of `a`, `b`".
+/// shared part (the matching cadence) is read by serde as a map, and serde
+/// refuses its unknown key with a bare message that lists nothing; this finds
+/// the key itself (one the struct does not write, without which the rest
+/// reads) and refuses it with serde's structured `unknown_field`, listing the
+/// keys the struct takes in the order it writes them, as serde does for any
+/// other struct.
 pub fn listing_keys<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de> + Serialize + Default,
 {
-    T::deserialize(d).map_err(|e| {
-        let message = e.to_string();
-        let message = message.trim_end();
-        let bare_unknown = message.starts_with("unknown field `")
-            && message.ends_with('`')
-            && message.matches('`').count() == 2;
-        match serde_json::to_value(T::default()) {
-            Ok(serde_json::Value::Object(keys)) if bare_unknown => {
-                let list: Vec<String> = keys.keys().map(|k| format!("`{k}`")).collect();
-                D::Error::custom(format!("{message}, expected one of {}", list.join(", ")))
-            }
-            _ => e,
-        }
-    })
+    if !reads_a_map::<T>() {
+        // serde's own `unknown_field` already names the struct's keys.
+        return T::deserialize(d);
+    }
+    let value = Buffered::deserialize(d)?;
+    let e = match T::deserialize(value.clone().into_deserializer_of::<D::Error>()) {
+        Ok(t) => return Ok(t),
+        Err(e) => e,
+    };
+    let (Buffered::Map(entries), Ok(serde_json::Value::Object(written))) =
+        (value, serde_json::to_value(T::default()))
+    else {
+        return Err(e);
+    };
+    let keys: Vec<&str> = written.keys().map(String::as_str).collect();
+    let Some((unknown, _)) = entries.iter().find(|(k, _)| !keys.contains(&k.as_str())) else {
+        return Err(e);
+    };
+    // serde reports an unknown key of a flattening struct only after every
+    // other error: it is the error when the rest reads without it.
+    let known: Vec<(String, Buffered)> = entries
+        .iter()
+        .filter(|(k, _)| keys.contains(&k.as_str()))
+        .cloned()
+        .collect();
+    match T::deserialize(Buffered::Map(known).into_deserializer_of::<D::Error>()) {
+        Ok(_) => Err(D::Error::unknown_field(unknown, interned(&keys))),
+        Err(_) => Err(e),
+    }
+}
+
+/// Whether `T` asks its deserializer for a map (a struct with a flattened
+/// field does) rather than for a struct with its list of fields.
+fn reads_a_map<'de, T: Deserialize<'de>>() -> bool {
+    let asked = std::cell::Cell::new(false);
+    let _ = T::deserialize(Probe(&asked));
+    asked.get()
+}
+
+/// Answers nothing; notes whether it was asked for a map.
+struct Probe<'a>(&'a std::cell::Cell<bool>);
+
+impl<'de> Deserializer<'de> for Probe<'_> {
+    type Error = serde::de::value::Error;
+
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(Self::Error::custom("probe"))
+    }
+
+    fn deserialize_map<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        self.0.set(true);
+        Err(Self::Error::custom("probe"))
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct struct enum identifier ignored_any
+    }
+}
+
+/// `unknown_field` takes a `'static` list: each distinct list of keys is
+/// kept once for the life of the process (a few dozen plug-ins at most).
+fn interned(keys: &[&str]) -> &'static [&'static str] {
+    static LISTS: std::sync::Mutex<Vec<&'static [&'static str]>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut lists = LISTS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(list) = lists.iter().find(|l| **l == keys) {
+        return list;
+    }
+    let list: &'static [&'static str] =
+        Vec::leak(keys.iter().map(|k| &*String::leak(k.to_string())).collect());
+    lists.push(list);
+    list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde::de::value::Error as ValueError;
+
+    #[derive(Debug, Default, Serialize, serde::Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    struct Flat {
+        base: f64,
+        #[serde(flatten)]
+        shared: Shared,
+    }
+    #[derive(Debug, Default, Serialize, serde::Deserialize)]
+    #[serde(deny_unknown_fields, default)]
+    struct Shared {
+        tick: f64,
+    }
+
+    fn read(json: serde_json::Value) -> Result<Flat, ValueError> {
+        let value = Buffered::deserialize(json).unwrap();
+        listing_keys(value.into_deserializer_of::<ValueError>())
+    }
+
+    #[test]
+    fn a_flattening_struct_s_unknown_key_is_refused_with_its_keys() {
+        assert_eq!(
+            read(serde_json::json!({"tick": 2})).unwrap().shared.tick,
+            2.0
+        );
+        let e = read(serde_json::json!({"base": 1, "maxx": 2})).unwrap_err();
+        // serde's `unknown_field` wording, built from the structured call.
+        assert_eq!(
+            e.to_string(),
+            "unknown field `maxx`, expected `base` or `tick`"
+        );
+        // A bad value of a known key comes first, as serde orders them.
+        let e = read(serde_json::json!({"maxx": 2, "tick": "x"})).unwrap_err();
+        assert_eq!(e.to_string(), "invalid type: string \"x\", expected f64");
+        assert!(reads_a_map::<Flat>() && !reads_a_map::<Shared>());
+    }
 }
