@@ -16,6 +16,7 @@ mod roles;
 pub mod sim;
 pub mod streams;
 pub mod trace;
+mod world;
 
 pub use config::{Arrivals, Config, Patience};
 pub use modes::{ModeSpec, ModesConfig};
@@ -25,3 +26,4 @@ pub use regions::{Home, LatencyStep, RegionsConfig};
 pub use roles::RoleDraw;
 pub use sim::{Acceptance, Backfill, EngagementConfig, EngineStats, Parts, SimOutput, Simulation};
 pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceRoles, TraceTicket};
+pub use world::World;

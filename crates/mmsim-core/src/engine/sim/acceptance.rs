@@ -93,7 +93,11 @@ impl Simulation<'_> {
         let (mut players, mut accepted, mut last_ms) = (0u32, 0u32, 0u64);
         rc.declined.clear();
         for id in team_tickets.iter().flatten() {
-            let t = self.pool.get(*id).expect("proposal tickets are waiting");
+            let t = self
+                .world
+                .pool
+                .get(*id)
+                .expect("proposal tickets are waiting");
             let mut declined = false;
             for _ in &t.players {
                 let yes = rc.rng.random::<f64>() < rc.config.accept_prob;
@@ -116,7 +120,7 @@ impl Simulation<'_> {
             declined_tickets: rc.declined.iter().filter(|&&d| d).count() as u32,
             took_ms: last_ms,
             passed,
-            in_warmup: self.now < self.warmup_end,
+            in_warmup: self.world.now < self.world.warmup_end,
         });
         if passed {
             return Some(SimDuration::from_ms(last_ms));
@@ -130,7 +134,11 @@ impl Simulation<'_> {
         };
         let mut held = std::mem::take(&mut rc.held[h as usize]);
         for (id, &declined) in team_tickets.iter().flatten().zip(&rc.declined) {
-            let t = self.pool.remove(*id).expect("proposal tickets are waiting");
+            let t = self
+                .world
+                .pool
+                .remove(*id)
+                .expect("proposal tickets are waiting");
             // Out of the data centres' pools too, or their policies would
             // keep proposing it while its players answer.
             if let Some(r) = self.regions.as_mut() {
@@ -145,7 +153,7 @@ impl Simulation<'_> {
         }
         self.ready.as_mut().expect("a ready check").held[h as usize] = held;
         self.queue.schedule(
-            self.now + SimDuration::from_ms(last_ms),
+            self.world.now + SimDuration::from_ms(last_ms),
             Event::ReadyFail(h),
         );
         None
@@ -162,7 +170,7 @@ impl Simulation<'_> {
         let (keep, penalty) = (rc.config.keep_wait, rc.config.decline_penalty);
         let mut held = std::mem::take(&mut rc.held[h as usize]);
         rc.free.push(h);
-        let now = self.now;
+        let now = self.world.now;
         if self.explain.is_some() {
             let back: Vec<&WaitingTicket> =
                 held.tickets.iter().filter(|x| !x.2).map(|x| &x.0).collect();
@@ -175,11 +183,11 @@ impl Simulation<'_> {
                 let back = now + penalty;
                 // A replayed trace holds the decliner's return as a ticket
                 // of its own, as it holds returns after matches.
-                if back <= self.end && !self.replaying() {
+                if back <= self.world.end && !self.replaying() {
                     self.schedule_requeue(t.players.clone(), back);
                 } else {
                     for p in &t.players {
-                        self.busy[p.index()] = false;
+                        self.world.busy[p.index()] = false;
                     }
                 }
                 continue;
@@ -189,7 +197,7 @@ impl Simulation<'_> {
                 t.enqueued = now;
             }
             let id = t.id;
-            self.pool.insert(t);
+            self.world.pool.insert(t);
             if let Some(d) = deadline {
                 let d = if keep { d } else { now + d.since(joined) };
                 let seq = self.queue.reserve();
@@ -205,14 +213,16 @@ impl Simulation<'_> {
             // Back in the data centres its wait now allows, offered to
             // their policies as a joining ticket is.
             for id in returned {
-                let Some(t) = self.pool.get(id) else { continue };
+                let Some(t) = self.world.pool.get(id) else {
+                    continue;
+                };
                 let r = self.regions.as_mut().expect("checked");
                 let next = r.readmit(t, now.since(t.enqueued));
                 self.after_admit(id, next);
             }
         } else if self.schedule.on_join {
             for id in returned {
-                if self.pool.contains(id) {
+                if self.world.pool.contains(id) {
                     self.run_policy(Trigger::Join(id));
                 }
             }
@@ -222,14 +232,14 @@ impl Simulation<'_> {
     /// Queues `members` again at `at`, through the returning parties' slots
     /// (a decliner after its penalty; a party back from a match).
     pub(super) fn schedule_requeue(&mut self, members: Party, at: SimTime) {
-        let slot = match self.returning_free.pop() {
+        let slot = match self.world.returning_free.pop() {
             Some(slot) => {
-                self.returning[slot as usize] = members;
+                self.world.returning[slot as usize] = members;
                 slot
             }
             None => {
-                self.returning.push(members);
-                self.returning.len() as u32 - 1
+                self.world.returning.push(members);
+                self.world.returning.len() as u32 - 1
             }
         };
         self.queue.schedule(at, Event::Requeue(slot));

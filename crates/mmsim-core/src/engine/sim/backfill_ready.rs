@@ -20,11 +20,11 @@ impl Simulation<'_> {
     /// `k`. True: all accepted. False: the ticket has left as declined and
     /// the slot waits for the answer before it is offered again.
     pub(super) fn backfill_ready_check(&mut self, k: usize, id: TicketId) -> bool {
-        let now = self.now;
+        let now = self.world.now;
         let Some(rc) = self.ready.as_mut() else {
             return true;
         };
-        let size = self.pool.get(id).map_or(0, |t| t.size());
+        let size = self.world.pool.get(id).map_or(0, |t| t.size());
         let (accepted, last_ms) = rc.answers(size);
         let penalty = rc.decline_penalty();
         let declined = accepted < size;
@@ -41,15 +41,15 @@ impl Simulation<'_> {
         if !declined {
             return true;
         }
-        let t = self.pool.remove(id).expect("found waiting");
+        let t = self.world.pool.remove(id).expect("found waiting");
         self.queue.cancel(timer_key(id));
         self.leave(&t, now, TicketEnd::Declined, &[]);
         let back = now + SimDuration::from_ms(last_ms) + penalty;
-        if back <= self.end {
+        if back <= self.world.end {
             self.schedule_requeue(t.players.clone(), back);
         } else {
             for p in &t.players {
-                self.busy[p.index()] = false;
+                self.world.busy[p.index()] = false;
             }
         }
         false

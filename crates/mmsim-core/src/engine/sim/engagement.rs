@@ -123,7 +123,7 @@ impl Simulation<'_> {
     /// if not, the arrival makes no ticket and is counted as absent.
     pub(super) fn engagement_admits(&mut self, members: &Party) -> bool {
         let e = self.engagement.as_deref().expect("engagement is on");
-        if members.iter().all(|p| e.present(*p, self.now)) {
+        if members.iter().all(|p| e.present(*p, self.world.now)) {
             return true;
         }
         if let Some(acc) = self.collector.engagement() {
@@ -137,7 +137,7 @@ impl Simulation<'_> {
     pub(super) fn engagement_formed(&mut self, t: &WaitingTicket) {
         let e = self.engagement.as_deref_mut().expect("engagement is on");
         let acc = self.collector.engagement().expect("engagement is on");
-        let now = self.now.as_ms();
+        let now = self.world.now.as_ms();
         for p in &t.players {
             let i = p.index();
             e.wait_ms[i] = now - t.enqueued.as_ms();
@@ -162,14 +162,14 @@ impl Simulation<'_> {
     ) -> Vec<bool> {
         let e = self.engagement.as_deref_mut().expect("engagement is on");
         let acc = self.collector.engagement().expect("engagement is on");
-        e.advance(self.now, acc);
+        e.advance(self.world.now, acc);
         // Lopsidedness from the true-skill win probability, as the players
         // lived it; formats of more than two teams count as even.
-        let gap = match (self.format.teams, p_team0) {
+        let gap = match (self.world.format.teams, p_team0) {
             (2, Some(p)) => (2.0 * p - 1.0).abs(),
             _ => 0.0,
         };
-        let now = self.now.as_ms();
+        let now = self.world.now.as_ms();
         let mut quit = vec![false; active.members.len()];
         let mut k = 0;
         for (ti, party) in active.parties() {
@@ -179,7 +179,7 @@ impl Simulation<'_> {
                 if left.get(i) == Some(&true) {
                     continue;
                 }
-                let pl = &mut self.players[p.index()];
+                let pl = &mut self.world.players[p.index()];
                 let lost = ti != winner;
                 pl.losing_streak = if lost {
                     (pl.losing_streak + 1).min(MAX_STREAK)
@@ -217,7 +217,7 @@ impl Simulation<'_> {
                         e.away += 1;
                     }
                     e.close_session(j, acc);
-                    self.busy[j] = false;
+                    self.world.busy[j] = false;
                 }
                 acc.decision(Decision {
                     player: p.0,
@@ -237,18 +237,18 @@ impl Simulation<'_> {
     pub(super) fn engagement_finish(&mut self) {
         let e = self.engagement.as_deref_mut().expect("engagement is on");
         let acc = self.collector.engagement().expect("engagement is on");
-        e.advance(self.end, acc);
+        e.advance(self.world.end, acc);
         for i in 0..e.session_matches.len() {
             if e.session_matches[i] == 0 {
                 continue;
             }
-            if self.busy[i] {
+            if self.world.busy[i] {
                 acc.session_censored();
             } else {
                 e.close_session(i, acc);
             }
         }
-        let end = self.end.as_ms();
+        let end = self.world.end.as_ms();
         let n = e.away_until.len() as u64;
         let away = e
             .away_until

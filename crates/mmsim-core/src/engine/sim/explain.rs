@@ -381,12 +381,12 @@ impl Simulation<'_> {
         let Some(mut ex) = self.explain.take() else {
             return;
         };
-        let now = self.now;
+        let now = self.world.now;
         let policy = Says::of(self.parts.policy.as_ref());
         let regions = self.regions.as_deref();
-        let mut acc = (self.warmup_end, self.collector.explain());
-        let (pool, format) = (&self.pool, self.format);
-        let (bf, players) = (self.bf.as_ref(), &self.players[..]);
+        let mut acc = (self.world.warmup_end, self.collector.explain());
+        let (pool, format) = (&self.world.pool, self.world.format);
+        let (bf, players) = (self.bf.as_ref(), &self.world.players[..]);
         let role_names = self.config.roles.as_ref().map(|r| &r.names[..]);
         let mut look_at = |t: &WaitingTicket| {
             let live = ex.live.entry(t.id).or_insert_with(|| Live {
@@ -445,24 +445,24 @@ impl Simulation<'_> {
         };
         let policy = Says::of(self.parts.policy.as_ref());
         let view = crate::policy::PoolView {
-            now: self.now,
-            pool: &self.pool,
-            players: &self.players,
-            format: self.format,
+            now: self.world.now,
+            pool: &self.world.pool,
+            players: &self.world.players,
+            format: self.world.format,
         };
         let score = policy.match_score(&view, teams);
         let tickets: Vec<TicketId> = teams.iter().flatten().copied().collect();
         let tickets = &tickets[..];
         for id in tickets {
-            let Some(t) = self.pool.get(*id) else {
+            let Some(t) = self.world.pool.get(*id) else {
                 continue;
             };
             let gap = tickets
                 .iter()
-                .filter_map(|o| self.pool.get(*o))
+                .filter_map(|o| self.world.pool.get(*o))
                 .map(|o| (o.rating - t.rating).abs())
                 .fold(0.0, f64::max);
-            let waited = self.now.since(t.enqueued);
+            let waited = self.world.now.since(t.enqueued);
             let live = ex.live.entry(t.id).or_insert_with(|| Live {
                 last_look: t.enqueued,
                 ..Default::default()
@@ -472,7 +472,7 @@ impl Simulation<'_> {
             let others: Vec<&WaitingTicket> = tickets
                 .iter()
                 .filter(|o| *o != id)
-                .filter_map(|o| self.pool.get(*o))
+                .filter_map(|o| self.world.pool.get(*o))
                 .collect();
             (live.rule, live.rule_at) = rule_allowed_at(policy, t, &others, waited);
             live.score = score;
@@ -499,13 +499,13 @@ impl Simulation<'_> {
         let Some(ex) = self.explain.as_mut() else {
             return;
         };
-        let mut acc = (self.warmup_end, self.collector.explain());
+        let mut acc = (self.world.warmup_end, self.collector.explain());
         for t in tickets {
             let live = ex.live.entry(t.id).or_insert_with(|| Live {
                 last_look: t.enqueued,
                 ..Default::default()
             });
-            settle(live, t, self.now, &mut acc);
+            settle(live, t, self.world.now, &mut acc);
             if into {
                 live.before_check = live.current.replace(BlockRule::ReadyCheck);
             } else {
@@ -540,8 +540,8 @@ impl Simulation<'_> {
             last_look: t.enqueued,
             ..Default::default()
         });
-        let counted = t.enqueued >= self.warmup_end;
-        let mut acc = (self.warmup_end, self.collector.explain());
+        let counted = t.enqueued >= self.world.warmup_end;
+        let mut acc = (self.world.warmup_end, self.collector.explain());
         if live.current.is_none() && left > t.enqueued {
             // Gone (matched at a tick, or gave up) before any look: it
             // waited for a pass that does not look at joiners.
