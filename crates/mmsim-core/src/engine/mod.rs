@@ -2,6 +2,7 @@
 //! one pool of waiting tickets, one seed split into streams.
 
 mod config;
+mod layer;
 mod memory;
 pub mod modes;
 pub mod population;

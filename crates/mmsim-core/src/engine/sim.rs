@@ -15,6 +15,7 @@ pub use backfill::Backfill;
 pub use engagement::EngagementConfig;
 
 use super::config::{Config, Patience};
+use super::layer::{Ended, Layer, Peers};
 use super::population;
 use super::queue::{EventQueue, Lane};
 use super::regions::{Geography, Regions};
@@ -122,6 +123,10 @@ fn parties_of<'a>(
     })
 }
 
+/// A run's layers, lent out by `Simulation::take_layers`.
+#[doc(hidden)]
+pub struct Layers(Vec<Box<dyn Layer>>);
+
 /// Buffers the engine refills on every match instead of allocating anew.
 #[derive(Default)]
 struct Scratch {
@@ -219,9 +224,8 @@ pub struct Simulation<'r> {
     held: Vec<u32>,
     /// Told of every ticket as it joins (`mmsim trace`).
     log: Option<&'r mut dyn TicketLog>,
-    /// The ready check, when the scenario has `[acceptance]`.
-    #[doc(hidden)]
-    pub ready: Option<acceptance::ReadyChecks>,
+    /// Tickets a failed ready check holds out of the pool (`[acceptance]`).
+    holds: acceptance::Holds,
     /// Leaves and backfill, when the scenario has `[backfill]`.
     #[doc(hidden)]
     pub bf: Option<backfill::Backfills>,
@@ -229,10 +233,10 @@ pub struct Simulation<'r> {
     regions: Option<Box<Regions>>,
     /// The data centre of the match being formed, while it is formed.
     host: Option<u16>,
-    /// Players who quit and come back; `None` without `[engagement]`.
-    engagement: Option<Box<engagement::Engagement>>,
-    /// Why tickets waited; `None` (and never looked into) without explain.
-    explain: Option<Box<explain::Explain>>,
+    /// The optional features that plug in through `Layer` (`[engagement]`,
+    /// `--explain`), in the order their hooks are called; empty in a plain
+    /// run, which then pays one length check per hook.
+    layers: Vec<Box<dyn Layer>>,
     /// Game modes over the same players; `None` (and never looked into) without `[modes]`.
     #[doc(hidden)]
     pub modes: Option<Box<super::modes::Modes>>,
@@ -288,10 +292,14 @@ impl<'r> Simulation<'r> {
         let schedule = parts.policy.schedule();
         let by_skill = crate::metrics::skill_order(&players);
         let mut collector = Collector::new(&players, &by_skill, rows);
-        let ready = config.acceptance.clone().map(|a| {
+        let mut layers: Vec<Box<dyn Layer>> = Vec::new();
+        if let Some(a) = config.acceptance.clone() {
             collector.enable_acceptance();
-            acceptance::ReadyChecks::new(a, stream(seed, Stream::Acceptance))
-        });
+            layers.push(Box::new(acceptance::ReadyChecks::new(
+                a,
+                stream(seed, Stream::Acceptance),
+            )));
+        }
         let bf = config.backfill.clone().map(|b| {
             collector.enable_backfill();
             if let Some(acc) = collector.backfill() {
@@ -330,20 +338,20 @@ impl<'r> Simulation<'r> {
                 std::mem::take(&mut parts.regional),
             ))
         });
-        let engagement = config.engagement.clone().map(|c| {
+        if let Some(c) = config.engagement.clone() {
             collector.enable_engagement(crate::metrics::engagement::EngagementAcc::new(
                 engagement::deciles(&by_skill),
                 engagement::hours(end),
                 config.warmup.as_secs_f64(),
             ));
-            Box::new(engagement::Engagement::new(
+            layers.push(Box::new(engagement::Engagement::new(
                 c,
                 stream(seed, Stream::Engagement),
                 n,
                 end,
                 SimTime::ZERO + config.warmup,
-            ))
-        });
+            )));
+        }
         let modes = config.modes.as_ref().map(|m| {
             collector.enable_modes(
                 m.modes.iter().map(|x| x.name.clone()).collect(),
@@ -372,7 +380,12 @@ impl<'r> Simulation<'r> {
             )
         });
         let rank_corr = RankCorr::new(by_skill, &players);
-        let explain = config.explain.then(Box::<explain::Explain>::default);
+        if config.explain {
+            layers.push(Box::new(explain::Explain::new(
+                config.roles.as_ref().map(|r| r.names.clone()),
+                config.expansions.clone(),
+            )));
+        }
         Simulation {
             world: World {
                 now: SimTime::ZERO,
@@ -416,12 +429,11 @@ impl<'r> Simulation<'r> {
             trace_next: 0,
             held: Vec::new(),
             log: None,
-            ready,
+            holds: acceptance::Holds::default(),
             bf,
             regions,
             host: None,
-            engagement,
-            explain,
+            layers,
             modes,
         }
     }
@@ -493,8 +505,8 @@ impl<'r> Simulation<'r> {
             self.leave(&t, end, TicketEnd::Waiting, &[]);
         }
         self.censor_ready_checks(end);
-        if self.engagement.is_some() {
-            self.engagement_finish();
+        for l in &mut self.layers {
+            l.finish(&self.world, &mut self.collector);
         }
         let mut running: Vec<MatchRecord> = self
             .world
@@ -567,7 +579,7 @@ impl<'r> Simulation<'r> {
         if u_keep * arrivals.peak_rate_per_s >= rate {
             return;
         }
-        if self.engagement.is_some() && !self.engagement_admits(&members) {
+        if !self.layers.is_empty() && !self.layers_admit(&members) {
             return;
         }
         let duplicate = (1..members.len()).any(|i| members[..i].contains(&members[i]));
@@ -735,8 +747,8 @@ impl<'r> Simulation<'r> {
     /// `assigned`: with a role queue, the role each member plays.
     #[inline]
     fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd, assigned: &[u8]) {
-        if self.explain.is_some() {
-            self.explain_leave(t, left, end);
+        for l in &mut self.layers {
+            l.ticket_left(&self.world, &mut self.collector, t, left, end);
         }
         let (region, host_ping_ms) = if self.regions.is_some() {
             self.leave_regions(t, end)
@@ -807,8 +819,8 @@ impl<'r> Simulation<'r> {
             if trigger == Trigger::Tick {
                 self.regions.as_mut().expect("checked").order_for_tick();
                 self.run_regional(Trigger::Tick);
-                if self.explain.is_some() {
-                    self.explain_pass(trigger);
+                if !self.layers.is_empty() {
+                    self.layers_after_pass(trigger);
                 }
             }
             return;
@@ -828,8 +840,8 @@ impl<'r> Simulation<'r> {
             self.form(p);
         }
         self.proposals = proposals;
-        if self.explain.is_some() {
-            self.explain_pass(trigger);
+        if !self.layers.is_empty() {
+            self.layers_after_pass(trigger);
         }
     }
 
@@ -962,8 +974,8 @@ impl<'r> Simulation<'r> {
             self.scratch.team_tickets = team_tickets;
             return;
         };
-        if self.explain.is_some() {
-            self.explain_formed(&team_tickets);
+        if !self.layers.is_empty() {
+            self.layers_forming(&team_tickets);
         }
         let id = MatchId(self.next_match);
         self.next_match += 1;
@@ -1029,8 +1041,8 @@ impl<'r> Simulation<'r> {
                 assigned_from += t.size();
                 roles.extend_from_slice(mine);
                 self.leave(&t, self.world.now, TicketEnd::Matched(id), mine);
-                if self.engagement.is_some() {
-                    self.engagement_formed(&t);
+                for l in &mut self.layers {
+                    l.ticket_matched(&self.world, &mut self.collector, &t);
                 }
                 let solo = t.players.len() == 1;
                 for p in &t.players {
@@ -1301,15 +1313,19 @@ impl<'r> Simulation<'r> {
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
         // Who stops playing after it (`[engagement]`); empty otherwise.
-        let quit = if self.engagement.is_some() {
-            let active = std::mem::take(&mut self.world.active[s]);
-            let quit =
-                self.engagement_after_match(&active, winner, &left, rec.p_team0, rec.in_warmup);
-            self.world.active[s] = active;
-            quit
-        } else {
-            Vec::new()
-        };
+        let mut quit = Vec::new();
+        if !self.layers.is_empty() {
+            let ended = Ended {
+                slot: s,
+                winner,
+                left: &left,
+                p_team0: rec.p_team0,
+                in_warmup: rec.in_warmup,
+            };
+            for l in &mut self.layers {
+                l.match_ended(&mut self.world, &mut self.collector, &ended, &mut quit);
+            }
+        }
         if let Some(md) = self.modes.as_mut() {
             md.after_match(ladder, &self.world.active[s].members, &self.world.players);
         }
@@ -1429,6 +1445,66 @@ impl<'r> Simulation<'r> {
         order.clear();
         self.regions.as_mut().expect("regions are on").order = order;
         self.proposals = proposals;
+    }
+
+    /// Lends the run's layers out, leaving it with none: a white-box check
+    /// switches the optional features off between steps, and back on with
+    /// `set_layers`.
+    #[doc(hidden)]
+    pub fn take_layers(&mut self) -> Layers {
+        Layers(std::mem::take(&mut self.layers))
+    }
+
+    /// Gives the run back the layers `take_layers` lent out.
+    #[doc(hidden)]
+    pub fn set_layers(&mut self, layers: Layers) {
+        self.layers = layers.0;
+    }
+
+    /// Whether every layer lets a fresh party in (`Layer::admits`).
+    fn layers_admit(&mut self, members: &[PlayerId]) -> bool {
+        let (world, out) = (&self.world, &mut self.collector);
+        self.layers
+            .iter_mut()
+            .all(|l| l.admits(world, out, members))
+    }
+
+    /// What the layers may read of the features that are not layers.
+    fn peers<'a>(
+        parts: &'a Parts,
+        regions: &'a Option<Box<Regions>>,
+        bf: &'a Option<backfill::Backfills>,
+        host: Option<u16>,
+    ) -> Peers<'a> {
+        Peers {
+            policy: parts.policy.as_ref(),
+            regions: regions.as_deref(),
+            backfill: bf.as_ref(),
+            host,
+        }
+    }
+
+    /// Each layer's `after_pass`.
+    fn layers_after_pass(&mut self, trigger: Trigger) {
+        let peers = Self::peers(&self.parts, &self.regions, &self.bf, self.host);
+        for l in &mut self.layers {
+            l.after_pass(&self.world, &mut self.collector, peers, trigger);
+        }
+    }
+
+    /// Each layer's `forming`, the match's tickets still in the pool.
+    fn layers_forming(&mut self, teams: &[Vec<TicketId>]) {
+        let peers = Self::peers(&self.parts, &self.regions, &self.bf, self.host);
+        for l in &mut self.layers {
+            l.forming(&self.world, &mut self.collector, peers, teams);
+        }
+    }
+
+    /// Each layer's `tickets_held`.
+    pub(super) fn layers_held(&mut self, tickets: &[&WaitingTicket], held: bool) {
+        for l in &mut self.layers {
+            l.tickets_held(&self.world, &mut self.collector, tickets, held);
+        }
     }
 
     fn on_sample(&mut self) {

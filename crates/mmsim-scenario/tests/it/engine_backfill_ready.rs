@@ -24,9 +24,9 @@ fn a_backfill_joiner_who_declines_leaves_the_slot_open_and_queues_again() {
     let mut rows = KeepRows::default();
     let mut sim = Simulation::new(config, 1, parts, &mut rows);
     // The match itself forms without its check (it would fail too).
-    let ready = sim.ready.take();
+    let ready = sim.take_layers();
     let r = tank_leaves(&mut sim);
-    sim.ready = ready;
+    sim.set_layers(ready);
     const TANK: u8 = 1;
     let first = role_ticket(&mut sim, 10, TANK, r, 5_000);
     let now = SimTime::from_ms(80_000);
@@ -56,7 +56,7 @@ fn a_backfill_joiner_who_declines_leaves_the_slot_open_and_queues_again() {
     }
     // Once it is in, the next tank-capable ticket is asked (and, with
     // the ready check gone, joins).
-    sim.ready = None;
+    sim.take_layers();
     sim.world.now = answer;
     sim.run_policy(Trigger::Tick);
     assert!(!sim.world.pool.contains(second));

@@ -458,7 +458,7 @@ impl Simulation<'_> {
                 .map(|(_, t)| t.id);
             match found {
                 Some(id) => {
-                    if self.ready.is_some() && !self.backfill_ready_check(k, id) {
+                    if !self.layers.is_empty() && !self.backfill_ready_check(k, id) {
                         continue;
                     }
                     self.join_backfill(k, id);
@@ -496,10 +496,12 @@ impl Simulation<'_> {
         let match_id = self.world.active[s]
             .id
             .expect("open slots are in running matches");
-        if self.explain.is_some() {
+        if !self.layers.is_empty() {
             let names = self.config.roles.as_ref().map(|r| &r.names[..]);
             let story = join_story(&bf.config, &o, &t, now, names);
-            self.explain_backfill(&t, story);
+            for l in &mut self.layers {
+                l.backfill_join(&t, &story);
+            }
         }
         self.leave(&t, now, TicketEnd::Matched(match_id), &assigned);
         let Some(bf) = self.bf.as_mut() else {
