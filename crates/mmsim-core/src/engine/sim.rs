@@ -1,6 +1,7 @@
 //! The simulation: one event loop over one queue. Every state change
-//! happens here, in event order; policies, team formation, outcome models and
-//! rating systems are called from here and only return values.
+//! happens here or in a layer's hook called from here (`engine::layer`), in
+//! event order; policies, team formation, outcome models and rating systems
+//! are called from here and only return values.
 
 mod acceptance;
 pub mod backfill;

@@ -3,7 +3,10 @@
 //! last answer is in, the declining tickets leave and queue again after a
 //! penalty, and the others go back to the pool under their own ids. As in
 //! FlexMatch's player acceptance: tickets whose players all accepted return
-//! to the pool, a ticket with a rejection fails.
+//! to the pool, a ticket with a rejection fails. The answers and their
+//! record are a layer (`ReadyChecks`); holding a failed check's tickets
+//! and returning them is the loop's (`Holds`), since only the loop moves
+//! tickets.
 
 use super::{timer_key, Event, Simulation};
 use crate::engine::layer::{Check, Declined, Layer};

@@ -5,7 +5,8 @@
 //! results; an absent player is never picked
 //! by a fresh arrival, so a policy that drives players away empties its own
 //! queue. Its draws come from their own stream, so a run without the section
-//! draws every other number as before.
+//! draws every other number as before. A layer (`engine::layer`): it hears
+//! arrivals, formed tickets, ended matches and the run's end.
 
 use crate::engine::layer::{Ended, Layer};
 use crate::engine::world::World;

@@ -7,7 +7,8 @@
 //! threshold, a pair rule; one that implements none is asked nothing). Once matched, it works out the wait at which the
 //! window would first have allowed the match the ticket got. One record per
 //! ticket, updated in place, so the cost is per look, not per pass kept; the
-//! run never looks in here when explain is off.
+//! run never looks in here when explain is off (it is a layer,
+//! `engine::layer`, present only with `--explain`).
 
 use crate::engine::layer::{Layer, Peers};
 use crate::engine::regions::Regions;
