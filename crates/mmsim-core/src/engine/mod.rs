@@ -2,6 +2,7 @@
 //! one pool of waiting tickets, one seed split into streams.
 
 mod config;
+mod layer;
 mod memory;
 pub mod modes;
 pub mod population;
@@ -16,6 +17,7 @@ mod roles;
 pub mod sim;
 pub mod streams;
 pub mod trace;
+mod world;
 
 pub use config::{Arrivals, Config, Patience};
 pub use modes::{ModeSpec, ModesConfig};
@@ -25,3 +27,4 @@ pub use regions::{Home, LatencyStep, RegionsConfig};
 pub use roles::RoleDraw;
 pub use sim::{Acceptance, Backfill, EngagementConfig, EngineStats, Parts, SimOutput, Simulation};
 pub use trace::{LoggedMember, TicketLog, Trace, TracePlayer, TraceRoles, TraceTicket};
+pub use world::World;

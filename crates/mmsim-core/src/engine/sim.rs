@@ -1,6 +1,7 @@
 //! The simulation: one event loop over one queue. Every state change
-//! happens here, in event order; policies, team formation, outcome models and
-//! rating systems are called from here and only return values.
+//! happens here or in a layer's hook called from here (`engine::layer`), in
+//! event order; policies, team formation, outcome models and rating systems
+//! are called from here and only return values.
 
 mod acceptance;
 pub mod backfill;
@@ -15,11 +16,13 @@ pub use backfill::Backfill;
 pub use engagement::EngagementConfig;
 
 use super::config::{Config, Patience};
+use super::layer::{Ended, Layer, Peers};
 use super::population;
 use super::queue::{EventQueue, Lane};
 use super::regions::{Geography, Regions};
 use super::streams::{stream, Stream};
 use super::trace::{LoggedMember, TicketLog, Trace, TraceRoles};
+use super::world::World;
 use crate::metrics::{
     Collector, MatchRecord, QueueSample, RankCorr, RowSink, TicketEnd, TicketRecord,
 };
@@ -27,9 +30,7 @@ use crate::model::{
     MatchId, Party, PerTeam, Player, PlayerId, Rating, SimDuration, SimTime, TicketId,
 };
 use crate::outcome::{OutcomeModel, OutcomeRngs, TeamSkills};
-use crate::policy::{
-    FormedMatch, MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger,
-};
+use crate::policy::{FormedMatch, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger};
 use crate::pool::{Pool, WaitingTicket};
 use crate::rating::RatingSystem;
 use crate::teams::TeamFormer;
@@ -123,6 +124,10 @@ fn parties_of<'a>(
     })
 }
 
+/// A run's layers, lent out by `Simulation::take_layers`.
+#[doc(hidden)]
+pub struct Layers(Vec<Box<dyn Layer>>);
+
 /// Buffers the engine refills on every match instead of allocating anew.
 #[derive(Default)]
 struct Scratch {
@@ -189,40 +194,18 @@ pub struct Parts {
 
 pub struct Simulation<'r> {
     config: Config,
+    /// What every feature reads: the clock, the players, the pool and the
+    /// running matches (`world.rs`).
     #[doc(hidden)]
-    pub now: SimTime,
-    end: SimTime,
-    warmup_end: SimTime,
+    pub world: World,
     queue: EventQueue<Event>,
-    #[doc(hidden)]
-    pub pool: Pool,
-    #[doc(hidden)]
-    pub players: Vec<Player>,
-    /// Queued, playing, or thinking before a requeue: not free to arrive afresh.
-    #[doc(hidden)]
-    pub busy: Vec<bool>,
-    /// Each player's previous match, for the rematch measure.
-    last_match: Vec<Option<MatchId>>,
-    /// Running matches; `free` lists the slots to reuse.
-    #[doc(hidden)]
-    pub active: Vec<Active>,
-    free: Vec<u32>,
-    /// Players in running matches, for the queue samples.
-    #[doc(hidden)]
-    pub in_matches: usize,
     scratch: Scratch,
-    /// Parties thinking before they queue again; `returning_free` lists the
-    /// slots to reuse.
-    #[doc(hidden)]
-    pub returning: Vec<Party>,
-    returning_free: Vec<u32>,
     collector: Collector<'r>,
     #[doc(hidden)]
     pub next_ticket: u32,
     next_match: u32,
     parts: Parts,
     schedule: Schedule,
-    format: MatchFormat,
     rng_arrivals: Pcg64,
     rng_behaviour: Pcg64,
     rng_outcomes: OutcomeRngs,
@@ -242,9 +225,8 @@ pub struct Simulation<'r> {
     held: Vec<u32>,
     /// Told of every ticket as it joins (`mmsim trace`).
     log: Option<&'r mut dyn TicketLog>,
-    /// The ready check, when the scenario has `[acceptance]`.
-    #[doc(hidden)]
-    pub ready: Option<acceptance::ReadyChecks>,
+    /// Tickets a failed ready check holds out of the pool (`[acceptance]`).
+    holds: acceptance::Holds,
     /// Leaves and backfill, when the scenario has `[backfill]`.
     #[doc(hidden)]
     pub bf: Option<backfill::Backfills>,
@@ -252,10 +234,10 @@ pub struct Simulation<'r> {
     regions: Option<Box<Regions>>,
     /// The data centre of the match being formed, while it is formed.
     host: Option<u16>,
-    /// Players who quit and come back; `None` without `[engagement]`.
-    engagement: Option<Box<engagement::Engagement>>,
-    /// Why tickets waited; `None` (and never looked into) without explain.
-    explain: Option<Box<explain::Explain>>,
+    /// The optional features that plug in through `Layer` (`[engagement]`,
+    /// `--explain`), in the order their hooks are called; empty in a plain
+    /// run, which then pays one length check per hook.
+    layers: Vec<Box<dyn Layer>>,
     /// Game modes over the same players; `None` (and never looked into) without `[modes]`.
     #[doc(hidden)]
     pub modes: Option<Box<super::modes::Modes>>,
@@ -311,10 +293,14 @@ impl<'r> Simulation<'r> {
         let schedule = parts.policy.schedule();
         let by_skill = crate::metrics::skill_order(&players);
         let mut collector = Collector::new(&players, &by_skill, rows);
-        let ready = config.acceptance.clone().map(|a| {
+        let mut layers: Vec<Box<dyn Layer>> = Vec::new();
+        if let Some(a) = config.acceptance.clone() {
             collector.enable_acceptance();
-            acceptance::ReadyChecks::new(a, stream(seed, Stream::Acceptance))
-        });
+            layers.push(Box::new(acceptance::ReadyChecks::new(
+                a,
+                stream(seed, Stream::Acceptance),
+            )));
+        }
         let bf = config.backfill.clone().map(|b| {
             collector.enable_backfill();
             if let Some(acc) = collector.backfill() {
@@ -353,20 +339,20 @@ impl<'r> Simulation<'r> {
                 std::mem::take(&mut parts.regional),
             ))
         });
-        let engagement = config.engagement.clone().map(|c| {
+        if let Some(c) = config.engagement.clone() {
             collector.enable_engagement(crate::metrics::engagement::EngagementAcc::new(
                 engagement::deciles(&by_skill),
                 engagement::hours(end),
                 config.warmup.as_secs_f64(),
             ));
-            Box::new(engagement::Engagement::new(
+            layers.push(Box::new(engagement::Engagement::new(
                 c,
                 stream(seed, Stream::Engagement),
                 n,
                 end,
                 SimTime::ZERO + config.warmup,
-            ))
-        });
+            )));
+        }
         let modes = config.modes.as_ref().map(|m| {
             collector.enable_modes(
                 m.modes.iter().map(|x| x.name.clone()).collect(),
@@ -395,28 +381,35 @@ impl<'r> Simulation<'r> {
             )
         });
         let rank_corr = RankCorr::new(by_skill, &players);
-        let explain = config.explain.then(Box::<explain::Explain>::default);
+        if config.explain {
+            layers.push(Box::new(explain::Explain::new(
+                config.roles.as_ref().map(|r| r.names.clone()),
+                config.expansions.clone(),
+            )));
+        }
         Simulation {
-            now: SimTime::ZERO,
-            end,
-            warmup_end: SimTime::ZERO + config.warmup,
+            world: World {
+                now: SimTime::ZERO,
+                end,
+                warmup_end: SimTime::ZERO + config.warmup,
+                format: config.format,
+                pool: Pool::default(),
+                busy: vec![false; n],
+                last_match: vec![None; n],
+                players,
+                active: Vec::new(),
+                free: Vec::new(),
+                in_matches: 0,
+                returning: Vec::new(),
+                returning_free: Vec::new(),
+            },
             queue: EventQueue::with_lanes(LANES),
-            pool: Pool::default(),
-            busy: vec![false; n],
-            last_match: vec![None; n],
-            players,
-            active: Vec::new(),
-            free: Vec::new(),
-            in_matches: 0,
             scratch: Scratch::default(),
-            returning: Vec::new(),
-            returning_free: Vec::new(),
             collector,
             next_ticket: 0,
             next_match: 0,
             parts,
             schedule,
-            format: config.format,
             rng_arrivals: stream(seed, Stream::Arrivals),
             rng_behaviour: stream(seed, Stream::Behaviour),
             rng_outcomes: OutcomeRngs {
@@ -437,12 +430,11 @@ impl<'r> Simulation<'r> {
             trace_next: 0,
             held: Vec::new(),
             log: None,
-            ready,
+            holds: acceptance::Holds::default(),
             bf,
             regions,
             host: None,
-            engagement,
-            explain,
+            layers,
             modes,
         }
     }
@@ -468,20 +460,20 @@ impl<'r> Simulation<'r> {
         self.queue
             .schedule_in(SAMPLES, SimTime::ZERO, Event::Sample);
         while let Some((t, event)) = self.queue.pop() {
-            if t > self.end {
+            if t > self.world.end {
                 break;
             }
-            self.now = t;
+            self.world.now = t;
             self.stats.events += 1;
             self.prefetch_next_heap_event();
             if self.stats.events & 0xFFFF == 0 {
-                progress(self.now, self.end);
+                progress(self.world.now, self.world.end);
             }
             match event {
                 Event::Arrival => self.on_arrival(),
                 Event::Requeue(slot) => {
-                    let members = std::mem::take(&mut self.returning[slot as usize]);
-                    self.returning_free.push(slot);
+                    let members = std::mem::take(&mut self.world.returning[slot as usize]);
+                    self.world.returning_free.push(slot);
                     let patience =
                         draw_patience(&self.config.arrivals.patience, &mut self.rng_behaviour);
                     self.enqueue(members, patience, true);
@@ -490,7 +482,8 @@ impl<'r> Simulation<'r> {
                 Event::Tick => {
                     self.run_policy(Trigger::Tick);
                     if let Some(tick) = self.schedule.tick {
-                        self.queue.schedule_in(TICKS, self.now + tick, Event::Tick);
+                        self.queue
+                            .schedule_in(TICKS, self.world.now + tick, Event::Tick);
                     }
                 }
                 Event::MatchStart(id) => self.on_match_start(id),
@@ -502,21 +495,22 @@ impl<'r> Simulation<'r> {
                 Event::ModeTick(m) => self.on_mode_tick(m),
             }
         }
-        progress(self.end, self.end);
-        self.now = self.end;
+        progress(self.world.end, self.world.end);
+        self.world.now = self.world.end;
         // Tickets still waiting are censored at the end of the run; matches
         // still in the lobby or playing are handed over unfinished.
-        let end = self.end;
-        let waiting: Vec<TicketId> = self.pool.oldest_first().map(|t| t.id).collect();
+        let end = self.world.end;
+        let waiting: Vec<TicketId> = self.world.pool.oldest_first().map(|t| t.id).collect();
         for id in waiting {
-            let t = self.pool.remove(id).expect("listed as waiting");
+            let t = self.world.pool.remove(id).expect("listed as waiting");
             self.leave(&t, end, TicketEnd::Waiting, &[]);
         }
         self.censor_ready_checks(end);
-        if self.engagement.is_some() {
-            self.engagement_finish();
+        for l in &mut self.layers {
+            l.finish(&self.world, &mut self.collector);
         }
         let mut running: Vec<MatchRecord> = self
+            .world
             .active
             .iter_mut()
             .filter_map(|a| a.record.take())
@@ -530,10 +524,10 @@ impl<'r> Simulation<'r> {
         SimOutput {
             collector: self.collector,
             ladders,
-            players: self.players,
+            players: self.world.players,
             stats: self.stats,
-            end: self.end,
-            warmup_end: self.warmup_end,
+            end: self.world.end,
+            warmup_end: self.world.warmup_end,
         }
     }
 
@@ -553,8 +547,9 @@ impl<'r> Simulation<'r> {
             return self.schedule_trace_arrival();
         }
         let gap_s: f64 = Exp1.sample(&mut self.rng_arrivals);
-        let t = self.now + SimDuration::from_secs_f64(gap_s / self.config.arrivals.peak_rate_per_s);
-        if t <= self.end {
+        let t = self.world.now
+            + SimDuration::from_secs_f64(gap_s / self.config.arrivals.peak_rate_per_s);
+        if t <= self.world.end {
             self.queue.schedule_in(ARRIVALS, t, Event::Arrival);
         }
     }
@@ -577,24 +572,24 @@ impl<'r> Simulation<'r> {
         } else {
             None
         };
-        let members = draw_members(&mut self.rng_arrivals, size, self.players.len());
+        let members = draw_members(&mut self.rng_arrivals, size, self.world.players.len());
         let arrivals = &self.config.arrivals;
         let patience = draw_patience(&arrivals.patience, &mut self.rng_arrivals);
         self.prefetch_next_arrival();
-        let rate = arrivals.hourly_rate_per_s[((self.now.as_ms() / 3_600_000) % 24) as usize];
+        let rate = arrivals.hourly_rate_per_s[((self.world.now.as_ms() / 3_600_000) % 24) as usize];
         if u_keep * arrivals.peak_rate_per_s >= rate {
             return;
         }
-        if self.engagement.is_some() && !self.engagement_admits(&members) {
+        if !self.layers.is_empty() && !self.layers_admit(&members) {
             return;
         }
         let duplicate = (1..members.len()).any(|i| members[..i].contains(&members[i]));
-        if duplicate || members.iter().any(|p| self.busy[p.index()]) {
+        if duplicate || members.iter().any(|p| self.world.busy[p.index()]) {
             self.stats.arrivals_blocked += 1;
             return;
         }
         // A role queue refuses a party no team could take.
-        if !super::roles::party_fits(&self.players, &members, self.format) {
+        if !super::roles::party_fits(&self.world.players, &members, self.world.format) {
             self.stats.arrivals_blocked += 1;
             return;
         }
@@ -617,7 +612,7 @@ impl<'r> Simulation<'r> {
     fn prefetch_join(&self, party: &[PlayerId]) {
         let solo = party.len() == 1;
         for p in party {
-            let player = &self.players[p.index()];
+            let player = &self.world.players[p.index()];
             prefetch(if solo {
                 &player.rating
             } else {
@@ -637,17 +632,17 @@ impl<'r> Simulation<'r> {
         let _gap: f64 = Exp1.sample(&mut peek);
         let _u_keep: f64 = peek.random();
         let size = party_size(&self.config.arrivals.party_size_cdf, peek.random());
-        draw_members(&mut peek, size, self.players.len())
+        draw_members(&mut peek, size, self.world.players.len())
     }
 
     /// Starts loading the player records that the heap's next event will
     /// read: a returning party's ratings, or a finished match's players.
     fn prefetch_next_heap_event(&mut self) {
         match self.queue.peek_heap() {
-            Some(&Event::Requeue(slot)) => self.prefetch_join(&self.returning[slot as usize]),
+            Some(&Event::Requeue(slot)) => self.prefetch_join(&self.world.returning[slot as usize]),
             Some(&Event::MatchEnd(Slot(s))) => {
-                for p in &self.active[s as usize].members {
-                    prefetch(&self.players[p.index()]);
+                for p in &self.world.active[s as usize].members {
+                    prefetch(&self.world.players[p.index()]);
                 }
             }
             _ => {}
@@ -662,25 +657,25 @@ impl<'r> Simulation<'r> {
         let solo = members.len() == 1;
         let mut rating_sum = 0.0;
         for p in &members {
-            let player = &self.players[p.index()];
+            let player = &self.world.players[p.index()];
             let r = if solo {
                 &player.rating
             } else {
                 &player.party_rating
             };
-            rating_sum += self.parts.rating.current(r, self.now).value;
-            self.busy[p.index()] = true;
+            rating_sum += self.parts.rating.current(r, self.world.now).value;
+            self.world.busy[p.index()] = true;
         }
         if self.log.is_some() {
             self.log_ticket(id, &members, patience, requeue);
         }
         let k = members.len() as f64;
-        let roles = super::roles::masks(&self.players, &members, self.format);
-        self.pool.insert(WaitingTicket {
+        let roles = super::roles::masks(&self.world.players, &members, self.world.format);
+        self.world.pool.insert(WaitingTicket {
             id,
             players: members,
             rating: rating_sum / k,
-            enqueued: self.now,
+            enqueued: self.world.now,
             requeue,
             roles,
         });
@@ -689,7 +684,7 @@ impl<'r> Simulation<'r> {
         // (most tickets of a busy queue match on joining), and is cancelled
         // when the ticket matches later, so timers that would never fire
         // are not sifted through the heap.
-        let abandon = patience.map(|p| (self.queue.reserve(), self.now + p));
+        let abandon = patience.map(|p| (self.queue.reserve(), self.world.now + p));
         if self.modes.is_some() {
             self.modes_join(id);
         } else if self.regions.is_some() {
@@ -698,7 +693,7 @@ impl<'r> Simulation<'r> {
             self.run_policy(Trigger::Join(id));
         }
         if let Some((seq, at)) = abandon {
-            if self.pool.contains(id) {
+            if self.world.pool.contains(id) {
                 self.queue
                     .schedule_cancellable(timer_key(id), seq, at, Event::Abandon(id));
             }
@@ -707,10 +702,10 @@ impl<'r> Simulation<'r> {
 
     fn on_abandon(&mut self, id: TicketId) {
         // The ticket may have matched already: then there is nothing to do.
-        if let Some(t) = self.pool.remove(id) {
-            self.leave(&t, self.now, TicketEnd::Abandoned, &[]);
+        if let Some(t) = self.world.pool.remove(id) {
+            self.leave(&t, self.world.now, TicketEnd::Abandoned, &[]);
             for p in &t.players {
-                self.busy[p.index()] = false;
+                self.world.busy[p.index()] = false;
             }
             if !self.held.is_empty() {
                 self.release_held();
@@ -729,11 +724,11 @@ impl<'r> Simulation<'r> {
         let logged: Vec<LoggedMember> = members
             .iter()
             .map(|p| {
-                let pl = &self.players[p.index()];
+                let pl = &self.world.players[p.index()];
                 let r = if solo { &pl.rating } else { &pl.party_rating };
                 LoggedMember {
                     player: *p,
-                    rating: self.parts.rating.current(r, self.now).value,
+                    rating: self.parts.rating.current(r, self.world.now).value,
                     true_skill: pl.true_skill,
                     home: self.regions.as_ref().map(|g| g.geo.home(*p)),
                     pings_ms: self.regions.as_ref().map_or(&[][..], |g| g.geo.pings(*p)),
@@ -745,7 +740,7 @@ impl<'r> Simulation<'r> {
             })
             .collect();
         if let Some(log) = self.log.as_deref_mut() {
-            log.enqueued(self.now, id, &logged, patience, requeue);
+            log.enqueued(self.world.now, id, &logged, patience, requeue);
         }
     }
 
@@ -753,8 +748,8 @@ impl<'r> Simulation<'r> {
     /// `assigned`: with a role queue, the role each member plays.
     #[inline]
     fn leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd, assigned: &[u8]) {
-        if self.explain.is_some() {
-            self.explain_leave(t, left, end);
+        for l in &mut self.layers {
+            l.ticket_left(&self.world, &mut self.collector, t, left, end);
         }
         let (region, host_ping_ms) = if self.regions.is_some() {
             self.leave_regions(t, end)
@@ -770,7 +765,7 @@ impl<'r> Simulation<'r> {
         let skill_sum: f64 = t
             .players
             .iter()
-            .map(|p| self.players[p.index()].true_skill)
+            .map(|p| self.world.players[p.index()].true_skill)
             .sum();
         self.collector.ticket(TicketRecord {
             ticket: t.id,
@@ -782,11 +777,12 @@ impl<'r> Simulation<'r> {
             rating: t.rating,
             true_skill: skill_sum / t.players.len() as f64,
             requeue: t.requeue,
-            in_warmup: t.enqueued < self.warmup_end,
+            in_warmup: t.enqueued < self.world.warmup_end,
             roles: self
+                .world
                 .format
                 .roles
-                .map(|_| super::roles::record(&self.players, &t.players, assigned)),
+                .map(|_| super::roles::record(&self.world.players, &t.players, assigned)),
             region,
             host_ping_ms,
             mode,
@@ -805,7 +801,7 @@ impl<'r> Simulation<'r> {
         let mut host_ping_ms = None;
         if let (Some(dc), TicketEnd::Matched(_)) = (self.host, end) {
             host_ping_ms = Some(r.geo.ticket_ping(&t.players, dc as usize));
-            if t.enqueued >= self.warmup_end {
+            if t.enqueued >= self.world.warmup_end {
                 for &p in &t.players {
                     self.collector.host_ping(r.geo.ping(p, dc as usize));
                 }
@@ -824,8 +820,8 @@ impl<'r> Simulation<'r> {
             if trigger == Trigger::Tick {
                 self.regions.as_mut().expect("checked").order_for_tick();
                 self.run_regional(Trigger::Tick);
-                if self.explain.is_some() {
-                    self.explain_pass(trigger);
+                if !self.layers.is_empty() {
+                    self.layers_after_pass(trigger);
                 }
             }
             return;
@@ -833,10 +829,10 @@ impl<'r> Simulation<'r> {
         let mut proposals = std::mem::take(&mut self.proposals);
         proposals.clear();
         let view = PoolView {
-            now: self.now,
-            pool: &self.pool,
-            players: &self.players,
-            format: self.format,
+            now: self.world.now,
+            pool: &self.world.pool,
+            players: &self.world.players,
+            format: self.world.format,
         };
         self.parts
             .policy
@@ -845,8 +841,8 @@ impl<'r> Simulation<'r> {
             self.form(p);
         }
         self.proposals = proposals;
-        if self.explain.is_some() {
-            self.explain_pass(trigger);
+        if !self.layers.is_empty() {
+            self.layers_after_pass(trigger);
         }
     }
 
@@ -858,8 +854,8 @@ impl<'r> Simulation<'r> {
         let mut ok = self.split_into(proposal, &mut out);
         // Whoever split it, a role queue's teams must each fill their
         // composition: an uneven role split is replaced by an even one.
-        if let (true, Some(comp)) = (ok, self.format.roles) {
-            ok = super::roles::make_feasible(&self.pool, &proposal.tickets, comp, &mut out);
+        if let (true, Some(comp)) = (ok, self.world.format.roles) {
+            ok = super::roles::make_feasible(&self.world.pool, &proposal.tickets, comp, &mut out);
         }
         self.scratch.team_tickets = out;
         ok
@@ -867,12 +863,12 @@ impl<'r> Simulation<'r> {
 
     fn split_into(&mut self, proposal: &Proposal, out: &mut Vec<Vec<TicketId>>) -> bool {
         if let Some(teams) = &proposal.teams {
-            let ok = teams.len() == self.format.teams
+            let ok = teams.len() == self.world.format.teams
                 && teams.iter().all(|team| {
                     team.iter()
-                        .map(|id| self.pool.get(*id).map_or(0, |t| t.size()))
+                        .map(|id| self.world.pool.get(*id).map_or(0, |t| t.size()))
                         .sum::<usize>()
-                        == self.format.team_size
+                        == self.world.format.team_size
                 });
             if ok {
                 reset(out, teams.len());
@@ -882,7 +878,7 @@ impl<'r> Simulation<'r> {
             }
             return ok;
         }
-        if self.format.team_size == 1 {
+        if self.world.format.team_size == 1 {
             reset(out, proposal.tickets.len());
             for (o, &id) in out.iter_mut().zip(&proposal.tickets) {
                 o.push(id);
@@ -892,12 +888,13 @@ impl<'r> Simulation<'r> {
         let Some(former) = self.parts.former.as_ref() else {
             return false;
         };
-        let rated = modes::rated(&self.modes, &self.players);
+        let rated = modes::rated(&self.modes, &self.world.players);
         let parties: Vec<Vec<&Player>> = proposal
             .tickets
             .iter()
             .map(|id| {
-                self.pool
+                self.world
+                    .pool
                     .get(*id)
                     .expect("checked")
                     .players
@@ -908,8 +905,8 @@ impl<'r> Simulation<'r> {
             .collect();
         let Some(split) = former.split(
             &parties,
-            self.format.teams,
-            self.format.team_size,
+            self.world.format.teams,
+            self.world.format.team_size,
             &mut self.rng_teams,
         ) else {
             return false;
@@ -927,7 +924,7 @@ impl<'r> Simulation<'r> {
         if let (Some(r), Some(dc)) = (&self.regions, self.host) {
             // The engine's own guard: no match is formed where one of its
             // tickets is over its latency limit, whatever the policy said.
-            if !r.allows(dc as usize, &proposal.tickets, self.now) {
+            if !r.allows(dc as usize, &proposal.tickets, self.world.now) {
                 self.stats.proposals_rejected += 1;
                 return;
             }
@@ -941,11 +938,11 @@ impl<'r> Simulation<'r> {
         let players: Option<usize> = proposal
             .tickets
             .iter()
-            .map(|id| self.pool.get(*id).map(|t| t.size()))
+            .map(|id| self.world.pool.get(*id).map(|t| t.size()))
             .sum();
         let distinct = (1..proposal.tickets.len())
             .all(|i| !proposal.tickets[..i].contains(&proposal.tickets[i]));
-        if players != Some(self.format.players()) || !distinct || !self.split(&proposal) {
+        if players != Some(self.world.format.players()) || !distinct || !self.split(&proposal) {
             self.stats.proposals_rejected += 1;
             return;
         }
@@ -954,21 +951,21 @@ impl<'r> Simulation<'r> {
         // once and fill every team exactly: a party is never split, dropped
         // or counted twice.
         let placed: usize = team_tickets.iter().map(Vec::len).sum();
-        let whole = placed == proposal.tickets.len()
-            && proposal
-                .tickets
-                .iter()
-                .all(|id| team_tickets.iter().flatten().filter(|t| *t == id).count() == 1)
-            && team_tickets.iter().all(|team| {
-                team.iter()
-                    .map(|id| self.pool.get(*id).map_or(0, |t| t.size()))
-                    .sum::<usize>()
-                    == self.format.team_size
-            })
-            && self
-                .format
-                .roles
-                .is_none_or(|comp| super::roles::teams_fit(&self.pool, &team_tickets, comp));
+        let whole =
+            placed == proposal.tickets.len()
+                && proposal
+                    .tickets
+                    .iter()
+                    .all(|id| team_tickets.iter().flatten().filter(|t| *t == id).count() == 1)
+                && team_tickets.iter().all(|team| {
+                    team.iter()
+                        .map(|id| self.world.pool.get(*id).map_or(0, |t| t.size()))
+                        .sum::<usize>()
+                        == self.world.format.team_size
+                })
+                && self.world.format.roles.is_none_or(|comp| {
+                    super::roles::teams_fit(&self.world.pool, &team_tickets, comp)
+                });
         if !whole {
             self.scratch.team_tickets = team_tickets;
             self.stats.proposals_rejected += 1;
@@ -978,23 +975,23 @@ impl<'r> Simulation<'r> {
             self.scratch.team_tickets = team_tickets;
             return;
         };
-        if self.explain.is_some() {
-            self.explain_formed(&team_tickets);
+        if !self.layers.is_empty() {
+            self.layers_forming(&team_tickets);
         }
         let id = MatchId(self.next_match);
         self.next_match += 1;
         self.stats.matches += 1;
-        let slot = match self.free.pop() {
+        let slot = match self.world.free.pop() {
             Some(i) => i,
             None => {
-                self.active.push(Active::default());
-                self.active.len() as u32 - 1
+                self.world.active.push(Active::default());
+                self.world.active.len() as u32 - 1
             }
         };
         // The slot stays in place; only its member lists are lent out while
         // the engine's own methods run. Moving a whole slot (400 bytes) out
         // and back at every start and end was most of a 1v1 run's copying.
-        let a = &mut self.active[slot as usize];
+        let a = &mut self.world.active[slot as usize];
         let (mut members, mut parties, mut roles) = (
             std::mem::take(&mut a.members),
             std::mem::take(&mut a.parties),
@@ -1024,12 +1021,17 @@ impl<'r> Simulation<'r> {
         for (ti, team) in team_tickets.iter().enumerate() {
             let (mut rs, mut ss, mut top, mut wr, mut n) = (0.0, 0.0, f64::NEG_INFINITY, 0.0, 0.0);
             let ratings = &mut member_ratings[ti];
-            let assigned = self.format.roles.map_or_else(Default::default, |comp| {
-                super::roles::assign(&self.players, &self.pool, team, comp)
-            });
+            let assigned = self
+                .world
+                .format
+                .roles
+                .map_or_else(Default::default, |comp| {
+                    super::roles::assign(&self.world.players, &self.world.pool, team, comp)
+                });
             let mut assigned_from = 0;
             for tid in team {
                 let t = self
+                    .world
                     .pool
                     .remove(*tid)
                     .expect("proposal tickets are waiting");
@@ -1039,17 +1041,17 @@ impl<'r> Simulation<'r> {
                     .unwrap_or(&[]);
                 assigned_from += t.size();
                 roles.extend_from_slice(mine);
-                self.leave(&t, self.now, TicketEnd::Matched(id), mine);
-                if self.engagement.is_some() {
-                    self.engagement_formed(&t);
+                self.leave(&t, self.world.now, TicketEnd::Matched(id), mine);
+                for l in &mut self.layers {
+                    l.ticket_matched(&self.world, &mut self.collector, &t);
                 }
                 let solo = t.players.len() == 1;
                 for p in &t.players {
                     let pl = &self.rated_players()[p.index()];
-                    let r = self
-                        .parts
-                        .rating
-                        .current(if solo { &pl.rating } else { &pl.party_rating }, self.now);
+                    let r = self.parts.rating.current(
+                        if solo { &pl.rating } else { &pl.party_rating },
+                        self.world.now,
+                    );
                     ratings.push(r);
                     r_min = r_min.min(r.value);
                     r_max = r_max.max(r.value);
@@ -1071,17 +1073,18 @@ impl<'r> Simulation<'r> {
             team_parties.push(team.len() as u32);
             team_wr.push(wr / n);
         }
-        let predicted =
-            self.parts
-                .rating
-                .win_probability(&member_ratings[0], &member_ratings[1], self.now);
+        let predicted = self.parts.rating.win_probability(
+            &member_ratings[0],
+            &member_ratings[1],
+            self.world.now,
+        );
         // A rematch: two players on different teams whose previous match was the same one.
         let seen = &mut self.scratch.seen;
         seen.clear();
         let mut rematch = false;
         for (ti, party) in parties_of(&members, &parties) {
             for p in party {
-                if let Some(m) = self.last_match[p.index()] {
+                if let Some(m) = self.world.last_match[p.index()] {
                     if seen.iter().any(|&(m2, t2)| m2 == m && t2 != ti) {
                         rematch = true;
                     }
@@ -1091,10 +1094,10 @@ impl<'r> Simulation<'r> {
         }
         let record = MatchRecord {
             id,
-            formed: self.now,
+            formed: self.world.now,
             ended: None,
             teams: k as u32,
-            team_size: self.format.team_size as u32,
+            team_size: self.world.format.team_size as u32,
             team_rating,
             team_skill,
             team_top_skill: team_top,
@@ -1109,13 +1112,13 @@ impl<'r> Simulation<'r> {
             survivors: None,
             gold_integral: None,
             rematch,
-            in_warmup: self.now < self.warmup_end,
+            in_warmup: self.world.now < self.world.warmup_end,
             host_dc: self.host,
             mode: self.modes.as_ref().and_then(|m| m.current),
         };
         let formed = FormedMatch {
             id,
-            now: self.now,
+            now: self.world.now,
             tickets: &removed,
         };
         match &mut self.regions {
@@ -1126,8 +1129,8 @@ impl<'r> Simulation<'r> {
             None if self.modes.is_some() => self.modes_formed(&formed),
             None => self.parts.policy.on_formed(&formed),
         }
-        self.in_matches += members.len();
-        let a = &mut self.active[slot as usize];
+        self.world.in_matches += members.len();
+        let a = &mut self.world.active[slot as usize];
         (a.members, a.parties, a.roles) = (members, parties, roles);
         a.record = Some(record);
         a.id = Some(id);
@@ -1139,19 +1142,19 @@ impl<'r> Simulation<'r> {
         self.matches_since_sample += 1;
         self.queue.schedule_in(
             STARTS,
-            self.now + self.config.lobby + ready_delay,
+            self.world.now + self.config.lobby + ready_delay,
             Event::MatchStart(Slot(slot)),
         );
     }
 
     #[doc(hidden)]
     pub fn on_match_start(&mut self, slot: Slot) {
-        let active = &mut self.active[slot.0 as usize];
+        let active = &mut self.world.active[slot.0 as usize];
         // With `[modes]` a match's format is its mode's, not `[match]`'s.
         let teams = active
             .record
             .as_ref()
-            .map_or(self.format.teams, |r| r.teams as usize);
+            .map_or(self.world.format.teams, |r| r.teams as usize);
         let skills = &mut self.scratch.skills;
         skills.resize_with(teams, || TeamSkills {
             skills: Vec::new(),
@@ -1164,8 +1167,11 @@ impl<'r> Simulation<'r> {
         }
         for (ti, party) in active.parties() {
             let team = &mut skills[ti];
-            team.skills
-                .extend(party.iter().map(|m| self.players[m.index()].true_skill));
+            team.skills.extend(
+                party
+                    .iter()
+                    .map(|m| self.world.players[m.index()].true_skill),
+            );
             team.parties.push(party.len());
         }
         let result = self.parts.outcome.play(skills, &mut self.rng_outcomes);
@@ -1179,7 +1185,7 @@ impl<'r> Simulation<'r> {
         rec.survivors = result.survivors;
         rec.gold_integral = result.gold_integral;
         self.queue
-            .schedule(self.now + result.duration, Event::MatchEnd(slot));
+            .schedule(self.world.now + result.duration, Event::MatchEnd(slot));
         if self.bf.is_some() {
             self.draw_leaves(slot, result.p_team0, result.duration);
         }
@@ -1192,18 +1198,18 @@ impl<'r> Simulation<'r> {
         let gone = |k: usize| left.get(k) == Some(&true);
         // Read in place, as `form` leaves it.
         let s = slot.0 as usize;
-        let active = &self.active[s];
+        let active = &self.world.active[s];
         let id = active.id.expect("ended matches are active");
         let winner = active.winner.expect("a started match has a winner");
         let rating_weight = active.rating_weight;
-        let now = self.now;
+        let now = self.world.now;
         // Ratings: gather each member's current rating (solo or party), let the
         // system rewrite them, and store them back.
         let mut ratings = std::mem::take(&mut self.scratch.ratings);
         let teams = active
             .record
             .as_ref()
-            .map_or(self.format.teams, |r| r.teams as usize);
+            .map_or(self.world.format.teams, |r| r.teams as usize);
         reset(&mut ratings, teams);
         // The match's ladder (the first, without separate ladders).
         let ladder = match (&self.modes, active.record.as_ref().and_then(|r| r.mode)) {
@@ -1211,8 +1217,8 @@ impl<'r> Simulation<'r> {
             _ => 0,
         };
         let rated = match &self.modes {
-            Some(md) => md.registry(ladder, &self.players),
-            None => &self.players,
+            Some(md) => md.registry(ladder, &self.world.players),
+            None => &self.world.players,
         };
         for (ti, party) in active.parties() {
             let solo = party.len() == 1;
@@ -1246,10 +1252,10 @@ impl<'r> Simulation<'r> {
         let mut index_in_team: PerTeam<usize> = smallvec::smallvec![0; ratings.len()];
         let mut k = 0;
         let (active, players, collector, last_match) = (
-            &self.active[s],
-            &mut self.players,
+            &self.world.active[s],
+            &mut self.world.players,
             &mut self.collector,
-            &mut self.last_match,
+            &mut self.world.last_match,
         );
         // A separate ladder's ratings go to its copy of the players; the
         // record (games, wins) to the engine's.
@@ -1301,27 +1307,31 @@ impl<'r> Simulation<'r> {
         }
         self.scratch.ratings = ratings;
         self.scratch.before = before;
-        let mut rec = self.active[s]
+        let mut rec = self.world.active[s]
             .record
             .take()
             .expect("active matches have a record");
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
         // Who stops playing after it (`[engagement]`); empty otherwise.
-        let quit = if self.engagement.is_some() {
-            let active = std::mem::take(&mut self.active[s]);
-            let quit =
-                self.engagement_after_match(&active, winner, &left, rec.p_team0, rec.in_warmup);
-            self.active[s] = active;
-            quit
-        } else {
-            Vec::new()
-        };
+        let mut quit = Vec::new();
+        if !self.layers.is_empty() {
+            let ended = Ended {
+                slot: s,
+                winner,
+                left: &left,
+                p_team0: rec.p_team0,
+                in_warmup: rec.in_warmup,
+            };
+            for l in &mut self.layers {
+                l.match_ended(&mut self.world, &mut self.collector, &ended, &mut quit);
+            }
+        }
         if let Some(md) = self.modes.as_mut() {
-            md.after_match(ladder, &self.active[s].members, &self.players);
+            md.after_match(ladder, &self.world.active[s].members, &self.world.players);
         }
         self.collector.match_row(rec);
-        let a = &mut self.active[s];
+        let a = &mut self.world.active[s];
         let (members, parties) = (
             std::mem::take(&mut a.members),
             std::mem::take(&mut a.parties),
@@ -1347,20 +1357,20 @@ impl<'r> Simulation<'r> {
             let u: f64 = self.rng_behaviour.random();
             let pause: f64 = Exp1.sample(&mut self.rng_behaviour);
             let back = now + SimDuration::from_secs_f64(pause * think);
-            if u < requeue_prob && back <= self.end {
+            if u < requeue_prob && back <= self.world.end {
                 self.schedule_requeue(queuing, back);
             } else {
                 for p in &queuing {
-                    self.busy[p.index()] = false;
+                    self.world.busy[p.index()] = false;
                 }
             }
         }
-        self.in_matches -= members.len() - left.iter().filter(|&&g| g).count();
+        self.world.in_matches -= members.len() - left.iter().filter(|&&g| g).count();
         self.return_leaves(slot, left);
-        let a = &mut self.active[s];
+        let a = &mut self.world.active[s];
         (a.members, a.parties) = (members, parties);
         a.id = None;
-        self.free.push(slot.0);
+        self.world.free.push(slot.0);
         if !self.held.is_empty() {
             self.release_held();
         }
@@ -1370,12 +1380,12 @@ impl<'r> Simulation<'r> {
     /// policy of each newly opened data centre, its best ping first.
     fn on_region_step(&mut self, id: TicketId, step: usize) {
         let r = self.regions.as_mut().expect("regions are on");
-        let Some(t) = self.pool.get(id) else {
+        let Some(t) = self.world.pool.get(id) else {
             // Matched or gone before its limit relaxed (or held by a failed
             // ready check: its return readmits it).
             return;
         };
-        if step > 0 && r.step_time(t, step) != self.now {
+        if step > 0 && r.step_time(t, step) != self.world.now {
             // Due for an enqueue time the ticket no longer has: it came
             // back from a failed ready check with its wait restarted.
             return;
@@ -1394,10 +1404,10 @@ impl<'r> Simulation<'r> {
     /// the data centres it just entered.
     pub(super) fn after_admit(&mut self, id: TicketId, next: Option<usize>) {
         let r = self.regions.as_mut().expect("regions are on");
-        let t = self.pool.get(id).expect("admitted tickets wait");
+        let t = self.world.pool.get(id).expect("admitted tickets wait");
         if let Some(next) = next {
             let at = r.step_time(t, next);
-            if at <= self.end {
+            if at <= self.world.end {
                 self.queue.schedule(at, Event::Region(id, next as u16));
             }
         }
@@ -1421,10 +1431,10 @@ impl<'r> Simulation<'r> {
             }
             proposals.clear();
             let view = PoolView {
-                now: self.now,
+                now: self.world.now,
                 pool: &r.pools[dc],
-                players: &self.players,
-                format: self.format,
+                players: &self.world.players,
+                format: self.world.format,
             };
             r.policies[dc].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
             self.host = Some(dc as u16);
@@ -1438,19 +1448,80 @@ impl<'r> Simulation<'r> {
         self.proposals = proposals;
     }
 
+    /// Lends the run's layers out, leaving it with none: a white-box check
+    /// switches the optional features off between steps, and back on with
+    /// `set_layers`.
+    #[doc(hidden)]
+    pub fn take_layers(&mut self) -> Layers {
+        Layers(std::mem::take(&mut self.layers))
+    }
+
+    /// Gives the run back the layers `take_layers` lent out.
+    #[doc(hidden)]
+    pub fn set_layers(&mut self, layers: Layers) {
+        self.layers = layers.0;
+    }
+
+    /// Whether every layer lets a fresh party in (`Layer::admits`).
+    fn layers_admit(&mut self, members: &[PlayerId]) -> bool {
+        let (world, out) = (&self.world, &mut self.collector);
+        self.layers
+            .iter_mut()
+            .all(|l| l.admits(world, out, members))
+    }
+
+    /// What the layers may read of the features that are not layers.
+    fn peers<'a>(
+        parts: &'a Parts,
+        regions: &'a Option<Box<Regions>>,
+        bf: &'a Option<backfill::Backfills>,
+        host: Option<u16>,
+    ) -> Peers<'a> {
+        Peers {
+            policy: parts.policy.as_ref(),
+            regions: regions.as_deref(),
+            backfill: bf.as_ref(),
+            host,
+        }
+    }
+
+    /// Each layer's `after_pass`.
+    fn layers_after_pass(&mut self, trigger: Trigger) {
+        let peers = Self::peers(&self.parts, &self.regions, &self.bf, self.host);
+        for l in &mut self.layers {
+            l.after_pass(&self.world, &mut self.collector, peers, trigger);
+        }
+    }
+
+    /// Each layer's `forming`, the match's tickets still in the pool.
+    fn layers_forming(&mut self, teams: &[Vec<TicketId>]) {
+        let peers = Self::peers(&self.parts, &self.regions, &self.bf, self.host);
+        for l in &mut self.layers {
+            l.forming(&self.world, &mut self.collector, peers, teams);
+        }
+    }
+
+    /// Each layer's `tickets_held`.
+    pub(super) fn layers_held(&mut self, tickets: &[&WaitingTicket], held: bool) {
+        for l in &mut self.layers {
+            l.tickets_held(&self.world, &mut self.collector, tickets, held);
+        }
+    }
+
     fn on_sample(&mut self) {
         let corr = if self.samples_taken.is_multiple_of(self.corr_every) {
-            let (rating, now) = (&self.parts.rating, self.now);
-            self.rank_corr
-                .sample(&self.players, |p| rating.current(&p.rating, now).value)
+            let (rating, now) = (&self.parts.rating, self.world.now);
+            self.rank_corr.sample(&self.world.players, |p| {
+                rating.current(&p.rating, now).value
+            })
         } else {
             None
         };
-        let in_matches = self.in_matches;
+        let in_matches = self.world.in_matches;
         self.collector.sample(QueueSample {
-            t: self.now,
-            waiting_tickets: self.pool.len() as u32,
-            waiting_players: self.pool.players() as u32,
+            t: self.world.now,
+            waiting_tickets: self.world.pool.len() as u32,
+            waiting_players: self.world.pool.players() as u32,
             players_in_matches: in_matches as u32,
             matches_formed: self.matches_since_sample,
             rating_skill_rank_corr: corr,
@@ -1459,7 +1530,7 @@ impl<'r> Simulation<'r> {
         self.samples_taken += 1;
         self.queue.schedule_in(
             SAMPLES,
-            self.now + self.config.sample_interval,
+            self.world.now + self.config.sample_interval,
             Event::Sample,
         );
     }

@@ -58,8 +58,8 @@ short_handed_penalty = 150
 fn ticket(sim: &mut Simulation<'_>, player: u32, rating: f64, at_ms: u64) -> TicketId {
     let id = TicketId(sim.next_ticket);
     sim.next_ticket += 1;
-    sim.busy[player as usize] = true;
-    sim.pool.insert(WaitingTicket {
+    sim.world.busy[player as usize] = true;
+    sim.world.pool.insert(WaitingTicket {
         id,
         players: Party::from_slice(&[PlayerId(player)]),
         rating,
@@ -74,9 +74,9 @@ fn ticket(sim: &mut Simulation<'_>, player: u32, rating: f64, at_ms: u64) -> Tic
 fn match_with_a_leave(sim: &mut Simulation<'_>) {
     let ids: Vec<TicketId> = (0..4).map(|p| ticket(sim, p, 1500.0, 0)).collect();
     sim.form(Proposal::new(ids));
-    assert_eq!(sim.pool.len(), 0, "the four formed a match");
+    assert_eq!(sim.world.pool.len(), 0, "the four formed a match");
     sim.on_match_start(Slot(0));
-    sim.now = SimTime::from_ms(60_000);
+    sim.world.now = SimTime::from_ms(60_000);
     sim.on_leave(Slot(0), 0);
     assert_eq!(sim.bf.as_ref().unwrap().open.len(), 1);
 }
@@ -97,19 +97,19 @@ fn a_backfill_ticket_is_filled_before_an_older_normal_ticket() {
     let near = ticket(&mut sim, 11, r + 10.0, 70_000);
     let far = ticket(&mut sim, 12, r - 300.0, 5_000);
     let older = ticket(&mut sim, 13, r + 150.0, 20_000);
-    sim.now = SimTime::from_ms(80_000);
+    sim.world.now = SimTime::from_ms(80_000);
     sim.run_policy(Trigger::Tick);
-    let members = &sim.active[0].members;
+    let members = &sim.world.active[0].members;
     assert_eq!(members.last(), Some(&PlayerId(11)), "{members:?}");
-    assert!(!sim.pool.contains(near));
+    assert!(!sim.world.pool.contains(near));
     // Without the backfill pass the policy would have taken the four
     // oldest; with it three are left, too few for a 2v2.
     for id in [old, far, older] {
-        assert!(sim.pool.contains(id));
+        assert!(sim.world.pool.contains(id));
     }
     assert!(sim.bf.as_ref().unwrap().open.is_empty());
     // Outside the window (100 points each side) nobody is taken.
-    sim.now = SimTime::from_ms(90_000);
+    sim.world.now = SimTime::from_ms(90_000);
     sim.on_leave(Slot(0), 1);
     sim.run_policy(Trigger::Tick);
     assert_eq!(sim.bf.as_ref().unwrap().open.len(), 1);
@@ -134,9 +134,9 @@ fn a_party_fills_two_open_slots_of_one_team_but_not_one() {
     let id = TicketId(sim.next_ticket);
     sim.next_ticket += 1;
     for p in [20, 21] {
-        sim.busy[p] = true;
+        sim.world.busy[p] = true;
     }
-    sim.pool.insert(WaitingTicket {
+    sim.world.pool.insert(WaitingTicket {
         id,
         players: Party::from_slice(&[PlayerId(20), PlayerId(21)]),
         rating: r,
@@ -144,21 +144,24 @@ fn a_party_fills_two_open_slots_of_one_team_but_not_one() {
         requeue: false,
         roles: Default::default(),
     });
-    sim.now = SimTime::from_ms(80_000);
+    sim.world.now = SimTime::from_ms(80_000);
     sim.run_policy(Trigger::Tick);
-    assert!(sim.pool.contains(id), "one open slot cannot take a pair");
+    assert!(
+        sim.world.pool.contains(id),
+        "one open slot cannot take a pair"
+    );
     // Player 0's teammate leaves too: two slots in one team.
-    let team0 = sim.active[0].parties[0].1;
+    let team0 = sim.world.active[0].parties[0].1;
     let mate = (1..4)
-        .find(|&i| sim.active[0].parties[i].1 == team0)
+        .find(|&i| sim.world.active[0].parties[i].1 == team0)
         .unwrap();
     sim.on_leave(Slot(0), mate as u32);
-    assert!(!sim.pool.contains(id));
+    assert!(!sim.world.pool.contains(id));
     assert!(sim.bf.as_ref().unwrap().open.is_empty());
-    let a = &sim.active[0];
+    let a = &sim.world.active[0];
     assert_eq!(&a.members[4..], &[PlayerId(20), PlayerId(21)]);
     assert_eq!(a.parties.last(), Some(&(6, team0)));
-    assert_eq!(sim.in_matches, 4);
+    assert_eq!(sim.world.in_matches, 4);
 }
 
 /// A match that ends a player short: P(team 0) is the time average of
@@ -175,23 +178,23 @@ fn a_short_handed_match_is_played_with_the_smaller_team() {
     let st = &sim.bf.as_ref().unwrap().slots[0];
     let (p0, end) = (st.p_now, st.end);
     // Player 3 is on some team; find it and make them leave a quarter in.
-    let team_of_3 = sim.active[0]
+    let team_of_3 = sim.world.active[0]
         .parties()
         .find(|(_, party)| party.contains(&PlayerId(3)))
         .map(|(t, _)| t)
         .unwrap();
-    let i3 = sim.active[0]
+    let i3 = sim.world.active[0]
         .members
         .iter()
         .position(|p| *p == PlayerId(3))
         .unwrap();
     let quarter = SimTime::from_ms(end.as_ms() / 4);
-    sim.now = quarter;
+    sim.world.now = quarter;
     sim.on_leave(Slot(0), i3 as u32);
     let p_short = sim.bf.as_ref().unwrap().slots[0].p_now;
     // The short team's strength: its remaining member's skill less 150.
-    let skill = |p: u32| sim.players[p as usize].true_skill;
-    let team: Vec<u32> = sim.active[0]
+    let skill = |p: u32| sim.world.players[p as usize].true_skill;
+    let team: Vec<u32> = sim.world.active[0]
         .parties()
         .filter(|(t, _)| *t == team_of_3)
         .flat_map(|(_, party)| party.iter().map(|p| p.0).collect::<Vec<_>>())
@@ -207,7 +210,7 @@ fn a_short_handed_match_is_played_with_the_smaller_team() {
         1.0 - p_team_short
     };
     assert!((p_short - want).abs() < 1e-12, "{p_short} vs {want}");
-    sim.now = end;
+    sim.world.now = end;
     sim.on_match_end(Slot(0));
     drop(sim);
     let m = &rows.0.matches[0];

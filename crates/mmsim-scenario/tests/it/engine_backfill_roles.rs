@@ -65,25 +65,25 @@ fn a_tank_slot_is_filled_by_a_tank_capable_ticket_not_an_older_damage_one() {
     let r = tank_leaves(&mut sim);
     let damage = role_ticket(&mut sim, 10, DAMAGE_2V2, r, 5_000);
     let flex = role_ticket(&mut sim, 11, TANK | DAMAGE_2V2, r + 50.0, 70_000);
-    sim.now = SimTime::from_ms(80_000);
+    sim.world.now = SimTime::from_ms(80_000);
     sim.run_policy(Trigger::Tick);
     assert!(
-        sim.pool.contains(damage),
+        sim.world.pool.contains(damage),
         "a damage-only player cannot take a tank slot"
     );
-    assert!(!sim.pool.contains(flex));
+    assert!(!sim.world.pool.contains(flex));
     assert!(sim.bf.as_ref().unwrap().open.is_empty());
-    let a = &sim.active[0];
+    let a = &sim.world.active[0];
     assert_eq!(a.members.last(), Some(&PlayerId(11)));
     assert_eq!(a.roles.last(), Some(&0), "the joiner plays tank");
     // Its damage teammate's slot opens next: now the damage ticket fits.
     let mate = (0..4)
         .find(|&k| a.roles[k] == 1 && a.parties[k].1 == a.parties.last().unwrap().1)
         .unwrap();
-    sim.now = SimTime::from_ms(90_000);
+    sim.world.now = SimTime::from_ms(90_000);
     sim.on_leave(mmsim_core::engine::sim::Slot(0), mate as u32);
-    assert!(!sim.pool.contains(damage));
-    assert_eq!(sim.active[0].roles.last(), Some(&1));
+    assert!(!sim.world.pool.contains(damage));
+    assert_eq!(sim.world.active[0].roles.last(), Some(&1));
     drop(sim);
     let row = rows.0.tickets.iter().find(|t| t.ticket == flex).unwrap();
     assert_eq!(row.end, TicketEnd::Matched(MatchId(0)));
@@ -150,11 +150,11 @@ pub fn role_ticket(
     use mmsim_core::model::{Party, PlayerId, SimTime, TicketId};
     let id = TicketId(sim.next_ticket);
     sim.next_ticket += 1;
-    let p = &mut sim.players[player as usize];
+    let p = &mut sim.world.players[player as usize];
     p.roles = mask;
     p.main_role = mask.trailing_zeros() as u8;
-    sim.busy[player as usize] = true;
-    sim.pool.insert(WaitingTicket {
+    sim.world.busy[player as usize] = true;
+    sim.world.pool.insert(WaitingTicket {
         id,
         players: Party::from_slice(&[PlayerId(player)]),
         rating,
@@ -179,15 +179,15 @@ pub fn tank_leaves(sim: &mut Simulation<'_>) -> f64 {
         role_ticket(sim, 3, DAMAGE, 1500.0, 0),
     ];
     sim.form(Proposal::new(ids));
-    assert_eq!(sim.pool.len(), 0, "the four formed a match");
+    assert_eq!(sim.world.pool.len(), 0, "the four formed a match");
     sim.on_match_start(mmsim_core::engine::sim::Slot(0));
-    sim.now = SimTime::from_ms(60_000);
-    let i = sim.active[0]
+    sim.world.now = SimTime::from_ms(60_000);
+    let i = sim.world.active[0]
         .members
         .iter()
         .position(|p| *p == PlayerId(0))
         .unwrap();
-    assert_eq!(sim.active[0].roles[i], 0, "player 0 plays tank");
+    assert_eq!(sim.world.active[0].roles[i], 0, "player 0 plays tank");
     sim.on_leave(mmsim_core::engine::sim::Slot(0), i as u32);
     let open = &sim.bf.as_ref().unwrap().open;
     assert_eq!(open.len(), 1);

@@ -85,7 +85,7 @@ fn a_multi_queued_ticket_matched_in_one_mode_leaves_the_other_at_once_and_counts
         assert_eq!(sim.stats.matches, 1);
         let m = sim.modes.as_ref().unwrap();
         assert!(m.pools.iter().all(|p| p.is_empty()));
-        assert!(!sim.pool.contains(first) && !sim.pool.contains(second));
+        assert!(!sim.world.pool.contains(first) && !sim.world.pool.contains(second));
     });
     let mine: Vec<_> = records.tickets.iter().filter(|t| t.ticket.0 < 2).collect();
     // One row each, matched in mode a (index 0), never abandoned in b.

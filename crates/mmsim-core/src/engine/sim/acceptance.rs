@@ -3,11 +3,16 @@
 //! last answer is in, the declining tickets leave and queue again after a
 //! penalty, and the others go back to the pool under their own ids. As in
 //! FlexMatch's player acceptance: tickets whose players all accepted return
-//! to the pool, a ticket with a rejection fails.
+//! to the pool, a ticket with a rejection fails. The answers and their
+//! record are a layer (`ReadyChecks`); holding a failed check's tickets
+//! and returning them is the loop's (`Holds`), since only the loop moves
+//! tickets.
 
 use super::{timer_key, Event, Simulation};
+use crate::engine::layer::{Check, Declined, Layer};
+use crate::engine::world::World;
 use crate::metrics::backfill::ReadyCheck;
-use crate::metrics::TicketEnd;
+use crate::metrics::{Collector, TicketEnd};
 use crate::model::{Party, SimDuration, SimTime, TicketId};
 use crate::policy::Trigger;
 use crate::pool::WaitingTicket;
@@ -28,36 +33,39 @@ pub struct Acceptance {
 }
 
 /// A failed check's tickets, out of the pool until the last answer is in:
-/// each with its abandon deadline and whether one of its players declined.
+/// each with its abandon deadline and whether one of its players declined;
+/// and what the check said of their return.
 #[derive(Default)]
 pub(super) struct Held {
     tickets: Vec<(WaitingTicket, Option<SimTime>, bool)>,
+    keep_wait: bool,
+    penalty: SimDuration,
 }
 
-#[doc(hidden)]
-pub struct ReadyChecks {
-    config: Acceptance,
-    rng: Pcg64,
+/// The engine's side of failed checks: the held tickets by slot, reused.
+#[derive(Default)]
+pub(super) struct Holds {
     held: Vec<Held>,
     free: Vec<u32>,
+    /// Per ticket of the check being asked: whether one of its players declined.
     declined: Vec<bool>,
+}
+
+/// The ready check as a layer: its answers, drawn from its own stream.
+pub(super) struct ReadyChecks {
+    config: Acceptance,
+    rng: Pcg64,
 }
 
 impl ReadyChecks {
     pub(super) fn new(config: Acceptance, rng: Pcg64) -> Self {
-        ReadyChecks {
-            config,
-            rng,
-            held: Vec::new(),
-            free: Vec::new(),
-            declined: Vec::new(),
-        }
+        ReadyChecks { config, rng }
     }
 
     /// The answers of `players` players, drawn as a match's check draws
     /// them (accept, then when): how many accepted, and when the last
     /// answer came (ms after the ask).
-    pub(super) fn answers(&mut self, players: usize) -> (usize, u64) {
+    fn answers(&mut self, players: usize) -> (usize, u64) {
         let timeout_ms = self.config.timeout.as_ms();
         let (mut accepted, mut last_ms) = (0, 0u64);
         for _ in 0..players {
@@ -66,71 +74,135 @@ impl ReadyChecks {
         }
         (accepted, last_ms)
     }
-
-    pub(super) fn decline_penalty(&self) -> SimDuration {
-        self.config.decline_penalty
-    }
 }
 
-impl Simulation<'_> {
-    /// Asks every player of a match about to form. `Some(delay)`: all
-    /// accepted, the last after `delay`, and the match goes on. `None`: the
-    /// check fails; its tickets have left the pool and wait for the cancel
-    /// (`Event::ReadyFail`). Without `[acceptance]`, `Some(0)` at once.
-    #[inline]
-    pub(super) fn ready_check(&mut self, team_tickets: &[Vec<TicketId>]) -> Option<SimDuration> {
-        if self.ready.is_none() {
-            return Some(SimDuration::ZERO);
-        }
-        self.ready_check_draws(team_tickets)
-    }
-
-    /// The ready check proper, when the run has one.
-    #[inline(never)]
-    fn ready_check_draws(&mut self, team_tickets: &[Vec<TicketId>]) -> Option<SimDuration> {
-        let rc = self.ready.as_mut().expect("a ready check");
-        let timeout_ms = rc.config.timeout.as_ms();
+impl Layer for ReadyChecks {
+    /// Asks every player of the match, ticket by ticket, and records the
+    /// check.
+    fn ready_check(
+        &mut self,
+        world: &World,
+        out: &mut Collector<'_>,
+        teams: &[Vec<TicketId>],
+        declined: &mut Vec<bool>,
+    ) -> Check {
+        let timeout_ms = self.config.timeout.as_ms();
         let (mut players, mut accepted, mut last_ms) = (0u32, 0u32, 0u64);
-        rc.declined.clear();
-        for id in team_tickets.iter().flatten() {
-            let t = self.pool.get(*id).expect("proposal tickets are waiting");
-            let mut declined = false;
+        for id in teams.iter().flatten() {
+            let t = world.pool.get(*id).expect("proposal tickets are waiting");
+            let mut no = false;
             for _ in &t.players {
-                let yes = rc.rng.random::<f64>() < rc.config.accept_prob;
-                let at_ms = rc.rng.random_range(0..=timeout_ms);
+                let yes = self.rng.random::<f64>() < self.config.accept_prob;
+                let at_ms = self.rng.random_range(0..=timeout_ms);
                 last_ms = last_ms.max(at_ms);
                 players += 1;
                 if yes {
                     accepted += 1;
                 } else {
-                    declined = true;
+                    no = true;
                 }
             }
-            rc.declined.push(declined);
+            declined.push(no);
         }
         let passed = accepted == players;
-        self.collector.ready_check(ReadyCheck {
+        out.ready_check(ReadyCheck {
             players,
             accepted,
-            tickets: rc.declined.len() as u32,
-            declined_tickets: rc.declined.iter().filter(|&&d| d).count() as u32,
+            tickets: declined.len() as u32,
+            declined_tickets: declined.iter().filter(|&&d| d).count() as u32,
             took_ms: last_ms,
             passed,
-            in_warmup: self.now < self.warmup_end,
+            in_warmup: world.now < world.warmup_end,
         });
+        let after = SimDuration::from_ms(last_ms);
         if passed {
-            return Some(SimDuration::from_ms(last_ms));
+            return Check::Pass(after);
         }
-        let h = match rc.free.pop() {
+        Check::Fail {
+            after,
+            keep_wait: self.config.keep_wait,
+            penalty: self.config.decline_penalty,
+        }
+    }
+
+    /// A backfill joiner's players answer as a match's do.
+    fn joiner_check(
+        &mut self,
+        _world: &World,
+        out: &mut Collector<'_>,
+        size: usize,
+        in_warmup: bool,
+    ) -> Option<Declined> {
+        let (accepted, last_ms) = self.answers(size);
+        let declined = accepted < size;
+        if let Some(acc) = out.backfill() {
+            acc.joiner_check(declined, in_warmup);
+        }
+        declined.then_some(Declined {
+            answered: SimDuration::from_ms(last_ms),
+            penalty: self.config.decline_penalty,
+        })
+    }
+}
+
+impl Simulation<'_> {
+    /// Asks the layers' ready checks of a match about to form.
+    /// `Some(delay)`: all accepted, the last after `delay`, and the match
+    /// goes on. `None`: the check fails; its tickets have left the pool
+    /// and wait for the cancel (`Event::ReadyFail`). Without layers,
+    /// `Some(0)` at once.
+    #[inline]
+    pub(super) fn ready_check(&mut self, team_tickets: &[Vec<TicketId>]) -> Option<SimDuration> {
+        if self.layers.is_empty() {
+            return Some(SimDuration::ZERO);
+        }
+        self.layers_ready_check(team_tickets)
+    }
+
+    /// The layers' checks proper, and holding a failed check's tickets.
+    #[inline(never)]
+    fn layers_ready_check(&mut self, team_tickets: &[Vec<TicketId>]) -> Option<SimDuration> {
+        let mut declined = std::mem::take(&mut self.holds.declined);
+        let (mut delay, mut failed) = (SimDuration::ZERO, None);
+        for l in &mut self.layers {
+            declined.clear();
+            match l.ready_check(
+                &self.world,
+                &mut self.collector,
+                team_tickets,
+                &mut declined,
+            ) {
+                Check::Pass(d) => delay = delay.max(d),
+                fail @ Check::Fail { .. } => {
+                    failed = Some(fail);
+                    break;
+                }
+            }
+        }
+        let Some(Check::Fail {
+            after,
+            keep_wait,
+            penalty,
+        }) = failed
+        else {
+            self.holds.declined = declined;
+            return Some(delay);
+        };
+        let h = match self.holds.free.pop() {
             Some(h) => h,
             None => {
-                rc.held.push(Held::default());
-                rc.held.len() as u32 - 1
+                self.holds.held.push(Held::default());
+                self.holds.held.len() as u32 - 1
             }
         };
-        let mut held = std::mem::take(&mut rc.held[h as usize]);
-        for (id, &declined) in team_tickets.iter().flatten().zip(&rc.declined) {
-            let t = self.pool.remove(*id).expect("proposal tickets are waiting");
+        let mut held = std::mem::take(&mut self.holds.held[h as usize]);
+        (held.keep_wait, held.penalty) = (keep_wait, penalty);
+        for (id, &declined) in team_tickets.iter().flatten().zip(&declined) {
+            let t = self
+                .world
+                .pool
+                .remove(*id)
+                .expect("proposal tickets are waiting");
             // Out of the data centres' pools too, or their policies would
             // keep proposing it while its players answer.
             if let Some(r) = self.regions.as_mut() {
@@ -139,15 +211,12 @@ impl Simulation<'_> {
             let deadline = self.queue.take_timer(timer_key(*id));
             held.tickets.push((t, deadline, declined));
         }
-        if self.explain.is_some() {
-            let out: Vec<&WaitingTicket> = held.tickets.iter().map(|x| &x.0).collect();
-            self.explain_ready_check(&out, true);
-        }
-        self.ready.as_mut().expect("a ready check").held[h as usize] = held;
-        self.queue.schedule(
-            self.now + SimDuration::from_ms(last_ms),
-            Event::ReadyFail(h),
-        );
+        self.holds.declined = declined;
+        let out: Vec<&WaitingTicket> = held.tickets.iter().map(|x| &x.0).collect();
+        self.layers_held(&out, true);
+        self.holds.held[h as usize] = held;
+        self.queue
+            .schedule(self.world.now + after, Event::ReadyFail(h));
         None
     }
 
@@ -156,17 +225,14 @@ impl Simulation<'_> {
     /// abandon deadlines (moved along with the enqueue time if they do not
     /// keep their wait).
     pub(super) fn on_ready_fail(&mut self, h: u32) {
-        let Some(rc) = self.ready.as_mut() else {
-            return;
-        };
-        let (keep, penalty) = (rc.config.keep_wait, rc.config.decline_penalty);
-        let mut held = std::mem::take(&mut rc.held[h as usize]);
-        rc.free.push(h);
-        let now = self.now;
-        if self.explain.is_some() {
+        let mut held = std::mem::take(&mut self.holds.held[h as usize]);
+        self.holds.free.push(h);
+        let (keep, penalty) = (held.keep_wait, held.penalty);
+        let now = self.world.now;
+        if !self.layers.is_empty() {
             let back: Vec<&WaitingTicket> =
                 held.tickets.iter().filter(|x| !x.2).map(|x| &x.0).collect();
-            self.explain_ready_check(&back, false);
+            self.layers_held(&back, false);
         }
         let mut returned: Vec<TicketId> = Vec::new();
         for (mut t, deadline, declined) in held.tickets.drain(..) {
@@ -175,11 +241,11 @@ impl Simulation<'_> {
                 let back = now + penalty;
                 // A replayed trace holds the decliner's return as a ticket
                 // of its own, as it holds returns after matches.
-                if back <= self.end && !self.replaying() {
+                if back <= self.world.end && !self.replaying() {
                     self.schedule_requeue(t.players.clone(), back);
                 } else {
                     for p in &t.players {
-                        self.busy[p.index()] = false;
+                        self.world.busy[p.index()] = false;
                     }
                 }
                 continue;
@@ -189,7 +255,7 @@ impl Simulation<'_> {
                 t.enqueued = now;
             }
             let id = t.id;
-            self.pool.insert(t);
+            self.world.pool.insert(t);
             if let Some(d) = deadline {
                 let d = if keep { d } else { now + d.since(joined) };
                 let seq = self.queue.reserve();
@@ -198,21 +264,21 @@ impl Simulation<'_> {
             }
             returned.push(id);
         }
-        if let Some(rc) = self.ready.as_mut() {
-            rc.held[h as usize] = held;
-        }
+        self.holds.held[h as usize] = held;
         if self.regions.is_some() {
             // Back in the data centres its wait now allows, offered to
             // their policies as a joining ticket is.
             for id in returned {
-                let Some(t) = self.pool.get(id) else { continue };
+                let Some(t) = self.world.pool.get(id) else {
+                    continue;
+                };
                 let r = self.regions.as_mut().expect("checked");
                 let next = r.readmit(t, now.since(t.enqueued));
                 self.after_admit(id, next);
             }
         } else if self.schedule.on_join {
             for id in returned {
-                if self.pool.contains(id) {
+                if self.world.pool.contains(id) {
                     self.run_policy(Trigger::Join(id));
                 }
             }
@@ -222,14 +288,14 @@ impl Simulation<'_> {
     /// Queues `members` again at `at`, through the returning parties' slots
     /// (a decliner after its penalty; a party back from a match).
     pub(super) fn schedule_requeue(&mut self, members: Party, at: SimTime) {
-        let slot = match self.returning_free.pop() {
+        let slot = match self.world.returning_free.pop() {
             Some(slot) => {
-                self.returning[slot as usize] = members;
+                self.world.returning[slot as usize] = members;
                 slot
             }
             None => {
-                self.returning.push(members);
-                self.returning.len() as u32 - 1
+                self.world.returning.push(members);
+                self.world.returning.len() as u32 - 1
             }
         };
         self.queue.schedule(at, Event::Requeue(slot));
@@ -238,10 +304,8 @@ impl Simulation<'_> {
     /// Tickets of checks still failing when the run ends are censored like
     /// those waiting in the pool.
     pub(super) fn censor_ready_checks(&mut self, end: SimTime) {
-        let Some(rc) = self.ready.as_mut() else {
-            return;
-        };
-        let held: Vec<WaitingTicket> = rc
+        let held: Vec<WaitingTicket> = self
+            .holds
             .held
             .iter_mut()
             .flat_map(|h| h.tickets.drain(..).map(|(t, _, _)| t))

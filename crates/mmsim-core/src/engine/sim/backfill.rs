@@ -261,8 +261,8 @@ pub fn redraw_winner(winner: usize, p0: f64, p1: f64, u: f64) -> usize {
 impl Simulation<'_> {
     /// At a match's start: its leave state, and each player's leave time.
     pub(super) fn draw_leaves(&mut self, slot: Slot, p_team0: f64, duration: SimDuration) {
-        let now = self.now;
-        let active = &self.active[slot.0 as usize];
+        let now = self.world.now;
+        let active = &self.world.active[slot.0 as usize];
         let n = active.members.len();
         let in_warmup = active.record.as_ref().is_some_and(|r| r.in_warmup);
         let Some(bf) = self.bf.as_mut() else {
@@ -297,11 +297,11 @@ impl Simulation<'_> {
     #[doc(hidden)]
     pub fn on_leave(&mut self, slot: Slot, i: u32) {
         let s = slot.0 as usize;
-        let now = self.now;
+        let now = self.world.now;
         let Some(bf) = self.bf.as_mut() else {
             return;
         };
-        let active = &self.active[s];
+        let active = &self.world.active[s];
         if active.id.is_none() || bf.slots[s].left.get(i as usize) != Some(&false) {
             return;
         }
@@ -319,7 +319,7 @@ impl Simulation<'_> {
         let rating = self
             .parts
             .rating
-            .current(&self.players[p.index()].rating, now)
+            .current(&self.world.players[p.index()].rating, now)
             .value;
         if bf.config.fill {
             bf.open.push(OpenSlot {
@@ -333,8 +333,8 @@ impl Simulation<'_> {
             });
         }
         let fill = bf.config.fill;
-        self.busy[p.index()] = false;
-        self.in_matches -= 1;
+        self.world.busy[p.index()] = false;
+        self.world.in_matches -= 1;
         if let Some(acc) = self.collector.backfill() {
             acc.leave(in_warmup);
             if role != NO_ROLE {
@@ -352,10 +352,10 @@ impl Simulation<'_> {
     /// whoever left and joined.
     #[cfg(debug_assertions)]
     fn assert_team_roles(&self, s: usize, team: u32) {
-        let (Some(comp), Some(bf)) = (self.format.roles, self.bf.as_ref()) else {
+        let (Some(comp), Some(bf)) = (self.world.format.roles, self.bf.as_ref()) else {
             return;
         };
-        let active = &self.active[s];
+        let active = &self.world.active[s];
         let mut counts = vec![0usize; comp.roles()];
         let mut start = 0;
         for &(end, t) in &active.parties {
@@ -387,9 +387,9 @@ impl Simulation<'_> {
         let Some(bf) = self.bf.as_mut() else {
             return;
         };
-        let active = &self.active[s];
+        let active = &self.world.active[s];
         let st = &mut bf.slots[s];
-        let teams = self.format.teams;
+        let teams = self.world.format.teams;
         let mut skills: Vec<TeamSkills> = (0..teams)
             .map(|_| TeamSkills {
                 skills: Vec::new(),
@@ -401,7 +401,9 @@ impl Simulation<'_> {
             let mut here = 0;
             for p in party {
                 if !st.left[k] {
-                    skills[ti].skills.push(self.players[p.index()].true_skill);
+                    skills[ti]
+                        .skills
+                        .push(self.world.players[p.index()].true_skill);
                     here += 1;
                 }
                 k += 1;
@@ -412,7 +414,7 @@ impl Simulation<'_> {
         }
         let missing: Vec<usize> = skills
             .iter()
-            .map(|t| self.format.team_size.saturating_sub(t.skills.len()))
+            .map(|t| self.world.format.team_size.saturating_sub(t.skills.len()))
             .collect();
         if let Some(p) = self.parts.outcome.p_team0_short_handed(
             &skills,
@@ -429,7 +431,7 @@ impl Simulation<'_> {
     /// with a ready check, accepts; after a decline the slot waits for the
     /// answer and the next slot is tried.
     pub(super) fn fill_open_slots(&mut self) {
-        let now = self.now;
+        let now = self.world.now;
         let mut k = 0;
         loop {
             let Some(bf) = self.bf.as_ref() else {
@@ -446,16 +448,17 @@ impl Simulation<'_> {
             // A party fits when its team has as many slots open; in a role
             // queue the ticket asks for the leaver's role, the rest in the
             // team's other open roles.
-            let room = Room::of(&bf.open, &o, self.format.roles.map(|c| c.roles()));
+            let room = Room::of(&bf.open, &o, self.world.format.roles.map(|c| c.roles()));
             let found: Option<TicketId> = self
+                .world
                 .pool
                 .nearest(o.rating, TicketId(u32::MAX))
                 .take_while(|(d, _)| *d <= w)
-                .find(|(_, t)| misfit(&self.players, t, &room, o.role).is_none())
+                .find(|(_, t)| misfit(&self.world.players, t, &room, o.role).is_none())
                 .map(|(_, t)| t.id);
             match found {
                 Some(id) => {
-                    if self.ready.is_some() && !self.backfill_ready_check(k, id) {
+                    if !self.layers.is_empty() && !self.backfill_ready_check(k, id) {
                         continue;
                     }
                     self.join_backfill(k, id);
@@ -469,18 +472,18 @@ impl Simulation<'_> {
     /// leaver's team, taking that slot and, for a party, the team's next
     /// open ones; its players play the rest of the match.
     fn join_backfill(&mut self, k: usize, id: TicketId) {
-        let now = self.now;
-        let t = self.pool.remove(id).expect("found waiting");
+        let now = self.world.now;
+        let t = self.world.pool.remove(id).expect("found waiting");
         self.queue.cancel(timer_key(id));
         let Some(bf) = self.bf.as_ref() else {
             return;
         };
         let o = bf.open[k];
         // In a role queue, the role each member takes (empty otherwise).
-        let assigned: SmallVec<[u8; 8]> = match self.format.roles {
+        let assigned: SmallVec<[u8; 8]> = match self.world.format.roles {
             Some(comp) => {
                 let counts = team_open_roles(&bf.open, &o, comp.roles());
-                party_roles(&self.players, &t, &counts, comp.roles(), o.role)
+                party_roles(&self.world.players, &t, &counts, comp.roles(), o.role)
                     .expect("the party fits the open roles")
             }
             None => SmallVec::new(),
@@ -490,13 +493,15 @@ impl Simulation<'_> {
         };
         bf.open.remove(k);
         let s = o.slot as usize;
-        let match_id = self.active[s]
+        let match_id = self.world.active[s]
             .id
             .expect("open slots are in running matches");
-        if self.explain.is_some() {
+        if !self.layers.is_empty() {
             let names = self.config.roles.as_ref().map(|r| &r.names[..]);
             let story = join_story(&bf.config, &o, &t, now, names);
-            self.explain_backfill(&t, story);
+            for l in &mut self.layers {
+                l.backfill_join(&t, &story);
+            }
         }
         self.leave(&t, now, TicketEnd::Matched(match_id), &assigned);
         let Some(bf) = self.bf.as_mut() else {
@@ -532,7 +537,7 @@ impl Simulation<'_> {
             }
         }
         bf.advance(s, now);
-        let active = &mut self.active[s];
+        let active = &mut self.world.active[s];
         let first = active.members.len() as u32;
         active.members.extend_from_slice(&t.players);
         active.roles.extend_from_slice(&assigned);
@@ -551,7 +556,7 @@ impl Simulation<'_> {
                 }
             }
         }
-        self.in_matches += t.size();
+        self.world.in_matches += t.size();
         self.recompute_p(s);
         #[cfg(debug_assertions)]
         self.assert_team_roles(s, o.team);
@@ -565,16 +570,16 @@ impl Simulation<'_> {
     /// (by member, empty without `[backfill]`).
     pub(super) fn settle_leaves(&mut self, slot: Slot) -> Vec<bool> {
         let s = slot.0 as usize;
-        let now = self.now;
+        let now = self.world.now;
         let Some(bf) = self.bf.as_mut() else {
             return Vec::new();
         };
         bf.advance(s, now);
         bf.open.retain(|o| o.slot != slot.0);
         let st = &mut bf.slots[s];
-        let active = &mut self.active[s];
+        let active = &mut self.world.active[s];
         // Short-handed: some team has fewer players at the end than it started with.
-        let mut present = vec![0usize; self.format.teams];
+        let mut present = vec![0usize; self.world.format.teams];
         let mut k = 0;
         for (ti, party) in active.parties() {
             for _ in party {
@@ -582,12 +587,12 @@ impl Simulation<'_> {
                 k += 1;
             }
         }
-        let short = present.iter().any(|&n| n < self.format.team_size);
+        let short = present.iter().any(|&n| n < self.world.format.team_size);
         let rec = active
             .record
             .as_mut()
             .expect("active matches have a record");
-        if st.leaves > 0 && self.format.teams == 2 {
+        if st.leaves > 0 && self.world.format.teams == 2 {
             let span_ms = st.last_change.since(st.start).as_ms();
             let p1 = if span_ms > 0 {
                 st.p_integral / span_ms as f64

@@ -12,44 +12,41 @@
 //! players all accept joins at once: the running match does not wait.
 
 use super::{timer_key, Simulation};
+use crate::engine::layer::Declined;
 use crate::metrics::TicketEnd;
-use crate::model::{SimDuration, TicketId};
+use crate::model::TicketId;
 
 impl Simulation<'_> {
     /// Asks the players of waiting ticket `id`, chosen to fill open slot
     /// `k`. True: all accepted. False: the ticket has left as declined and
     /// the slot waits for the answer before it is offered again.
     pub(super) fn backfill_ready_check(&mut self, k: usize, id: TicketId) -> bool {
-        let now = self.now;
-        let Some(rc) = self.ready.as_mut() else {
-            return true;
-        };
-        let size = self.pool.get(id).map_or(0, |t| t.size());
-        let (accepted, last_ms) = rc.answers(size);
-        let penalty = rc.decline_penalty();
-        let declined = accepted < size;
+        let now = self.world.now;
+        let size = self.world.pool.get(id).map_or(0, |t| t.size());
         let Some(bf) = self.bf.as_mut() else {
             return true;
         };
         let in_warmup = bf.open[k].in_warmup();
-        if declined {
-            bf.open[k].retry_at = now + SimDuration::from_ms(last_ms);
+        let mut declined = None;
+        for l in &mut self.layers {
+            declined = l.joiner_check(&self.world, &mut self.collector, size, in_warmup);
+            if declined.is_some() {
+                break;
+            }
         }
-        if let Some(acc) = self.collector.backfill() {
-            acc.joiner_check(declined, in_warmup);
-        }
-        if !declined {
+        let Some(Declined { answered, penalty }) = declined else {
             return true;
-        }
-        let t = self.pool.remove(id).expect("found waiting");
+        };
+        bf.open[k].retry_at = now + answered;
+        let t = self.world.pool.remove(id).expect("found waiting");
         self.queue.cancel(timer_key(id));
         self.leave(&t, now, TicketEnd::Declined, &[]);
-        let back = now + SimDuration::from_ms(last_ms) + penalty;
-        if back <= self.end {
+        let back = now + answered + penalty;
+        if back <= self.world.end {
             self.schedule_requeue(t.players.clone(), back);
         } else {
             for p in &t.players {
-                self.busy[p.index()] = false;
+                self.world.busy[p.index()] = false;
             }
         }
         false

@@ -5,12 +5,15 @@
 //! results; an absent player is never picked
 //! by a fresh arrival, so a policy that drives players away empties its own
 //! queue. Its draws come from their own stream, so a run without the section
-//! draws every other number as before.
+//! draws every other number as before. A layer (`engine::layer`): it hears
+//! arrivals, formed tickets, ended matches and the run's end.
 
-use super::{Active, Simulation};
+use crate::engine::layer::{Ended, Layer};
+use crate::engine::world::World;
 use crate::metrics::engagement::{Decision, EngagementAcc};
+use crate::metrics::Collector;
 use crate::model::churn::{Churn, ChurnInputs, MAX_STREAK};
-use crate::model::{Party, PlayerId, SimDuration, SimTime};
+use crate::model::{PlayerId, SimDuration, SimTime};
 use crate::pool::WaitingTicket;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1};
@@ -118,15 +121,14 @@ pub(super) fn hours(end: SimTime) -> u32 {
     end.as_ms().div_ceil(3_600_000).max(1) as u32
 }
 
-impl Simulation<'_> {
-    /// Whether every member of a fresh arrival is here (not away, not gone);
+impl Layer for Engagement {
+    /// Every member of a fresh arrival must be here (not away, not gone);
     /// if not, the arrival makes no ticket and is counted as absent.
-    pub(super) fn engagement_admits(&mut self, members: &Party) -> bool {
-        let e = self.engagement.as_deref().expect("engagement is on");
-        if members.iter().all(|p| e.present(*p, self.now)) {
+    fn admits(&mut self, world: &World, out: &mut Collector<'_>, members: &[PlayerId]) -> bool {
+        if members.iter().all(|p| self.present(*p, world.now)) {
             return true;
         }
-        if let Some(acc) = self.collector.engagement() {
+        if let Some(acc) = out.engagement() {
             acc.arrival_absent();
         }
         false
@@ -134,128 +136,130 @@ impl Simulation<'_> {
 
     /// A ticket of a forming match: its members' wait, a fresh ticket's new
     /// session, and who played when.
-    pub(super) fn engagement_formed(&mut self, t: &WaitingTicket) {
-        let e = self.engagement.as_deref_mut().expect("engagement is on");
-        let acc = self.collector.engagement().expect("engagement is on");
-        let now = self.now.as_ms();
+    fn ticket_matched(&mut self, world: &World, out: &mut Collector<'_>, t: &WaitingTicket) {
+        let acc = out.engagement().expect("engagement is on");
+        let now = world.now.as_ms();
         for p in &t.players {
             let i = p.index();
-            e.wait_ms[i] = now - t.enqueued.as_ms();
+            self.wait_ms[i] = now - t.enqueued.as_ms();
             if !t.requeue {
-                e.close_session(i, acc);
-                e.session_start[i] = t.enqueued.as_ms();
+                self.close_session(i, acc);
+                self.session_start[i] = t.enqueued.as_ms();
             }
             acc.played(p.0, now);
         }
     }
 
-    /// Each member's decision after a finished match (leavers aside), in
-    /// member order: true if the player stopped. Updates losing streaks;
-    /// those who stop are free and away.
-    pub(super) fn engagement_after_match(
+    /// Each member's decision after a finished match (leavers aside):
+    /// those who stop are flagged in `quit`, free and away. Updates losing
+    /// streaks and recent results.
+    fn match_ended(
         &mut self,
-        active: &Active,
-        winner: usize,
-        left: &[bool],
-        p_team0: Option<f64>,
-        in_warmup: bool,
-    ) -> Vec<bool> {
-        let e = self.engagement.as_deref_mut().expect("engagement is on");
-        let acc = self.collector.engagement().expect("engagement is on");
-        e.advance(self.now, acc);
+        world: &mut World,
+        out: &mut Collector<'_>,
+        ended: &Ended<'_>,
+        quit: &mut Vec<bool>,
+    ) {
+        let acc = out.engagement().expect("engagement is on");
+        self.advance(world.now, acc);
         // Lopsidedness from the true-skill win probability, as the players
         // lived it; formats of more than two teams count as even.
-        let gap = match (self.format.teams, p_team0) {
+        let gap = match (world.format.teams, ended.p_team0) {
             (2, Some(p)) => (2.0 * p - 1.0).abs(),
             _ => 0.0,
         };
-        let now = self.now.as_ms();
-        let mut quit = vec![false; active.members.len()];
+        let now = world.now.as_ms();
+        let World {
+            active,
+            players,
+            busy,
+            ..
+        } = world;
+        let active = &active[ended.slot];
+        quit.resize(active.members.len(), false);
         let mut k = 0;
         for (ti, party) in active.parties() {
             for p in party {
                 let i = k;
                 k += 1;
-                if left.get(i) == Some(&true) {
+                if ended.left.get(i) == Some(&true) {
                     continue;
                 }
-                let pl = &mut self.players[p.index()];
-                let lost = ti != winner;
+                let pl = &mut players[p.index()];
+                let lost = ti != ended.winner;
                 pl.losing_streak = if lost {
                     (pl.losing_streak + 1).min(MAX_STREAK)
                 } else {
                     0
                 };
                 pl.recent = pl.recent.push(lost);
-                let terms = e.config.model.terms(&ChurnInputs {
+                let terms = self.config.model.terms(&ChurnInputs {
                     lost,
                     streak: pl.losing_streak,
                     gap,
-                    wait_s: e.wait_ms[p.index()] as f64 / 1000.0,
+                    wait_s: self.wait_ms[p.index()] as f64 / 1000.0,
                     recent: pl.recent,
                 });
-                let u: f64 = e.rng.random();
+                let u: f64 = self.rng.random();
                 let stops = u < crate::model::churn::sigmoid(terms.logit());
                 let mut for_good = false;
                 let j = p.index();
-                e.session_matches[j] += 1;
-                e.last_end[j] = now;
+                self.session_matches[j] += 1;
+                self.last_end[j] = now;
                 if stops {
                     quit[i] = true;
-                    for_good = e.rng.random::<f64>() < e.config.for_good_share;
+                    for_good = self.rng.random::<f64>() < self.config.for_good_share;
                     if for_good {
-                        e.away_until[j] = GONE;
-                        e.gone += 1;
+                        self.away_until[j] = GONE;
+                        self.gone += 1;
                     } else {
-                        let x: f64 = Exp1.sample(&mut e.rng);
+                        let x: f64 = Exp1.sample(&mut self.rng);
                         let back = now
-                            + SimDuration::from_secs_f64(x * e.config.away_mean.as_secs_f64())
+                            + SimDuration::from_secs_f64(x * self.config.away_mean.as_secs_f64())
                                 .as_ms()
                                 .max(1);
-                        e.away_until[j] = back;
-                        e.returns.push(Reverse((back, p.0)));
-                        e.away += 1;
+                        self.away_until[j] = back;
+                        self.returns.push(Reverse((back, p.0)));
+                        self.away += 1;
                     }
-                    e.close_session(j, acc);
-                    self.busy[j] = false;
+                    self.close_session(j, acc);
+                    busy[j] = false;
                 }
                 acc.decision(Decision {
                     player: p.0,
                     terms,
                     quit: stops,
                     for_good,
-                    in_warmup,
+                    in_warmup: ended.in_warmup,
                 });
             }
         }
-        quit
     }
 
     /// At the run's end: the last hours' engaged counts, the sessions that
     /// ended (players free) and those cut off (still queued, playing or
     /// about to queue again), and who is engaged and gone.
-    pub(super) fn engagement_finish(&mut self) {
-        let e = self.engagement.as_deref_mut().expect("engagement is on");
-        let acc = self.collector.engagement().expect("engagement is on");
-        e.advance(self.end, acc);
-        for i in 0..e.session_matches.len() {
-            if e.session_matches[i] == 0 {
+    fn finish(&mut self, world: &World, out: &mut Collector<'_>) {
+        let acc = out.engagement().expect("engagement is on");
+        self.advance(world.end, acc);
+        for i in 0..self.session_matches.len() {
+            if self.session_matches[i] == 0 {
                 continue;
             }
-            if self.busy[i] {
+            if world.busy[i] {
                 acc.session_censored();
             } else {
-                e.close_session(i, acc);
+                self.close_session(i, acc);
             }
         }
-        let end = self.end.as_ms();
-        let n = e.away_until.len() as u64;
-        let away = e
+        let end = world.end.as_ms();
+        let n = self.away_until.len() as u64;
+        let away = self
             .away_until
             .iter()
             .filter(|&&t| t > end && t != GONE)
             .count() as u64;
-        acc.at_end(n - away - e.gone, e.gone);
+        acc.at_end(n - away - self.gone, self.gone);
     }
 }
 

@@ -7,14 +7,16 @@
 //! threshold, a pair rule; one that implements none is asked nothing). Once matched, it works out the wait at which the
 //! window would first have allowed the match the ticket got. One record per
 //! ticket, updated in place, so the cost is per look, not per pass kept; the
-//! run never looks in here when explain is off.
+//! run never looks in here when explain is off (it is a layer,
+//! `engine::layer`, present only with `--explain`).
 
-use super::Simulation;
+use crate::engine::layer::{Layer, Peers};
 use crate::engine::regions::Regions;
+use crate::engine::world::World;
 use crate::metrics::explain::{
     BackfillJoin, BlockRule, Candidate, OpenSlotSeen, RoleCount, TicketStory, RULES,
 };
-use crate::metrics::TicketEnd;
+use crate::metrics::{Collector, TicketEnd};
 use crate::model::{SimDuration, SimTime, TicketId};
 use crate::policy::{self, MatchFormat, Policy, RuleCheck, Trigger};
 use crate::pool::{Pool, WaitingTicket};
@@ -135,6 +137,24 @@ impl RoleSupply {
 #[derive(Default)]
 pub(super) struct Explain {
     live: HashMap<TicketId, Live>,
+    /// The role queue's role names (`[roles]`), for the stories.
+    role_names: Option<Vec<String>>,
+    /// The scenario's expansion steps, each story listing those its wait reached.
+    expansions: Vec<crate::model::ExpansionStep>,
+}
+
+impl Explain {
+    /// The explain layer of a run with these roles and expansion steps.
+    pub(super) fn new(
+        role_names: Option<Vec<String>>,
+        expansions: Vec<crate::model::ExpansionStep>,
+    ) -> Self {
+        Explain {
+            live: HashMap::new(),
+            role_names,
+            expansions,
+        }
+    }
 }
 
 /// The policy's `--explain` hooks, or none: a policy without an `Explain`
@@ -373,23 +393,27 @@ fn first_wait(waited: SimDuration, reaches: impl Fn(u64) -> bool) -> Option<SimD
     Some(SimDuration::from_ms(lo))
 }
 
-impl Simulation<'_> {
+impl Layer for Explain {
     /// After a policy pass: looks at the tickets it considered.
     #[cold]
     #[inline(never)]
-    pub(super) fn explain_pass(&mut self, trigger: Trigger) {
-        let Some(mut ex) = self.explain.take() else {
-            return;
-        };
-        let now = self.now;
-        let policy = Says::of(self.parts.policy.as_ref());
-        let regions = self.regions.as_deref();
-        let mut acc = (self.warmup_end, self.collector.explain());
-        let (pool, format) = (&self.pool, self.format);
-        let (bf, players) = (self.bf.as_ref(), &self.players[..]);
-        let role_names = self.config.roles.as_ref().map(|r| &r.names[..]);
+    fn after_pass(
+        &mut self,
+        world: &World,
+        out: &mut Collector<'_>,
+        peers: Peers<'_>,
+        trigger: Trigger,
+    ) {
+        let now = world.now;
+        let policy = Says::of(peers.policy);
+        let regions = peers.regions;
+        let mut acc = (world.warmup_end, out.explain());
+        let (pool, format) = (&world.pool, world.format);
+        let (bf, players) = (peers.backfill, &world.players[..]);
+        let role_names = self.role_names.as_deref();
+        let live_map = &mut self.live;
         let mut look_at = |t: &WaitingTicket| {
-            let live = ex.live.entry(t.id).or_insert_with(|| Live {
+            let live = live_map.entry(t.id).or_insert_with(|| Live {
                 last_look: t.enqueued,
                 ..Default::default()
             });
@@ -432,38 +456,40 @@ impl Simulation<'_> {
             }
             Trigger::Tick => pool.oldest_first().for_each(look_at),
         }
-        self.explain = Some(ex);
     }
 
     /// Before a match's tickets leave: each one's gap to the others and the
     /// waits at which its window and latency limit would have allowed it.
     #[cold]
     #[inline(never)]
-    pub(super) fn explain_formed(&mut self, teams: &[Vec<TicketId>]) {
-        let Some(ex) = self.explain.as_mut() else {
-            return;
-        };
-        let policy = Says::of(self.parts.policy.as_ref());
+    fn forming(
+        &mut self,
+        world: &World,
+        _out: &mut Collector<'_>,
+        peers: Peers<'_>,
+        teams: &[Vec<TicketId>],
+    ) {
+        let policy = Says::of(peers.policy);
         let view = crate::policy::PoolView {
-            now: self.now,
-            pool: &self.pool,
-            players: &self.players,
-            format: self.format,
+            now: world.now,
+            pool: &world.pool,
+            players: &world.players,
+            format: world.format,
         };
         let score = policy.match_score(&view, teams);
         let tickets: Vec<TicketId> = teams.iter().flatten().copied().collect();
         let tickets = &tickets[..];
         for id in tickets {
-            let Some(t) = self.pool.get(*id) else {
+            let Some(t) = world.pool.get(*id) else {
                 continue;
             };
             let gap = tickets
                 .iter()
-                .filter_map(|o| self.pool.get(*o))
+                .filter_map(|o| world.pool.get(*o))
                 .map(|o| (o.rating - t.rating).abs())
                 .fold(0.0, f64::max);
-            let waited = self.now.since(t.enqueued);
-            let live = ex.live.entry(t.id).or_insert_with(|| Live {
+            let waited = world.now.since(t.enqueued);
+            let live = self.live.entry(t.id).or_insert_with(|| Live {
                 last_look: t.enqueued,
                 ..Default::default()
             });
@@ -472,12 +498,12 @@ impl Simulation<'_> {
             let others: Vec<&WaitingTicket> = tickets
                 .iter()
                 .filter(|o| *o != id)
-                .filter_map(|o| self.pool.get(*o))
+                .filter_map(|o| world.pool.get(*o))
                 .collect();
             (live.rule, live.rule_at) = rule_allowed_at(policy, t, &others, waited);
             live.score = score;
             live.threshold_at = score.and_then(|s| threshold_allowed_at(policy, s, waited));
-            if let (Some(r), Some(dc)) = (self.regions.as_deref(), self.host) {
+            if let (Some(r), Some(dc)) = (peers.regions, peers.host) {
                 let ping = r.geo.ticket_ping(&t.players, dc as usize);
                 live.latency_at = r
                     .config
@@ -495,17 +521,20 @@ impl Simulation<'_> {
     /// stands again until the next look.
     #[cold]
     #[inline(never)]
-    pub(super) fn explain_ready_check(&mut self, tickets: &[&WaitingTicket], into: bool) {
-        let Some(ex) = self.explain.as_mut() else {
-            return;
-        };
-        let mut acc = (self.warmup_end, self.collector.explain());
+    fn tickets_held(
+        &mut self,
+        world: &World,
+        out: &mut Collector<'_>,
+        tickets: &[&WaitingTicket],
+        into: bool,
+    ) {
+        let mut acc = (world.warmup_end, out.explain());
         for t in tickets {
-            let live = ex.live.entry(t.id).or_insert_with(|| Live {
+            let live = self.live.entry(t.id).or_insert_with(|| Live {
                 last_look: t.enqueued,
                 ..Default::default()
             });
-            settle(live, t, self.now, &mut acc);
+            settle(live, t, world.now, &mut acc);
             if into {
                 live.before_check = live.current.replace(BlockRule::ReadyCheck);
             } else {
@@ -517,31 +546,33 @@ impl Simulation<'_> {
     /// `t` is about to join a running match by backfill, into `slot`.
     #[cold]
     #[inline(never)]
-    pub(super) fn explain_backfill(&mut self, t: &WaitingTicket, slot: BackfillJoin) {
-        if let Some(ex) = self.explain.as_mut() {
-            ex.live
-                .entry(t.id)
-                .or_insert_with(|| Live {
-                    last_look: t.enqueued,
-                    ..Default::default()
-                })
-                .joined = Some(slot);
-        }
+    fn backfill_join(&mut self, t: &WaitingTicket, slot: &BackfillJoin) {
+        self.live
+            .entry(t.id)
+            .or_insert_with(|| Live {
+                last_look: t.enqueued,
+                ..Default::default()
+            })
+            .joined = Some(slot.clone());
     }
 
     /// A ticket leaves the queue: its story goes to the collector.
     #[cold]
     #[inline(never)]
-    pub(super) fn explain_leave(&mut self, t: &WaitingTicket, left: SimTime, end: TicketEnd) {
-        let Some(ex) = self.explain.as_mut() else {
-            return;
-        };
-        let mut live = ex.live.remove(&t.id).unwrap_or(Live {
+    fn ticket_left(
+        &mut self,
+        world: &World,
+        out: &mut Collector<'_>,
+        t: &WaitingTicket,
+        left: SimTime,
+        end: TicketEnd,
+    ) {
+        let mut live = self.live.remove(&t.id).unwrap_or(Live {
             last_look: t.enqueued,
             ..Default::default()
         });
-        let counted = t.enqueued >= self.warmup_end;
-        let mut acc = (self.warmup_end, self.collector.explain());
+        let counted = t.enqueued >= world.warmup_end;
+        let mut acc = (world.warmup_end, out.explain());
         if live.current.is_none() && left > t.enqueued {
             // Gone (matched at a tick, or gave up) before any look: it
             // waited for a pass that does not look at joiners.
@@ -558,7 +589,6 @@ impl Simulation<'_> {
         let waited_s = left.since(t.enqueued).as_secs_f64();
         let story = TicketStory {
             expansions: self
-                .config
                 .expansions
                 .iter()
                 .filter(|e| e.at_s <= waited_s)
@@ -590,7 +620,7 @@ impl Simulation<'_> {
             policy_rule: live.rule,
             policy_rule_allowed_at_s: live.rule_at.map(secs),
             roles_waiting: live.roles.as_ref().and_then(|r| {
-                let names = &self.config.roles.as_ref()?.names;
+                let names = self.role_names.as_ref()?;
                 Some(
                     (names.iter().zip(r.waiting.iter().zip(&r.slots)))
                         .map(|(n, (&waiting, &slots))| (n.clone(), RoleCount { waiting, slots }))
@@ -598,7 +628,7 @@ impl Simulation<'_> {
                 )
             }),
             short_role: live.roles.as_ref().and_then(|r| {
-                let names = &self.config.roles.as_ref()?.names;
+                let names = self.role_names.as_ref()?;
                 r.short_role().and_then(|i| names.get(i).cloned())
             }),
             // A joiner's story is the slot it filled, not one it missed before.

@@ -41,7 +41,8 @@ impl Simulation<'_> {
         self.run_mode(m, Trigger::Tick);
         let tick = self.modes.as_ref().expect("modes are on").schedules[m].tick;
         if let Some(tick) = tick {
-            self.queue.schedule(self.now + tick, Event::ModeTick(mode));
+            self.queue
+                .schedule(self.world.now + tick, Event::ModeTick(mode));
         }
     }
 
@@ -50,7 +51,7 @@ impl Simulation<'_> {
     pub(super) fn modes_join(&mut self, id: TicketId) {
         let m = self.modes.as_mut().expect("modes are on");
         let drawn = m.pending.take();
-        let t = self.pool.get(id).expect("just enqueued");
+        let t = self.world.pool.get(id).expect("just enqueued");
         // The ticket's rating on each ladder, as `enqueue` rates it on the first.
         let mut ratings: smallvec::SmallVec<[f64; 4]> = smallvec::smallvec![t.rating];
         let solo = t.size() == 1;
@@ -61,28 +62,28 @@ impl Simulation<'_> {
                 .map(|p| {
                     let pl = &copy[p.index()];
                     let r = if solo { &pl.rating } else { &pl.party_rating };
-                    self.parts.rating.current(r, self.now).value
+                    self.parts.rating.current(r, self.world.now).value
                 })
                 .sum();
             ratings.push(sum / t.size() as f64);
         }
-        let admitted = m.admit(t, drawn, &self.players, &ratings);
-        if m.refused != 0 && self.now >= self.warmup_end {
+        let admitted = m.admit(t, drawn, &self.world.players, &ratings);
+        if m.refused != 0 && self.world.now >= self.world.warmup_end {
             self.collector.modes_refused(m.refused);
         }
         if !admitted {
             // No mode's teams take this party, or every mode that does is
             // locked to one of its members.
-            let t = self.pool.remove(id).expect("just enqueued");
+            let t = self.world.pool.remove(id).expect("just enqueued");
             for p in &t.players {
-                self.busy[p.index()] = false;
+                self.world.busy[p.index()] = false;
             }
             self.stats.arrivals_blocked += 1;
             return;
         }
         let order = std::mem::take(&mut m.order);
         for &mode in &order {
-            if !self.pool.contains(id) {
+            if !self.world.pool.contains(id) {
                 // Matched by a mode offered it before.
                 break;
             }
@@ -111,23 +112,23 @@ impl Simulation<'_> {
         } = &mut **md;
         // The mode's policy sees its own ladder's ratings.
         let players = if ladder == 0 {
-            &self.players
+            &self.world.players
         } else {
             &ladders[ladder - 1]
         };
         let view = PoolView {
-            now: self.now,
+            now: self.world.now,
             pool: &pools[m],
             players,
             format,
         };
         policies[m].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
         md.current = Some(m as u8);
-        let base = std::mem::replace(&mut self.format, format);
+        let base = std::mem::replace(&mut self.world.format, format);
         for p in proposals.drain(..) {
             self.form(p);
         }
-        self.format = base;
+        self.world.format = base;
         self.modes.as_mut().expect("modes are on").current = None;
         self.proposals = proposals;
     }
@@ -161,7 +162,7 @@ impl Simulation<'_> {
     /// The players as the ladder of the mode being run sees them: the
     /// engine's own registry outside a mode's pass or without ladders.
     pub(super) fn rated_players(&self) -> &[crate::model::Player] {
-        rated(&self.modes, &self.players)
+        rated(&self.modes, &self.world.players)
     }
 
     /// Each ladder's players and figures at the end of the run, the
@@ -178,7 +179,7 @@ impl Simulation<'_> {
         let copies = std::mem::take(&mut md.ladders);
         for (l, name) in md.config.ladders.iter().enumerate() {
             let players = if l == 0 {
-                self.players.clone()
+                self.world.players.clone()
             } else {
                 copies[l - 1].clone()
             };

@@ -56,8 +56,8 @@ impl Simulation<'_> {
     pub(super) fn schedule_trace_arrival(&mut self) {
         let Some(trace) = &self.trace else { return };
         if let Some(t) = trace.tickets.get(self.trace_next) {
-            if t.at <= self.end {
-                let at = t.at.max(self.now);
+            if t.at <= self.world.end {
+                let at = t.at.max(self.world.now);
                 self.queue.schedule_in(ARRIVALS, at, Event::Arrival);
             }
         }
@@ -71,7 +71,7 @@ impl Simulation<'_> {
         // has one tank) would wait forever: turned away, as a drawn one is.
         let trace = self.trace.as_ref().expect("replaying a trace");
         let members = &trace.tickets[row as usize].members;
-        if !crate::engine::roles::party_fits(&self.players, members, self.format) {
+        if !crate::engine::roles::party_fits(&self.world.players, members, self.world.format) {
             self.stats.arrivals_blocked += 1;
             return;
         }
@@ -93,7 +93,7 @@ impl Simulation<'_> {
         trace.tickets[row as usize]
             .members
             .iter()
-            .all(|p| !self.busy[p.index()])
+            .all(|p| !self.world.busy[p.index()])
     }
 
     fn enqueue_traced(&mut self, row: u32) {
