@@ -162,6 +162,79 @@ fn the_readmes_dota_ranked_and_normal_figures_are_what_the_preset_gives() {
             l.ladder
         );
     }
+    // "Criterion 1 read honestly": the hour-by-hour figures README reads
+    // from the two runs' `by_hour`, each read from its sentence.
+    let within = |x: f64, range: &[f64], decimals: usize| {
+        let r: f64 = format!("{x:.decimals$}").parse().unwrap();
+        range[0] <= r && r <= range[range.len() - 1]
+    };
+    let hours = numbers_between(
+        &flat,
+        "the Dota matchmaker on one queue; ",
+        " hours after warm-up",
+    );
+    // The hours with matches: the run's last instant opens an hour that
+    // holds only a closing queue sample.
+    let played = |b: &[mmsim_core::metrics::summary::HourFigures]| {
+        b.iter()
+            .filter(|h| h.matches > 0)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (one_hours, ranked_hours) = (played(&one.by_hour), played(&out.summary.by_hour));
+    assert_eq!(one_hours.len() as f64, hours[0], "dota2-one-queue's hours");
+    let rating_gap = numbers_between(&flat, "keeps the ratings' |P − 0.5| at ", " every hour");
+    let true_gap = numbers_between(
+        &flat,
+        "while the true one stays at ",
+        "; the ratings' Brier",
+    );
+    let brier = numbers_between(&flat, "the ratings' Brier score sits at ", " (a balanced");
+    let corr = numbers_between(&flat, "with true skill climbs from ", " in the eighth");
+    for h in &one_hours {
+        assert!(
+            within(h.rating_win_prob_gap.unwrap(), &rating_gap, 3),
+            "{h:?}"
+        );
+        assert!(within(h.true_win_prob_gap.unwrap(), &true_gap, 2), "{h:?}");
+        assert!(within(h.brier_score.unwrap(), &brier, 2), "{h:?}");
+    }
+    let first_last = |by_hour: &[mmsim_core::metrics::summary::HourFigures]| {
+        [
+            by_hour[0].rating_skill_rank_corr.unwrap(),
+            by_hour[by_hour.len() - 1].rating_skill_rank_corr.unwrap(),
+        ]
+    };
+    let ran = first_last(&one_hours);
+    assert_eq!(corr.len(), 2);
+    assert!(
+        within(ran[0], &corr[..1], 2) && within(ran[1], &corr[1..], 2),
+        "{ran:?} vs {corr:?}"
+    );
+    // dota2-5v5: "0.17 to 0.29 on ranked ..., with |P − 0.5| at
+    // 0.004-0.007 on the ratings and 0.29-0.32 on the skills"
+    let ranked_corr = numbers_between(&flat, "climbs more slowly: ", " on ranked");
+    let ranked_gaps = numbers_between(
+        &flat,
+        "(`by_hour` follows the first ladder), with |P − 0.5| at ",
+        " on the skills",
+    );
+    assert_eq!(ranked_gaps.len(), 4, "{ranked_gaps:?}");
+    let ran = first_last(&ranked_hours);
+    assert!(
+        within(ran[0], &ranked_corr[..1], 2) && within(ran[1], &ranked_corr[1..], 2),
+        "{ran:?} vs {ranked_corr:?}"
+    );
+    for h in &ranked_hours {
+        assert!(
+            within(h.rating_win_prob_gap.unwrap(), &ranked_gaps[..2], 3),
+            "{h:?}"
+        );
+        assert!(
+            within(h.true_win_prob_gap.unwrap(), &ranked_gaps[2..], 2),
+            "{h:?}"
+        );
+    }
 }
 
 /// docs/policies.md's reading of its search-cadence table says what the
@@ -278,10 +351,13 @@ fn table_rows(doc: &str, head: &str) -> Vec<Vec<String>> {
         .skip(2)
         .take_while(|l| l.starts_with("| "))
         .map(|l| {
-            l.split('|')
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(str::to_string)
+            // A cell may hold an escaped `\|` (|P - 0.5|), and may be
+            // empty: cells keep their columns.
+            let l = l.replace("\\|", "\u{1}");
+            let cells: Vec<&str> = l.split('|').collect();
+            cells[1..cells.len() - 1]
+                .iter()
+                .map(|c| c.trim().replace('\u{1}', "|"))
                 .collect()
         })
         .collect()
@@ -460,4 +536,400 @@ fn the_default_churn_table_is_the_one_the_docs_give() {
         .map(|&(k, _)| k)
         .collect();
     assert_eq!(keys, ["W", "L", "LL", "LLL", "LLLL"]);
+}
+
+/// The numbers in one table cell (thousands commas dropped), with the
+/// decimals each is printed to: "6,739 / 130" -> [(6739, 0), (130, 0)].
+fn cell_numbers(c: &str) -> Vec<(f64, usize)> {
+    c.split(|ch: char| !(ch.is_ascii_digit() || ch == '.' || ch == ','))
+        .map(|w| w.trim_matches(|ch| ch == '.' || ch == ','))
+        .filter(|w| !w.is_empty())
+        .map(|w| {
+            let decimals = w.split_once('.').map_or(0, |(_, d)| d.len());
+            (w.replace(',', "").parse().unwrap(), decimals)
+        })
+        .collect()
+}
+
+/// Whether `ran` prints as `stated` at the decimals the doc gives it.
+fn prints_as(ran: f64, (stated, decimals): (f64, usize)) -> bool {
+    format!("{ran:.decimals$}") == format!("{stated:.decimals$}")
+}
+
+/// A preset's run, with `sets`, as its summary's JSON.
+fn preset_run(name: &str, sets: &[String]) -> (serde_json::Value, mmsim_scenario::run::RunOutput) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = root.join("scenarios").join(name);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let s = mmsim_scenario::from_text(&text, &path, sets)
+        .unwrap()
+        .scenario;
+    let out = mmsim_scenario::run::run_summary(&s, s.run.seed, &mut |_, _| {});
+    (out.summary.to_value(), out)
+}
+
+/// A summary figure by its dotted path; absent or null reads as 0 (the
+/// doc prints "0 / 0" where a section counted nothing).
+fn figure(v: &serde_json::Value, path: &str) -> f64 {
+    path.split('.')
+        .fold(v, |v, k| &v[k])
+        .as_f64()
+        .unwrap_or(0.0)
+}
+
+/// README's table of `backfill-5v5` (as shipped and with each of the two
+/// `--set`s its header names), cell by cell at the precision printed, and
+/// the figures its reading quotes: the backfill joiners taken into running
+/// matches, the share of joiners who decline, the ticket-seconds failed
+/// checks cost and the run's event count. Three runs of 12 simulated hours
+/// of a 5v5 queue: a few seconds in the test profile.
+#[test]
+fn the_readmes_backfill_table_is_what_the_preset_gives() {
+    let readme = include_str!("../../../../README.md");
+    let head =
+        "| | as shipped | `--set backfill.fill=false` | `--set acceptance.keep_wait=false` |";
+    assert!(readme.contains(head), "the table's header moved");
+    let rows = table_rows(readme, head);
+    // Each row's label -> the summary figures its cells print, in order
+    // (shares in percent).
+    let pct = |v: &serde_json::Value, p: &str| 100.0 * figure(v, p);
+    type Figures = fn(&serde_json::Value, &dyn Fn(&serde_json::Value, &str) -> f64) -> Vec<f64>;
+    let columns: [(&str, Figures); 9] = [
+        ("ready checks passed", |v, pct| {
+            vec![pct(v, "acceptance.accept_rate_match")]
+        }),
+        ("matches cancelled", |v, _| {
+            vec![
+                figure(v, "acceptance.matches_cancelled"),
+                figure(v, "acceptance.time_lost_per_cancel_ticket_s"),
+            ]
+        }),
+        ("leaves per match", |v, _| {
+            vec![figure(v, "backfill.leaves_per_match")]
+        }),
+        ("leaves refilled", |v, pct| {
+            vec![pct(v, "backfill.filled_share")]
+        }),
+        ("backfill joiners asked", |v, _| {
+            vec![
+                figure(v, "backfill.joiner_ready_checks"),
+                figure(v, "backfill.joiner_declines"),
+            ]
+        }),
+        ("time to backfill", |v, _| {
+            vec![
+                figure(v, "backfill.time_to_backfill_p50_s"),
+                figure(v, "backfill.time_to_backfill_p90_s"),
+            ]
+        }),
+        ("matches finished short-handed", |v, pct| {
+            vec![pct(v, "backfill.finished_short_handed_share")]
+        }),
+        ("mean |P(team 0)", |v, pct| {
+            vec![figure(v, "win_prob_gap.mean"), pct(v, "upset_rate")]
+        }),
+        ("wait p50 / p90", |v, _| {
+            vec![figure(v, "wait_s.p50"), figure(v, "wait_s.p90")]
+        }),
+    ];
+    assert_eq!(rows.len(), columns.len(), "{rows:?}");
+    let sets = [
+        vec![],
+        vec!["backfill.fill=false".to_string()],
+        vec!["acceptance.keep_wait=false".to_string()],
+    ];
+    let mut shipped = None;
+    for (k, set) in sets.iter().enumerate() {
+        let (v, out) = preset_run("backfill-5v5.toml", set);
+        for ((label, figures), row) in columns.iter().zip(&rows) {
+            assert!(row[0].starts_with(label), "{label:?} vs {row:?}");
+            // An empty cell (no fills, no time to fill) has no figures.
+            let c = &row[k + 1];
+            let stated = cell_numbers(c);
+            let ran = figures(&v, &pct);
+            // "80.9% (theory 0.98^10 = 81.7%)": the run's figure first.
+            let stated = if k == 0 && *label == "ready checks passed" {
+                assert!(c.contains("(theory 0.98^10 = 81.7%)"));
+                assert_eq!(format!("{:.1}", 100.0 * 0.98f64.powi(10)), "81.7");
+                stated[..1].to_vec()
+            } else {
+                stated
+            };
+            if stated.is_empty() {
+                continue;
+            }
+            assert_eq!(stated.len(), ran.len(), "{label}: {c:?}");
+            for (r, s) in ran.iter().zip(&stated) {
+                assert!(prints_as(*r, *s), "{set:?} {label}: ran {r}, README {c:?}");
+            }
+        }
+        if k == 0 {
+            shipped = Some((v, out));
+        }
+    }
+    let (v, out) = shipped.unwrap();
+    let text = prose(readme);
+    // "backfill takes 6,609 players straight into running matches"
+    let taken = numbers_between(&text, "backfill takes ", " players straight into");
+    assert_eq!(taken, [figure(&v, "backfill.backfills")]);
+    // "1.9% of joiners decline"
+    let declined = numbers_between(
+        &text,
+        "the ready check too (as FlexMatch's backfill asks the new players to accept): ",
+        "% of joiners decline",
+    );
+    let share =
+        100.0 * figure(&v, "backfill.joiner_declines") / figure(&v, "backfill.joiner_ready_checks");
+    assert!(prints_as(share, (declined[0], 1)), "{share}");
+    // "about 92,000 ticket-seconds over the ten measured hours"
+    let lost = numbers_between(&text, "on average), about ", " ticket-seconds over");
+    let ran = figure(&v, "acceptance.time_lost_ticket_s");
+    assert!((ran / lost[0] - 1.0).abs() < 0.01, "{ran} vs {lost:?}");
+    // "The run has 101,088 events (`perf.json`)": the events are the
+    // run's; the seconds beside them are a dated measurement.
+    let events = numbers_between(&text, "The run has ", " events (`perf.json`)");
+    assert_eq!(events, [out.perf.events as f64]);
+}
+
+/// README: the trace replayed under a window capped at 50 points waits and
+/// abandons more than the replay as shipped, and that many returns came
+/// due while their player was busy. Two runs of 40 minutes of smoke.
+#[test]
+fn the_readmes_narrow_replay_figures_are_what_the_replays_give() {
+    let text = prose(include_str!("../../../../README.md"));
+    let stated = numbers_between(
+        &text,
+        "the same queue under a window capped at 50 points: wait p90 ",
+        " returns that came due",
+    );
+    // "wait p90 5.67 s instead of 1.2 s, abandons 1.18% instead of
+    // 0.176%, and 588 returns"
+    assert_eq!(stated.len(), 5, "{stated:?}");
+    let decimals = |s: f64| format!("{s}").split_once('.').map_or(0, |(_, d)| d.len());
+    let narrow: Vec<String> = ["policy.base=10", "policy.max=50", "policy.rate_per_s=0.5"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let (n, n_out) = preset_run("trace-replay.toml", &narrow);
+    let (w, _) = preset_run("trace-replay.toml", &[]);
+    let ran = [
+        figure(&n, "wait_s.p90"),
+        figure(&w, "wait_s.p90"),
+        100.0 * figure(&n, "abandon_rate"),
+        100.0 * figure(&w, "abandon_rate"),
+    ];
+    for (r, s) in ran.iter().zip(&stated) {
+        assert!(
+            prints_as(*r, (*s, decimals(*s))),
+            "ran {ran:?}, README {stated:?}"
+        );
+    }
+    assert_eq!(
+        n_out.perf.trace_tickets_delayed,
+        Some(stated[4] as u64),
+        "README {stated:?}"
+    );
+}
+
+/// README's table of the vendors' example rulesets: the rows of the two
+/// presets cheap enough for a test (the role queue and the regional one
+/// take about a minute each), cell for cell.
+#[test]
+fn the_readmes_ruleset_rows_are_what_the_presets_give() {
+    let readme = include_str!("../../../../README.md");
+    let rows = table_rows(readme, "| scenario (ruleset) | matches | wait p50 / p90 |");
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for name in ["flexmatch-8v8", "accelbyte-5v5"] {
+        let row = rows
+            .iter()
+            .find(|r| r[0].starts_with(&format!("`{name}`")))
+            .unwrap_or_else(|| panic!("no row {name}"));
+        let (v, _) = preset_run(&format!("rulesets/{name}.toml"), &[]);
+        let ran = [
+            vec![figure(&v, "matches")],
+            vec![figure(&v, "wait_s.p50"), figure(&v, "wait_s.p90")],
+            vec![100.0 * figure(&v, "abandon_rate")],
+            vec![figure(&v, "spread_rating.mean")],
+            vec![figure(&v, "team_rating_gap.mean")],
+        ];
+        for (c, ran) in row[1..].iter().zip(ran) {
+            let stated = cell_numbers(c);
+            assert_eq!(stated.len(), ran.len(), "{name}: {c:?}");
+            for (r, s) in ran.iter().zip(stated) {
+                assert!(prints_as(*r, s), "{name}: ran {r}, README {c:?}");
+            }
+        }
+    }
+}
+
+/// docs/scenarios.md's upper bounds are the ones the loader enforces: each
+/// figure of the paragraph read from it and compared with the constant.
+#[test]
+fn the_references_upper_bounds_are_the_codes() {
+    let text = prose(include_str!("../../../../docs/scenarios.md"));
+    let bounds = numbers_between(
+        &text,
+        "refused naming the key): ",
+        " Memory is checked before running",
+    );
+    use mmsim_scenario::*;
+    // In the paragraph's order: 365d, population, rate, teams and team
+    // size, replications, samples, corr points, the file's MB.
+    // The longest duration is not exported: a day more must be refused
+    // by the figure the doc gives.
+    let smoke = include_str!("../../../../scenarios/smoke.toml");
+    let longer = format!("run.duration={}d", bounds[0] + 1.0);
+    let Err(refused) = mmsim_scenario::from_text(smoke, Path::new("smoke.toml"), &[longer]) else {
+        panic!("a duration past the bound is refused");
+    };
+    let refused = refused.to_string();
+    assert!(
+        refused.contains(&format!("at most {}d", bounds[0])),
+        "{refused}"
+    );
+    let code = [
+        bounds[0],
+        MAX_POPULATION as f64,
+        MAX_RATE_PER_S,
+        MAX_TEAMS as f64,
+        MAX_REPLICATIONS as f64,
+        MAX_SAMPLES,
+        MAX_CORR_POINTS as f64,
+        (MAX_SCENARIO_BYTES >> 20) as f64,
+    ];
+    assert_eq!(bounds, code);
+    assert_eq!(
+        MAX_TEAM_SIZE, MAX_TEAMS,
+        "the paragraph gives both one bound"
+    );
+    let per_player = numbers_between(
+        &text,
+        "Memory is checked before running: about ",
+        " bytes per player",
+    );
+    assert_eq!(per_player, [BYTES_PER_PLAYER as f64]);
+}
+
+/// docs/scenarios.md: away from even matches the outcome model and
+/// TrueSkill's derived β part only in the tails, "a 400-point 1v1 gap:
+/// 90.9% by the outcome model, 92.5% by TrueSkill", computed here from the
+/// two models.
+#[test]
+fn the_400_point_gap_is_what_both_models_say() {
+    use mmsim_core::model::{Rating, SimTime};
+    use mmsim_core::rating::RatingSystem;
+    let text = prose(include_str!("../../../../docs/scenarios.md"));
+    let stated = numbers_between(&text, "(a 400-point 1v1 gap: ", " by TrueSkill)");
+    assert_eq!(stated.len(), 2, "{stated:?}");
+    let logistic = mmsim_core::outcome::logistic::logistic_win_probability(400.0, 0.0, 400.0);
+    let params = mmsim_core::rating::trueskill::TrueSkillParams::default().with_outcome(400.0, 1);
+    let system = mmsim_core::rating::trueskill::TrueSkill::new(params);
+    // Ratings known exactly (σ 0): the curve itself, as the outcome's is.
+    let r = |value: f64| Rating::new(value, 0.0, 0.0);
+    let trueskill = system.win_probability(&[r(1900.0)], &[r(1500.0)], SimTime::ZERO);
+    assert!(prints_as(100.0 * logistic, (stated[0], 1)), "{logistic}");
+    assert!(prints_as(100.0 * trueskill, (stated[1], 1)), "{trueskill}");
+}
+
+/// "`rule` 67%, `alone` 27%" -> [("rule", 67.0, 0), ("alone", 27.0, 0)]:
+/// each quoted rule and the share after it, with its printed decimals.
+fn rule_shares(text: &str) -> Vec<(String, f64, usize)> {
+    let mut out = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('`') {
+        let after = &rest[i + 1..];
+        let Some(j) = after.find('`') else { break };
+        let rule = &after[..j];
+        let tail = after[j + 1..].trim_start();
+        let number: String = tail
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '.')
+            .collect();
+        if !number.is_empty() && tail[number.len()..].starts_with('%') {
+            let decimals = number.split_once('.').map_or(0, |(_, d)| d.len());
+            out.push((rule.to_string(), number.parse().unwrap(), decimals));
+        }
+        rest = &after[j + 1..];
+    }
+    out
+}
+
+/// README's account of what held each of the thread's policies' tickets
+/// back over 6 simulated hours with `--explain`: every share it quotes is
+/// the run's `explain.blocked_share`, at the precision printed, and so is
+/// the widening preset's whole-run split. Seven runs of a 1v1 queue, a
+/// second or two each in the test profile.
+#[test]
+fn the_readmes_explain_shares_are_what_the_runs_give() {
+    let text = prose(include_str!("../../../../README.md"));
+    let start = "run.warmup=30m`), share of waiting ticket-seconds: ";
+    let body = &text[text.find(start).expect("the paragraph") + start.len()..];
+    let body = &body[..body.find(" Every matched story").unwrap()];
+    let sets: Vec<String> = ["run.duration=6h", "run.warmup=30m", "metrics.explain=true"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let check = |preset: &str, sets: &[String], stated: &[(String, f64, usize)]| {
+        let (v, _) = preset_run(preset, sets);
+        for (rule, share, decimals) in stated {
+            let ran = 100.0 * figure(&v, &format!("explain.blocked_share.{rule}"));
+            assert!(
+                prints_as(ran, (*share, *decimals)),
+                "{preset} {rule}: ran {ran:.2}%, README {share}%: {}",
+                v["explain"]["blocked_share"]
+            );
+        }
+    };
+    let policies: Vec<&str> = body.split("; ").collect();
+    assert_eq!(policies.len(), 6, "{policies:?}");
+    for part in policies {
+        let name = part.split_whitespace().next().unwrap();
+        let stated = rule_shares(part);
+        assert!(stated.len() >= 2, "{part}");
+        check(&format!("gamedev-policies/{name}.toml"), &sets, &stated);
+    }
+    // "Over the whole run the rating window held back 79% of the waiting
+    // ticket-seconds and an empty queue (`alone`) the other 21%; after
+    // matching, tickets had waited 7.7 s on average past the moment their
+    // own window allowed the match they got."
+    let whole = numbers_between(
+        &text,
+        "Over the whole run the rating window held back ",
+        " on average past the moment",
+    );
+    assert_eq!(whole.len(), 3, "{whole:?}");
+    let explain = vec!["metrics.explain=true".to_string()];
+    let (v, _) = preset_run("gamedev-1v1-widening.toml", &explain);
+    let ran = [
+        100.0 * figure(&v, "explain.blocked_share.rating_window"),
+        100.0 * figure(&v, "explain.blocked_share.alone"),
+        figure(&v, "explain.mean_wait_after_window_allowed_s"),
+    ];
+    for (r, (s, d)) in ran.iter().zip(whole.iter().zip([0, 0, 1])) {
+        assert!(prints_as(*r, (*s, d)), "ran {ran:?}, README {whole:?}");
+    }
+}
+
+/// docs/rulesets.md's limits on a ruleset ("at most 256 rules, 64
+/// expansion steps per value, expressions of 1,000 characters nested 16
+/// deep", "at most 256 [candidates] per seed") are the constants the
+/// reader and the policy enforce.
+#[test]
+fn the_ruleset_limits_are_the_codes() {
+    use mmsim_core::ruleset::{MAX_DEPTH, MAX_EXPR_CHARS, MAX_RULES, MAX_STEPS};
+    let text = prose(include_str!("../../../../docs/rulesets.md"));
+    let limits = numbers_between(&text, "Files are read up to 1 MB; at most ", " deep.");
+    assert_eq!(
+        limits,
+        [MAX_RULES, MAX_STEPS, MAX_EXPR_CHARS, MAX_DEPTH].map(|n| n as f64)
+    );
+    let candidates = numbers_between(
+        &text,
+        "Candidates come nearest matchmaking rating first (at most ",
+        " per seed)",
+    );
+    assert_eq!(
+        candidates,
+        [mmsim_core::policy::ruleset::MAX_CANDIDATES as f64]
+    );
 }
