@@ -245,7 +245,7 @@ fn the_dota_ladder_keeps_the_scale_of_its_prior() {
 
 /// docs/scenarios.md: a calibration boost of 2 stretches the same ladder
 /// for good (slope 1.47, seed 1), and the shipped ladder's checks reject
-/// it (its 5th percentile at 599 against the skills' 1111), so they would
+/// it (its 5th percentile at 599 against its players' skills' 1153), so they would
 /// catch the boost coming back.
 #[test]
 fn a_calibration_boost_stretches_the_dota_ladder() {
@@ -253,6 +253,37 @@ fn a_calibration_boost_stretches_the_dota_ladder() {
     let b = slope(&players);
     assert!(b > 1.3, "{b}");
     assert!(!scale_failures(&players).is_empty());
+    // The figures docs/scenarios.md gives for this run: "a slope of rating
+    // on true skill of 1.47 with a boost of 2", "its 5th percentile of
+    // ratings at 599 against its players' skills' 1153 with the boost".
+    let text = doc_prose();
+    let stated = numbers_after(&text, "ends with a slope of rating on true skill of ", 1);
+    assert_eq!(format!("{b:.2}"), format!("{:.2}", stated[0]));
+    let stated = numbers_after(&text, "its 5th percentile of ratings at ", 2);
+    let mut skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
+    let mut ratings: Vec<f64> = players.iter().map(|p| p.rating.value).collect();
+    let ran = [quantile(&mut ratings, 0.05), quantile(&mut skills, 0.05)];
+    assert_eq!(ran.map(|x| x.round()), [stated[0], stated[1]], "{ran:?}");
+}
+
+/// docs/scenarios.md's text with its line breaks folded to spaces.
+fn doc_prose() -> String {
+    include_str!("../../../../docs/scenarios.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The first `n` numbers in `text` after `before`.
+fn numbers_after(text: &str, before: &str, n: usize) -> Vec<f64> {
+    let at = text.find(before).unwrap_or_else(|| panic!("no {before:?}")) + before.len();
+    text[at..]
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .map(|w| w.trim_matches('.'))
+        .filter(|w| !w.is_empty())
+        .take(n)
+        .map(|w| w.parse().unwrap())
+        .collect()
 }
 
 /// docs/scenarios.md: a surprise gain of 0.5 stretches it too, less (slope
@@ -261,4 +292,7 @@ fn a_calibration_boost_stretches_the_dota_ladder() {
 fn a_surprise_gain_stretches_the_dota_ladder() {
     let b = slope(&dota_ladder(&["rating.surprise_gain=0.5"]));
     assert!(b > 1.08 && b < 1.25, "{b}");
+    // "ends with a slope of rating on skill of 1.16 at gain 0.5"
+    let stated = numbers_after(&doc_prose(), "ends with a slope of rating on skill of ", 1);
+    assert_eq!(format!("{b:.2}"), format!("{:.2}", stated[0]));
 }
