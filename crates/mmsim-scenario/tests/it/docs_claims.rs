@@ -732,15 +732,17 @@ fn the_readmes_narrow_replay_figures_are_what_the_replays_give() {
     );
 }
 
-/// README's table of the vendors' example rulesets: the rows of the two
-/// presets cheap enough for a test (the role queue and the regional one
-/// take about a minute each), cell for cell.
+/// README's table of the vendors' example rulesets, cell for cell, and the
+/// three-team game's ready checks, pings and backfill joiners. Three runs
+/// of 5 simulated hours, under two seconds each in the test profile.
+/// `accelbyte-roles-5v5` is left out: its whole run trips a debug
+/// assertion of the ruleset policy (`retake`) in the test profile.
 #[test]
 fn the_readmes_ruleset_rows_are_what_the_presets_give() {
     let readme = include_str!("../../../../README.md");
     let rows = table_rows(readme, "| scenario (ruleset) | matches | wait p50 / p90 |");
     assert_eq!(rows.len(), 4, "{rows:?}");
-    for name in ["flexmatch-8v8", "accelbyte-5v5"] {
+    for name in ["flexmatch-8v8", "flexmatch-three-teams", "accelbyte-5v5"] {
         let row = rows
             .iter()
             .find(|r| r[0].starts_with(&format!("`{name}`")))
@@ -761,6 +763,34 @@ fn the_readmes_ruleset_rows_are_what_the_presets_give() {
             }
         }
     }
+    // "In the three-team game every match waits for 15 players to accept
+    // within the configuration's 30 s: 62.2% of ready checks pass
+    // (0.97^15 = 63.3%) and the ready time's median is 28.7 s; hosts' ping
+    // averages 49.6 ms (p90 98 ms). Backfill joiners answer the ready
+    // check too (1,321 asked, 31 declined)"
+    let (v, _) = preset_run("rulesets/flexmatch-three-teams.toml", &[]);
+    let text = prose(readme);
+    let stated = stated_between(
+        &text,
+        "within the configuration's 30 s: ",
+        " declined), and a medic's slot",
+    );
+    assert_figures(
+        "three teams",
+        &[
+            100.0 * figure(&v, "acceptance.accept_rate_match"),
+            0.97,
+            15.0,
+            100.0 * 0.97f64.powi(15),
+            figure(&v, "acceptance.ready_p50_s"),
+            figure(&v, "regions.host_ping_ms.mean"),
+            90.0,
+            figure(&v, "regions.host_ping_ms.p90"),
+            figure(&v, "backfill.joiner_ready_checks"),
+            figure(&v, "backfill.joiner_declines"),
+        ],
+        &stated,
+    );
 }
 
 /// docs/scenarios.md's upper bounds are the ones the loader enforces: each
@@ -1499,6 +1529,127 @@ fn the_readmes_regions_figures_are_what_the_preset_gives() {
             300.0,
             figure(&v, "matches"),
         ],
+        &stated,
+    );
+}
+
+/// `text` without the sections whose headers start with one of `drop`
+/// (each runs to the next header), as a reader deletes them.
+fn without_sections(text: &str, drop: &[&str]) -> String {
+    let mut keep = true;
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with('[') {
+            keep = !drop.iter().any(|d| line.starts_with(d));
+        }
+        if keep {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// README's "role queue alone" (`regions-roles-5v5` with `[regions]`,
+/// `[acceptance]`, `[backfill]` and `seasoned` deleted): its table, how
+/// much longer damage players wait and how much more often they give up,
+/// and the `roles.second_prob=0.0` run's medians. Two runs of 8 simulated
+/// hours, about a second each in the test profile.
+#[test]
+fn the_readmes_role_queue_alone_is_what_the_file_gives() {
+    let readme = include_str!("../../../../README.md");
+    let text = prose(readme);
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = root.join("scenarios/regions-roles-5v5.toml");
+    let file = std::fs::read_to_string(&path).unwrap();
+    let alone = without_sections(
+        &file,
+        &["[regions]", "[[regions.", "[acceptance]", "[backfill]"],
+    );
+    let alone: String = alone
+        .lines()
+        .filter(|l| !l.starts_with("seasoned"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let run = |sets: &[String]| {
+        let s = mmsim_scenario::from_text(&alone, &path, sets)
+            .unwrap()
+            .scenario;
+        mmsim_scenario::run::run_summary(&s, s.run.seed, &mut |_, _| {})
+            .summary
+            .to_value()
+    };
+    let v = run(&[]);
+    assert!(v["regions"].is_null() && v["backfill"].is_null() && v["acceptance"].is_null());
+    // The second table with this header is the role queue alone's.
+    let head = "| main role | players | wait p50 | wait p90 | abandon | played main role |";
+    let at = readme.find(head).unwrap() + head.len();
+    let rows = table_rows(&readme[at..], head);
+    let by_role = v["roles"]["by_main_role"].as_array().unwrap();
+    assert_eq!(rows.len(), by_role.len(), "{rows:?}");
+    let role = |name: &str| by_role.iter().find(|r| r["role"] == name).unwrap().clone();
+    for r in by_role {
+        let name = r["role"].as_str().unwrap();
+        let row = rows.iter().find(|x| x[0] == name).unwrap();
+        assert_row(
+            name,
+            row,
+            &[
+                vec![figure(r, "players")],
+                vec![figure(r, "wait_s.p50")],
+                vec![figure(r, "wait_s.p90")],
+                vec![100.0 * figure(r, "abandon_rate")],
+                vec![100.0 * figure(r, "first_choice_share")],
+            ],
+        );
+    }
+    // "Damage players wait 2.4 to 4.0 times longer and give up 2.3 to 3.6
+    // times as often": the ranges of damage's median and p90 waits over
+    // the other roles', and of its abandon rate over theirs.
+    let stated = stated_between(&text, "Damage players wait ", " times as often");
+    let (damage, others) = (role("damage"), [role("tank"), role("healer")]);
+    let range = |keys: &[&str]| {
+        let ratios: Vec<f64> = keys
+            .iter()
+            .flat_map(|k| {
+                others
+                    .iter()
+                    .map(|o| figure(&damage, k) / figure(o, k))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        [
+            ratios.iter().copied().fold(f64::INFINITY, f64::min),
+            ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        ]
+    };
+    let ran = [
+        range(&["wait_s.p50", "wait_s.p90"]),
+        range(&["abandon_rate"]),
+    ]
+    .concat();
+    assert_figures("ratios", &ran, &stated);
+    // "`--set roles.second_prob=0.0` widens the gap (damage p50 80.4 s
+    // against 24.1 s for tanks and 7.5 s for healers)"
+    let stated = stated_between(
+        &text,
+        "roles.second_prob=0.0` widens the gap (",
+        " s for healers)",
+    );
+    let single = run(&["roles.second_prob=0.0".to_string()]);
+    let p50 = |name: &str| {
+        let r = single["roles"]["by_main_role"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["role"] == name)
+            .unwrap()
+            .clone();
+        figure(&r, "wait_s.p50")
+    };
+    assert_figures(
+        "second_prob 0",
+        &[50.0, p50("damage"), p50("tank"), p50("healer")],
         &stated,
     );
 }
