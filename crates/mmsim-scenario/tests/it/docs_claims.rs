@@ -1653,3 +1653,23 @@ fn the_readmes_role_queue_alone_is_what_the_file_gives() {
         &stated,
     );
 }
+
+/// docs/scenarios.md's account of `{ dist = "dota-mmr" }` ("5%: 1100,
+/// 10%: 1500, ...") is the table the population draws from.
+#[test]
+fn the_dota_mmr_table_is_the_one_the_reference_gives() {
+    let text = prose(include_str!("../../../../docs/scenarios.md"));
+    let stated = numbers_between(
+        &text,
+        "the Dota 2 post's MMR percentile table (",
+        "), read as above",
+    );
+    let table: Vec<f64> = mmsim_scenario::DOTA_MMR_TABLE
+        .iter()
+        .flat_map(|&[p, v]| [100.0 * p, v])
+        .collect();
+    assert_eq!(stated.len(), table.len(), "{stated:?}");
+    for (s, t) in stated.iter().zip(&table) {
+        assert!((s - t).abs() < 1e-9, "{stated:?} vs {table:?}");
+    }
+}
