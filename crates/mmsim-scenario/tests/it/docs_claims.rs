@@ -552,9 +552,15 @@ fn cell_numbers(c: &str) -> Vec<(f64, usize)> {
 }
 
 /// Whether `ran` rounds to `stated` at the decimals the doc gives it (a
-/// tie such as 36.15 may have been rounded either way).
+/// tie such as 36.15 may have been rounded either way, and a figure may
+/// have been rounded from a report's one more decimal: 37.2499 printed
+/// 37.25, then written 37.3).
 fn prints_as(ran: f64, (stated, decimals): (f64, usize)) -> bool {
-    (ran - stated).abs() <= 0.5 * 10f64.powi(-(decimals as i32)) + 1e-9
+    let unit = 10f64.powi(-(decimals as i32));
+    let once_more = (ran / unit * 10.0).round() * unit / 10.0;
+    [ran, once_more]
+        .iter()
+        .any(|r| (r - stated).abs() <= 0.5 * unit + 1e-9)
 }
 
 /// A preset's run, with `sets`, as its summary's JSON.
@@ -1672,4 +1678,119 @@ fn the_dota_mmr_table_is_the_one_the_reference_gives() {
     for (s, t) in stated.iter().zip(&table) {
         assert!((s - t).abs() < 1e-9, "{stated:?} vs {table:?}");
     }
+}
+
+/// The signed numbers in `c` ("−17.3 [−17.5, −17.1] s" -> [-17.3, -17.5,
+/// -17.1]), each with its printed decimals.
+fn signed_numbers(c: &str) -> Vec<(f64, usize)> {
+    c.replace('\u{2212}', "-")
+        .split(|ch: char| !(ch.is_ascii_digit() || ".,-+".contains(ch)))
+        .map(|w| w.trim_matches(|ch| ch == '.' || ch == ','))
+        .filter(|w| w.chars().any(|ch| ch.is_ascii_digit()))
+        .map(|w| {
+            let decimals = w.split_once('.').map_or(0, |(_, d)| d.len());
+            (w.replace([',', '+'], "").parse().unwrap(), decimals)
+        })
+        .collect()
+}
+
+/// Mean and two-sided 95% Student-t interval of `xs` (as `mmsim compare`
+/// gives a paired difference over seeds).
+fn mean_ci(xs: &[f64]) -> [f64; 3] {
+    let n = xs.len() as f64;
+    let m = xs.iter().sum::<f64>() / n;
+    let sd = (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt();
+    // t(0.975, 4): five seeds.
+    assert_eq!(xs.len(), 5);
+    let h = 2.776_445_105 * sd / n.sqrt();
+    [m, m - h, m + h]
+}
+
+/// README's comparison of `engagement-1v1` and `engagement-1v1-eomm` on
+/// five common seeds (means, paired differences and their 95% intervals,
+/// as `mmsim compare` prints them), and the same with waits costing more
+/// than lopsidedness. Twenty runs of three days of a 1v1 queue, about a
+/// tenth of a second each in the test profile.
+#[test]
+fn the_readmes_engagement_comparison_is_what_the_seeds_give() {
+    let readme = include_str!("../../../../README.md");
+    let head = "| metric (mean of 5 seeds) | widening | eomm | eomm − widening, 95% interval |";
+    let rows = table_rows(readme, head);
+    let keys = [
+        ("wait p90", "wait_s.p90", 1.0),
+        ("abandon rate", "abandon_rate", 100.0),
+        ("win-probability gap, mean", "win_prob_gap.mean", 1.0),
+        ("rating spread, mean", "spread_rating.mean", 1.0),
+        ("quit rate per player-match", "engagement.quit_rate", 1.0),
+        (
+            "engaged players at the end",
+            "engagement.engaged_at_end",
+            1.0,
+        ),
+        ("daily active players", "engagement.daily_active_mean", 1.0),
+    ];
+    assert_eq!(rows.len(), keys.len(), "{rows:?}");
+    // Each arm's figures, seed by seed, for the keys above.
+    let arm = |preset: &str, sets: &[String]| -> Vec<Vec<f64>> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let path = root.join("scenarios").join(preset);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let s = mmsim_scenario::from_text(&text, &path, sets)
+            .unwrap()
+            .scenario;
+        (0..5)
+            .map(|k| {
+                let v = mmsim_scenario::run::run_summary(&s, s.run.seed + k, &mut |_, _| {})
+                    .summary
+                    .to_value();
+                keys.iter().map(|(_, key, x)| x * figure(&v, key)).collect()
+            })
+            .collect()
+    };
+    let compare = |sets: &[String]| {
+        let (w, e) = (
+            arm("engagement-1v1.toml", sets),
+            arm("engagement-1v1-eomm.toml", sets),
+        );
+        (0..keys.len())
+            .map(|i| {
+                let col = |a: &[Vec<f64>]| a.iter().map(|s| s[i]).collect::<Vec<_>>();
+                let diffs: Vec<f64> = w.iter().zip(&e).map(|(a, b)| b[i] - a[i]).collect();
+                [mean_ci(&col(&w))[0], mean_ci(&col(&e))[0]]
+                    .into_iter()
+                    .chain(mean_ci(&diffs))
+                    .collect::<Vec<f64>>()
+            })
+            .collect::<Vec<_>>()
+    };
+    let ran = compare(&[]);
+    for ((label, _, _), (row, ran)) in keys.iter().zip(rows.iter().zip(&ran)) {
+        assert!(row[0].starts_with(label), "{row:?}");
+        let stated: Vec<(f64, usize)> = row[1..].iter().flat_map(|c| signed_numbers(c)).collect();
+        assert_figures(label, ran, &stated);
+    }
+    // "quit rate 0.091 under EOMM against 0.101 (−0.011 [−0.013, −0.008]),
+    // daily active players 2,418 against 2,384 (+34 [+15, +52]), at a
+    // win-probability gap of 0.325 against 0.285"
+    let text = prose(readme);
+    let sets: Vec<String> = ["engagement.wait_per_min=1.5", "engagement.lopsided=0.3"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert!(text.contains("(`--set engagement.wait_per_min=1.5 --set engagement.lopsided=0.3` on both, same five seeds)"));
+    let other = compare(&sets);
+    let stated = signed_numbers(
+        &text[text.find("round: quit rate ").unwrap()
+            ..text.find(". Which policy keeps players").unwrap()],
+    );
+    let [quit, daily, gap] = [4, 6, 2].map(|i| other[i].clone());
+    let ran = [
+        vec![quit[1], quit[0]],
+        quit[2..].to_vec(),
+        vec![daily[1], daily[0]],
+        daily[2..].to_vec(),
+        vec![gap[1], gap[0]],
+    ]
+    .concat();
+    assert_figures("waits costing more", &ran, &stated);
 }
