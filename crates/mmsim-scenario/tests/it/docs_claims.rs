@@ -1794,3 +1794,28 @@ fn the_readmes_engagement_comparison_is_what_the_seeds_give() {
     .concat();
     assert_figures("waits costing more", &ran, &stated);
 }
+
+/// README: `dota2-5v5` opens ranked at `unlock_games = 150` and "about a
+/// fifth of the players start short of them": the players' games before
+/// the run (a run of one second, so nobody has played yet).
+#[test]
+fn a_fifth_of_the_dota_players_start_short_of_ranked() {
+    let text = prose(include_str!("../../../../README.md"));
+    let stated = numbers_between(
+        &text,
+        "ranked with `unlock_games = ",
+        " (games before the run count",
+    );
+    let sets = ["run.duration=1s", "run.warmup=0s"].map(String::from);
+    let (_, out) = preset_run("dota2-5v5.toml", &sets);
+    let short = out
+        .players
+        .iter()
+        .filter(|p| (p.games as f64) < stated[0])
+        .count() as f64
+        / out.players.len() as f64;
+    assert!(text.contains("about a fifth of the players start short of them"));
+    assert!((short - 0.2).abs() < 0.025, "{short}");
+    let preset = include_str!("../../../../scenarios/dota2-5v5.toml");
+    assert!(preset.contains(&format!("unlock_games = {}\n", stated[0])));
+}
