@@ -110,6 +110,8 @@ pub struct RulesetPolicy {
 struct Kept {
     id: TicketId,
     rating: f64,
+    /// Its members' games played, summed (`member_games`), when last seen.
+    games: u64,
     /// Its last failed growth as a seed, and the pass that last found it
     /// current.
     miss: Option<(Miss, u64)>,
@@ -224,14 +226,21 @@ impl RulesetPolicy {
                 self.changes.push(k.rating);
                 self.departed.push(k.id);
             }
+            let games = member_games(view, t);
             match old.next_if(|k| k.id == t.id) {
-                Some(k) => self.kept.push(k),
-                None => {
+                Some(k) if k.games == games => self.kept.push(k),
+                _ => {
+                    // New, or a member's record moved while the ticket
+                    // waited (a leaver's old match ended and rated them):
+                    // the rules read it anew, so it joins every growth
+                    // afresh. A growth that took it meets it joining at
+                    // its own distance, which makes the growth stale.
                     self.changes.push(t.rating);
                     self.joined.push(t.id);
                     self.kept.push(Kept {
                         id: t.id,
                         rating: t.rating,
+                        games,
                         miss: None,
                     });
                 }
@@ -330,6 +339,17 @@ impl RulesetPolicy {
         }
         g.offer(&self.rs, view, t)
     }
+}
+
+/// The games played by `t`'s members, summed: it grows whenever a match
+/// end rewrites a member's record (rating, games, win rate), which is the
+/// only way a waiting ticket's attributes change (a leaver is free to queue
+/// before the match it left ends), and never falls.
+fn member_games(view: &PoolView<'_>, t: &WaitingTicket) -> u64 {
+    t.players
+        .iter()
+        .map(|p| u64::from(view.players[p.index()].games))
+        .sum()
 }
 
 fn cand_ticket<'a>(view: &PoolView<'a>, t: &WaitingTicket, team: usize) -> CandTicket<'a> {
@@ -1043,6 +1063,17 @@ mod tests {
             for id in ids {
                 if rng.random_bool(0.01) {
                     pool.remove(id);
+                } else if rng.random_bool(0.01) {
+                    // A leaver's old match ends while they wait: rated
+                    // again, a game more.
+                    let t = pool.get(id).expect("waiting");
+                    for p in t.players.clone() {
+                        let pl = &mut players[p.index()];
+                        let delta = rng.random_range(-40.0..40.0_f64).round();
+                        pl.rating.value += delta;
+                        pl.party_rating.value += delta;
+                        pl.games += 1;
+                    }
                 }
             }
             let view = PoolView {
