@@ -1009,6 +1009,21 @@ fn assert_row(what: &str, row: &[String], ran: &[Vec<f64>]) {
     }
 }
 
+/// Each item of a summary's list against the table row its `key` names
+/// (`assert_row`, the cells `cells` gives for it).
+fn assert_named_rows(
+    rows: &[Vec<String>],
+    items: &[serde_json::Value],
+    key: &str,
+    cells: impl Fn(&serde_json::Value) -> Vec<Vec<f64>>,
+) {
+    for r in items {
+        let name = r[key].as_str().unwrap();
+        let row = rows.iter().find(|x| x[0] == name).unwrap();
+        assert_row(name, row, &cells(r));
+    }
+}
+
 /// README's table of `modes-ranked-casual` (each mode, then the
 /// multi-queued and single-queued tickets), cell for cell, and its
 /// reading: the share of the multi-queued matched in casual and in
@@ -1250,57 +1265,39 @@ fn the_readmes_regions_roles_figures_are_what_the_preset_gives() {
     );
     let by_role = v["roles"]["by_main_role"].as_array().unwrap();
     assert_eq!(roles.len(), by_role.len());
-    for r in by_role {
-        let name = r["role"].as_str().unwrap();
-        let row = roles.iter().find(|x| x[0] == name).unwrap();
-        assert_row(
-            name,
-            row,
-            &[
-                vec![figure(r, "players")],
-                vec![figure(r, "wait_s.p50")],
-                vec![figure(r, "wait_s.p90")],
-                vec![100.0 * figure(r, "abandon_rate")],
-                vec![100.0 * figure(r, "first_choice_share")],
-            ],
-        );
-    }
+    assert_named_rows(&roles, by_role, "role", |r| {
+        vec![
+            vec![figure(r, "players")],
+            vec![figure(r, "wait_s.p50")],
+            vec![figure(r, "wait_s.p90")],
+            vec![100.0 * figure(r, "abandon_rate")],
+            vec![100.0 * figure(r, "first_choice_share")],
+        ]
+    });
     let homes = table_rows(readme, "| home region | wait p50 | wait p90 | abandon |");
     let by_home = v["regions"]["by_home_region"].as_array().unwrap();
     assert_eq!(homes.len(), by_home.len());
-    for r in by_home {
-        let name = r["region"].as_str().unwrap();
-        let row = homes.iter().find(|x| x[0] == name).unwrap();
-        assert_row(
-            name,
-            row,
-            &[
-                vec![figure(r, "wait_p50_s")],
-                vec![figure(r, "wait_p90_s")],
-                vec![100.0 * figure(r, "abandon_rate")],
-            ],
-        );
-    }
+    assert_named_rows(&homes, by_home, "region", |r| {
+        vec![
+            vec![figure(r, "wait_p50_s")],
+            vec![figure(r, "wait_p90_s")],
+            vec![100.0 * figure(r, "abandon_rate")],
+        ]
+    });
     let slots = table_rows(
         readme,
         "| open slot | leaves | refilled | time to backfill p50 | p90 |",
     );
     let by_slot = v["backfill"]["by_role"].as_array().unwrap();
     assert_eq!(slots.len(), by_slot.len());
-    for r in by_slot {
-        let name = r["role"].as_str().unwrap();
-        let row = slots.iter().find(|x| x[0] == name).unwrap();
-        assert_row(
-            name,
-            row,
-            &[
-                vec![figure(r, "leaves")],
-                vec![100.0 * figure(r, "filled_share")],
-                vec![figure(r, "time_to_backfill_p50_s")],
-                vec![figure(r, "time_to_backfill_p90_s")],
-            ],
-        );
-    }
+    assert_named_rows(&slots, by_slot, "role", |r| {
+        vec![
+            vec![figure(r, "leaves")],
+            vec![100.0 * figure(r, "filled_share")],
+            vec![figure(r, "time_to_backfill_p50_s")],
+            vec![figure(r, "time_to_backfill_p90_s")],
+        ]
+    });
     // "Matches by data centre: eu-west 44.6%, us-east 32.6%, ap-southeast
     // 22.8%; each player's ping to the host: mean 84 ms, p90 172 ms. Ready
     // checks: 81.7% pass (theory 0.98^10 = 81.7%), 218 cancelled. Leaves:
@@ -1388,18 +1385,12 @@ fn the_readmes_regions_figures_are_what_the_preset_gives() {
     let rows = table_rows(readme, "| | wait p50 / p90 (s) | abandon |");
     let by_home = v["regions"]["by_home_region"].as_array().unwrap();
     assert_eq!(rows.len(), by_home.len() + 1, "{rows:?}");
-    for r in by_home {
-        let name = r["region"].as_str().unwrap();
-        let row = rows.iter().find(|x| x[0] == name).unwrap();
-        assert_row(
-            name,
-            row,
-            &[
-                vec![figure(r, "wait_p50_s"), figure(r, "wait_p90_s")],
-                vec![100.0 * figure(r, "abandon_rate")],
-            ],
-        );
-    }
+    assert_named_rows(&rows, by_home, "region", |r| {
+        vec![
+            vec![figure(r, "wait_p50_s"), figure(r, "wait_p90_s")],
+            vec![100.0 * figure(r, "abandon_rate")],
+        ]
+    });
     let all = rows.iter().find(|x| x[0] == "all").unwrap();
     assert_row(
         "all",
@@ -1594,21 +1585,15 @@ fn the_readmes_role_queue_alone_is_what_the_file_gives() {
     let by_role = v["roles"]["by_main_role"].as_array().unwrap();
     assert_eq!(rows.len(), by_role.len(), "{rows:?}");
     let role = |name: &str| by_role.iter().find(|r| r["role"] == name).unwrap().clone();
-    for r in by_role {
-        let name = r["role"].as_str().unwrap();
-        let row = rows.iter().find(|x| x[0] == name).unwrap();
-        assert_row(
-            name,
-            row,
-            &[
-                vec![figure(r, "players")],
-                vec![figure(r, "wait_s.p50")],
-                vec![figure(r, "wait_s.p90")],
-                vec![100.0 * figure(r, "abandon_rate")],
-                vec![100.0 * figure(r, "first_choice_share")],
-            ],
-        );
-    }
+    assert_named_rows(&rows, by_role, "role", |r| {
+        vec![
+            vec![figure(r, "players")],
+            vec![figure(r, "wait_s.p50")],
+            vec![figure(r, "wait_s.p90")],
+            vec![100.0 * figure(r, "abandon_rate")],
+            vec![100.0 * figure(r, "first_choice_share")],
+        ]
+    });
     // "Damage players wait 2.4 to 4.0 times longer and give up 2.3 to 3.6
     // times as often": the ranges of damage's median and p90 waits over
     // the other roles', and of its abandon rate over theirs.
