@@ -340,6 +340,19 @@ impl PolicyConfig {
 
 /// Checks a window that starts at `base`, grows `rate_per_s` a second and
 /// stops at `max` (widening, sweep-and-prune).
+/// The games played by `t`'s members, summed. It grows whenever a match
+/// end rewrites a member's record (rating, games, win rate), which is the
+/// only way a waiting ticket's attributes change (with `[backfill]` a
+/// leaver may queue again before the match they left ends), and it never
+/// falls: a policy that keeps what it read of a ticket compares it to see
+/// whether to read the ticket again.
+pub(crate) fn member_games(view: &PoolView<'_>, t: &crate::pool::WaitingTicket) -> u64 {
+    t.players
+        .iter()
+        .map(|p| u64::from(view.players[p.index()].games))
+        .sum()
+}
+
 pub(crate) fn check_growing_window(base: f64, rate_per_s: f64, max: f64) -> Result<(), ParamError> {
     check::non_negative("base", base)?;
     check::non_negative("rate_per_s", rate_per_s)?;

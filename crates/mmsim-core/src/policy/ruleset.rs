@@ -28,7 +28,9 @@
 //! (`ruleset::fold`) where their shapes fold, so a candidate's check does
 //! not re-read every ticket chosen so far.
 
-use super::{MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger};
+use super::{
+    member_games, MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger,
+};
 use crate::model::{ParamError, SimDuration, SimTime, TicketId};
 use crate::pool::WaitingTicket;
 use crate::ruleset::fold::Growing;
@@ -339,17 +341,6 @@ impl RulesetPolicy {
         }
         g.offer(&self.rs, view, t)
     }
-}
-
-/// The games played by `t`'s members, summed: it grows whenever a match
-/// end rewrites a member's record (rating, games, win rate), which is the
-/// only way a waiting ticket's attributes change (a leaver is free to queue
-/// before the match it left ends), and never falls.
-fn member_games(view: &PoolView<'_>, t: &WaitingTicket) -> u64 {
-    t.players
-        .iter()
-        .map(|p| u64::from(view.players[p.index()].games))
-        .sum()
 }
 
 fn cand_ticket<'a>(view: &PoolView<'a>, t: &WaitingTicket, team: usize) -> CandTicket<'a> {

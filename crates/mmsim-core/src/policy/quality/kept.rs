@@ -5,7 +5,9 @@ use super::*;
 use crate::model::{SimTime, TicketId};
 use crate::pool::RatingKey;
 
-/// Facts of a waiting ticket that stay fixed while it waits (its wait aside).
+/// Facts of a waiting ticket as read when it joined: they stay fixed while
+/// it waits (its wait aside) unless a member is rated again meanwhile, and
+/// then `sync` reads the ticket as one that left and joined.
 pub(super) struct Entry {
     pub(super) id: TicketId,
     pub(super) rating: f64,
@@ -13,6 +15,9 @@ pub(super) struct Entry {
     pub(super) size: usize,
     /// With `wait_s` 0: the wait is added per pass.
     pub(super) facts: PartyFacts,
+    /// Its members' games, summed, when `facts` were read
+    /// (`policy::member_games`).
+    pub(super) games: u64,
     /// The members' role masks (empty without a role queue).
     pub(super) roles: crate::teams::PartyRoles,
     pub(super) taken: bool,

@@ -136,10 +136,18 @@ impl Quality {
                 removed.push(self.order[i]);
                 i += 1;
             }
+            let games = crate::policy::member_games(view, t);
             if i < self.order.len() && self.entry(self.order[i]).id == t.id {
-                order.push(self.order[i]);
+                if self.entry(self.order[i]).games == games {
+                    order.push(self.order[i]);
+                    i += 1;
+                    continue;
+                }
+                // A member was rated while the ticket waited (a leaver's
+                // old match ended): its facts are read again, as a ticket
+                // that left and joined.
+                removed.push(self.order[i]);
                 i += 1;
-                continue;
             }
             let entry = Entry {
                 id: t.id,
@@ -150,6 +158,7 @@ impl Quality {
                     wait_s: 0.0,
                     ..party_facts(&self.params, view, t)
                 },
+                games,
                 roles: t.roles.clone(),
                 taken: false,
                 cache: None,
