@@ -844,6 +844,42 @@ mod tests {
         pub(super) static SKIPPED: Cell<u64> = const { Cell::new(0) };
     }
 
+    /// A party of `size` new players rated `rating`, each with a main role
+    /// drawn as tank (bit 0) with chance `tank`, else healer (bit 1) with
+    /// chance `healer`, else damage (bit 2), and a tenth accepting a second:
+    /// its members and their role masks. Shared by the role-queue tests of
+    /// `policy` and its submodules.
+    pub(super) fn role_members(
+        rng: &mut Pcg64,
+        players: &mut Vec<Player>,
+        size: usize,
+        rating: f64,
+        tank: f64,
+        healer: f64,
+    ) -> (crate::model::Party, crate::teams::PartyRoles) {
+        let mut members = smallvec::SmallVec::new();
+        let mut roles = smallvec::SmallVec::new();
+        for _ in 0..size {
+            let mut mask = if rng.random_bool(tank) {
+                1u8
+            } else if rng.random_bool(healer) {
+                2
+            } else {
+                4
+            };
+            if rng.random_bool(0.1) {
+                mask |= 1 << rng.random_range(0..3);
+            }
+            let pid = PlayerId(players.len() as u32);
+            let mut p = Player::new(pid, rating, Rating::new(rating, 50.0, 0.06));
+            p.roles = mask;
+            players.push(p);
+            members.push(pid);
+            roles.push(mask);
+        }
+        (members, roles)
+    }
+
     /// Random 5v5 role queues (1 tank, 1 healer, 3 damage a team) with
     /// scarce tanks, parties and flexible players, and windows that widen
     /// with the wait: the pass proposes the same whether or not seeds
@@ -864,26 +900,8 @@ mod tests {
             for id in 0..n {
                 let size = if rng.random_bool(0.15) { 2 } else { 1 };
                 let rating = 1500.0 + rng.random_range(-600.0..600.0_f64);
-                let mut members = smallvec::SmallVec::new();
-                let mut roles = smallvec::SmallVec::new();
-                for _ in 0..size {
-                    let mut mask = if rng.random_bool(tank_share) {
-                        1u8
-                    } else if rng.random_bool(0.2) {
-                        2
-                    } else {
-                        4
-                    };
-                    if rng.random_bool(0.1) {
-                        mask |= 1 << rng.random_range(0..3);
-                    }
-                    let pid = PlayerId(players.len() as u32);
-                    let mut p = Player::new(pid, rating, Rating::new(rating, 50.0, 0.06));
-                    p.roles = mask;
-                    players.push(p);
-                    members.push(pid);
-                    roles.push(mask);
-                }
+                let (members, roles) =
+                    role_members(&mut rng, &mut players, size, rating, tank_share, 0.2);
                 pool.insert(WaitingTicket {
                     id: TicketId(id),
                     players: members,

@@ -339,7 +339,7 @@ pub(crate) fn growing_window_reaches(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Player, PlayerId, Rating, SimDuration};
+    use crate::model::{Player, SimDuration};
     use crate::policy::widening::WideningParams;
     use crate::policy::{MatchFormat, Stateless};
     use crate::pool::Pool;
@@ -350,26 +350,8 @@ mod tests {
     fn ticket(rng: &mut Pcg64, id: u32, now: SimTime, players: &mut Vec<Player>) -> WaitingTicket {
         let size = if rng.random_bool(0.15) { 2 } else { 1 };
         let rating = 1500.0 + rng.random_range(-700.0..700.0_f64).round();
-        let mut members = SmallVec::new();
-        let mut roles = SmallVec::new();
-        for _ in 0..size {
-            let mut mask = if rng.random_bool(0.08) {
-                1u8
-            } else if rng.random_bool(0.25) {
-                2
-            } else {
-                4
-            };
-            if rng.random_bool(0.1) {
-                mask |= 1 << rng.random_range(0..3);
-            }
-            let pid = PlayerId(players.len() as u32);
-            let mut p = Player::new(pid, rating, Rating::new(rating, 50.0, 0.06));
-            p.roles = mask;
-            players.push(p);
-            members.push(pid);
-            roles.push(mask);
-        }
+        let (members, roles) =
+            crate::policy::tests::role_members(rng, players, size, rating, 0.08, 0.25);
         WaitingTicket {
             id: TicketId(id),
             players: members,
