@@ -11,9 +11,26 @@ mod regions;
 mod roles;
 mod run;
 
-use crate::chart::{render, Plot, Spec};
+use crate::chart::{render, Plot, Series, Spec, BLUE, ORANGE};
 use crate::input::ReportInput;
 use anyhow::Context;
+
+/// The p50 and p90 bars of a wait-by-group plot (decile, role, region,
+/// mode), in the colours every such plot uses.
+fn wait_series(p50: Vec<(f64, f64)>, p90: Vec<(f64, f64)>) -> Vec<Series> {
+    vec![
+        Series {
+            label: "p50".into(),
+            color: BLUE,
+            points: p50,
+        },
+        Series {
+            label: "p90".into(),
+            color: ORANGE,
+            points: p90,
+        },
+    ]
+}
 
 /// Builds one plot's description from a finished run, or `None` when the
 /// run has nothing to draw in it.

@@ -1,7 +1,7 @@
 //! The wait-by-mode plot, only when the run has `[modes]`, from the
 //! summary's own figures (`html.rs` adds the per-mode table).
 
-use crate::chart::{Chart, Series, Spec, BLUE, ORANGE};
+use crate::chart::{Chart, Spec};
 use crate::input::ReportInput;
 use mmsim_core::metrics::modes::QueuedFigures;
 
@@ -58,18 +58,7 @@ pub(super) fn wait_by_mode(input: &ReportInput) -> Option<Spec> {
         y_desc: "wait in queue (s)".into(),
         chart: Chart::Bars {
             categories: rows.iter().map(|r| r.0.clone()).collect(),
-            series: vec![
-                Series {
-                    label: "p50".into(),
-                    color: BLUE,
-                    points: bars(|r| r.1),
-                },
-                Series {
-                    label: "p90".into(),
-                    color: ORANGE,
-                    points: bars(|r| r.2),
-                },
-            ],
+            series: super::wait_series(bars(|r| r.1), bars(|r| r.2)),
         },
     })
 }

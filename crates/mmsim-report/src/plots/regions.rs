@@ -1,7 +1,7 @@
 //! The plot regions add to a run's report: wait by home region, drawn only
 //! when the run has `[regions]`, from the summary's own figures.
 
-use crate::chart::{Chart, Series, Spec, BLUE, ORANGE};
+use crate::chart::{Chart, Spec};
 use crate::input::ReportInput;
 
 /// Median and 90th-percentile wait by the lead player's home region, from
@@ -33,18 +33,7 @@ pub(super) fn wait_by_region(input: &ReportInput) -> Option<Spec> {
         y_desc: "wait in queue (s)".into(),
         chart: Chart::Bars {
             categories: homes.iter().map(|h| h.region.clone()).collect(),
-            series: vec![
-                Series {
-                    label: "p50".into(),
-                    color: BLUE,
-                    points: bars(|h| h.wait_p50_s),
-                },
-                Series {
-                    label: "p90".into(),
-                    color: ORANGE,
-                    points: bars(|h| h.wait_p90_s),
-                },
-            ],
+            series: super::wait_series(bars(|h| h.wait_p50_s), bars(|h| h.wait_p90_s)),
         },
     })
 }

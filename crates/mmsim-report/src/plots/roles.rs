@@ -1,7 +1,7 @@
 //! The role queue's plot: wait by main role, drawn from `summary.json`'s
 //! `roles`, so the bars and the summary are the same numbers.
 
-use crate::chart::{Chart, Series, Spec, BLUE, ORANGE};
+use crate::chart::{Chart, Spec};
 use crate::input::ReportInput;
 
 /// Median and p90 wait of matched players by main role; `None` without a
@@ -32,18 +32,7 @@ pub(super) fn wait_by_role(input: &ReportInput) -> Option<Spec> {
         y_desc: "wait in queue (s)".into(),
         chart: Chart::Bars {
             categories: by.iter().map(|r| r.role.clone()).collect(),
-            series: vec![
-                Series {
-                    label: "p50".into(),
-                    color: BLUE,
-                    points: pick(|d| d.p50),
-                },
-                Series {
-                    label: "p90".into(),
-                    color: ORANGE,
-                    points: pick(|d| d.p90),
-                },
-            ],
+            series: super::wait_series(pick(|d| d.p50), pick(|d| d.p90)),
         },
     })
 }

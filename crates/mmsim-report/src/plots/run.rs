@@ -167,18 +167,7 @@ pub(super) fn wait_by_decile(input: &ReportInput) -> Option<Spec> {
         y_desc: "wait in queue (s)".into(),
         chart: Chart::Bars {
             categories: (1..=10).map(|d| d.to_string()).collect(),
-            series: vec![
-                Series {
-                    label: "p50".into(),
-                    color: BLUE,
-                    points: p50,
-                },
-                Series {
-                    label: "p90".into(),
-                    color: ORANGE,
-                    points: p90,
-                },
-            ],
+            series: super::wait_series(p50, p90),
         },
     })
 }
