@@ -458,18 +458,19 @@ pub struct FreePass<'a> {
 impl<'a> FreePass<'a> {
     /// A pass over every ticket of `pool`, none taken yet.
     pub fn new(pool: &'a Pool) -> Self {
-        let sorted: Vec<&WaitingTicket> = pool.by_rating().collect();
+        // Each ticket's position by rating, found through its pool slot:
+        // the seeds in age order without sorting ids on every pass.
+        let mut position = vec![0u32; pool.slots()];
+        let mut sorted = Vec::with_capacity(pool.len());
+        for (slot, t) in pool.by_rating_slots() {
+            position[slot as usize] = sorted.len() as u32;
+            sorted.push(t);
+        }
         let n = sorted.len() as u32;
-        let mut by_id: Vec<(TicketId, u32)> = sorted
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (t.id, i as u32))
-            .collect();
-        // Ticket ids grow with enqueue order: by id is longest-waiting first,
-        // the order of `Pool::oldest_first`.
-        by_id.sort_unstable();
         FreePass {
-            seeds: by_id.into_iter().map(|(_, i)| i).collect(),
+            seeds: (pool.slots_oldest_first())
+                .map(|slot| position[slot as usize])
+                .collect(),
             up: (0..=n).collect(),
             down: (0..=n).collect(),
             taken: vec![false; n as usize],
@@ -589,7 +590,7 @@ impl<'a> FreePass<'a> {
             self.taken[pos] = true;
             self.free_players -= self.sorted[pos].size();
             if let Some(w) = self.windows.as_mut() {
-                w.remove(pos, &self.sorted[pos].roles);
+                w.remove(pos);
                 self.all_can_fill = self.count_all();
             }
             self.up[pos] = pos as u32 + 1;
@@ -680,7 +681,9 @@ impl<'a> FreePass<'a> {
             return Err(vec![pos]);
         }
         let mut room = need - seed.size();
-        let mut chosen = vec![pos];
+        // At most one ticket per player: no growing as the walk chooses.
+        let mut chosen = Vec::with_capacity(need);
+        chosen.push(pos);
         // A party joins only if the set can still be split into full teams
         // (as in `fill_from_nearest`).
         let mut packing = Packing::new(format.teams, format.team_size);

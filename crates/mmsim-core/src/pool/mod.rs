@@ -105,6 +105,27 @@ impl Pool {
         self.by_rating.iter().map(|&(_, _, slot)| self.at(slot))
     }
 
+    /// Waiting tickets in ascending rating order, each with its slot: a
+    /// dense index below `slots()`, the same for a ticket as long as it
+    /// waits, so a pass can map tickets to its own positions without
+    /// hashing or sorting ids.
+    pub fn by_rating_slots(&self) -> impl Iterator<Item = (u32, &WaitingTicket)> + '_ {
+        self.by_rating
+            .iter()
+            .map(|&(_, _, slot)| (slot, self.at(slot)))
+    }
+
+    /// The slots (`by_rating_slots`) of the waiting tickets, longest-waiting
+    /// first.
+    pub fn slots_oldest_first(&self) -> impl Iterator<Item = u32> + '_ {
+        self.by_id.values().copied()
+    }
+
+    /// One more than the largest slot a waiting ticket can have.
+    pub fn slots(&self) -> usize {
+        self.slab.len()
+    }
+
     /// Tickets with rating in [lo, hi], ascending.
     pub fn rating_range(
         &self,

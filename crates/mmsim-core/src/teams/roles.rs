@@ -1058,22 +1058,33 @@ fn staffs(inside: &Inside, total: u32, need: &Inside, subsets: usize) -> bool {
     (1..subsets).all(|s| total - inside[full & !s] >= need[s])
 }
 
-/// The free players of a pass counted by role mask along the rating axis
-/// (a Fenwick tree per mask over the pass's positions), so a seed can tell
-/// in O(log n) whether the free players inside its rating window could
-/// staff one match at all (`PoolRoles::can_fill`'s test on the window).
-/// When they cannot, its fill must fail, and the walk of the whole window
-/// (a damage seed looking for the tanks taken around it, while tanks
-/// remain elsewhere) is spared: a necessary condition only, so it changes
-/// no proposal.
+/// The free players of a pass counted by role mask along the rating axis,
+/// so a seed can tell in O(roles' subsets) whether the free players inside
+/// its rating window could staff one match at all (`PoolRoles::can_fill`'s
+/// test on the window). When they cannot, its fill must fail, and the walk
+/// of the whole window (a damage seed looking for the tanks taken around
+/// it, while tanks remain elsewhere) is spared: a necessary condition only,
+/// so it changes no proposal.
+///
+/// The counts are prefix sums of the Hall counts themselves, taken once per
+/// pass; the few tickets a pass takes are subtracted where a window holds
+/// them. A pass asks for a window at nearly every seed and takes tickets
+/// at one seed in hundreds, so answering in a few loads (instead of a
+/// Fenwick tree's two descents per subset) is what matters.
 #[derive(Clone, Debug)]
 pub struct RoleWindows {
     subsets: usize,
     need: Inside,
-    n: usize,
-    /// `subsets` trees of `n + 1` counts, one after the other.
-    trees: Vec<u32>,
+    /// Row i (`subsets` counts): the players at positions before i whose
+    /// roles all lie in each subset; the last subset holds every player.
+    prefix: Vec<u32>,
+    /// Positions counted out since the rows were last summed, ascending.
+    removed: Vec<usize>,
 }
+
+/// Counted-out positions beyond which the rows are summed again: keeps a
+/// window's subtraction short in a pass that takes many tickets.
+const REMOVED_BEFORE_RESUM: usize = 32;
 
 impl RoleWindows {
     /// Counts for a format of `teams` teams of `comp` over positions
@@ -1089,67 +1100,85 @@ impl RoleWindows {
             return None;
         }
         let subsets = 1usize << comp.roles();
-        let mut trees = vec![0u32; subsets * (n + 1)];
+        let mut prefix = vec![0u32; subsets * (n + 1)];
         for i in 0..n {
+            let (done, next) = prefix.split_at_mut((i + 1) * subsets);
+            let row = &mut next[..subsets];
+            row.copy_from_slice(&done[i * subsets..]);
             for &m in masks(i) {
-                let k = (usize::from(m) & (subsets - 1)) * (n + 1) + i + 1;
-                trees[k] += 1;
-            }
-        }
-        // Each tree built in place, in linear time.
-        for tree in trees.chunks_mut(n + 1) {
-            for i in 1..=n {
-                let j = i + (i & i.wrapping_neg());
-                if j <= n {
-                    tree[j] += tree[i];
+                let mut bits = supersets(m, subsets);
+                while bits != 0 {
+                    row[bits.trailing_zeros() as usize] += 1;
+                    bits &= bits - 1;
                 }
             }
         }
         Some(RoleWindows {
             subsets,
             need: slots_by_subset(comp, teams),
-            n,
-            trees,
+            prefix,
+            removed: Vec::new(),
         })
     }
 
-    /// Counts out the members of the ticket at `pos` (taken in the pass).
-    pub fn remove(&mut self, pos: usize, masks: &[u8]) {
-        for &m in masks {
-            let tree = (usize::from(m) & (self.subsets - 1)) * (self.n + 1);
-            let mut i = pos + 1;
-            while i <= self.n {
-                self.trees[tree + i] -= 1;
-                i += i & i.wrapping_neg();
-            }
+    /// The Hall counts of the players at positions `lo..hi`, as summed.
+    fn summed(&self, lo: usize, hi: usize) -> Inside {
+        let s = self.subsets;
+        let mut inside: Inside = [0; 1 << SUBSET_ROLES];
+        let (below, upto) = (&self.prefix[lo * s..][..s], &self.prefix[hi * s..][..s]);
+        for ((n, &a), &b) in inside.iter_mut().zip(upto).zip(below) {
+            *n = a - b;
+        }
+        inside
+    }
+
+    /// Counts out the ticket at `pos` (taken in the pass).
+    pub fn remove(&mut self, pos: usize) {
+        let at = self.removed.partition_point(|&p| p < pos);
+        if self.removed.get(at) == Some(&pos) {
+            return;
+        }
+        self.removed.insert(at, pos);
+        if self.removed.len() > REMOVED_BEFORE_RESUM {
+            self.resum();
         }
     }
 
-    fn prefix(&self, mask: usize, end: usize) -> u32 {
-        let tree = mask * (self.n + 1);
-        let (mut i, mut sum) = (end, 0);
-        while i > 0 {
-            sum += self.trees[tree + i];
-            i -= i & i.wrapping_neg();
+    /// Sums the rows again without the removed positions.
+    fn resum(&mut self) {
+        let s = self.subsets;
+        let rows = self.prefix.len() / s;
+        // Each position's own counts, the removed ones zeroed.
+        let mut own = vec![0u32; (rows - 1) * s];
+        for i in 0..rows - 1 {
+            for k in 0..s {
+                own[i * s + k] = self.prefix[(i + 1) * s + k] - self.prefix[i * s + k];
+            }
         }
-        sum
+        for &p in &self.removed {
+            own[p * s..][..s].fill(0);
+        }
+        for i in 0..rows - 1 {
+            for k in 0..s {
+                self.prefix[(i + 1) * s + k] = self.prefix[i * s + k] + own[i * s + k];
+            }
+        }
+        self.removed.clear();
     }
 
     /// Whether the free players at positions `lo..hi` could staff one
     /// match: for every nonempty set S of roles, those who can take a role
     /// in S cover S's slots.
     pub fn can_fill(&self, lo: usize, hi: usize) -> bool {
-        let mut inside: Inside = [0; 1 << SUBSET_ROLES];
-        let mut total = 0;
-        for m in 0..self.subsets {
-            let n = self.prefix(m, hi) - self.prefix(m, lo);
-            total += n;
-            let mut bits = supersets(m as u8, self.subsets);
-            while bits != 0 {
-                inside[bits.trailing_zeros() as usize] += n;
-                bits &= bits - 1;
+        let mut inside = self.summed(lo, hi);
+        let from = self.removed.partition_point(|&p| p < lo);
+        for &p in self.removed[from..].iter().take_while(|&&p| p < hi) {
+            let own = self.summed(p, p + 1);
+            for (n, o) in inside.iter_mut().zip(own) {
+                *n -= o;
             }
         }
+        let total = inside[self.subsets - 1];
         staffs(&inside, total, &self.need, self.subsets)
     }
 }
@@ -1562,6 +1591,38 @@ mod tests {
                 team_fits(masks.iter().copied(), c),
                 team_fits_by_subsets(masks.iter().copied(), c)
             );
+        }
+
+        /// A window's counts are the plain recount of its free players:
+        /// `RoleWindows` answers as `PoolRoles` filled from the tickets at
+        /// `lo..hi` not yet removed, through removals of any number (the
+        /// rows are summed again past a few dozen), repeated ones included.
+        #[test]
+        fn window_counts_are_the_recount_of_the_window(
+            slots in prop::collection::vec(0u8..=2, 1..=SUBSET_ROLES),
+            teams in 1usize..=3,
+            parties in prop::collection::vec(prop::collection::vec(any::<u8>(), 1..=3), 0..90),
+            steps in prop::collection::vec((any::<bool>(), 0usize..100, 0usize..100), 0..120),
+        ) {
+            let c = Composition::new(&slots);
+            let n = parties.len();
+            let mut windows = RoleWindows::new(c, teams, n, |i| &parties[i][..]).unwrap();
+            let mut removed = vec![false; n];
+            for (remove, a, b) in steps {
+                if remove {
+                    if n > 0 {
+                        windows.remove(a % n);
+                        removed[a % n] = true;
+                    }
+                    continue;
+                }
+                let (lo, hi) = (a.min(b).min(n), a.max(b).min(n));
+                let mut recount = PoolRoles::new(c, teams).unwrap();
+                for i in (lo..hi).filter(|&i| !removed[i]) {
+                    recount.add(&parties[i]);
+                }
+                prop_assert_eq!(windows.can_fill(lo, hi), recount.can_fill(), "{:?} {}..{}", slots, lo, hi);
+            }
         }
 
         /// A pass stops on `PoolRoles::can_fill` only when no full match is
