@@ -432,6 +432,7 @@ pub fn fill_from_nearest(
 /// that walks outward from every seed would otherwise re-walk the tickets
 /// already matched around it, which late in a pass over a dense pool costs
 /// far more than the matching itself. Building it is O(n log n).
+#[derive(Clone)]
 pub struct FreePass<'a> {
     sorted: Vec<&'a WaitingTicket>,
     /// `sorted`'s ratings, dense: the walks and window bounds read them.
@@ -663,17 +664,26 @@ impl<'a> FreePass<'a> {
         max_distance: f64,
         accept: impl FnMut(f64, &WaitingTicket) -> bool,
     ) -> Option<Vec<TicketId>> {
-        self.try_fill(format, pos, max_distance, accept).ok()
+        self.try_fill(format, pos, max_distance, accept, |_, _| None)
+            .ok()
     }
 
     /// `fill`, saying on failure which positions the fill had chosen (the
     /// seed's first), for a pass that keeps failures (`Windowed`).
+    ///
+    /// `recorded(distance, ticket)` may answer for a ticket what the fill
+    /// decided about it before (`Some(true)`: chosen), for a pass that
+    /// knows a failed fill's decisions still hold; those tickets are taken
+    /// or passed over without the checks. Once a ticket it left to the
+    /// checks is chosen, the set chosen differs from the one the answers
+    /// were made for, and it is no longer asked.
     fn try_fill(
         &mut self,
         format: MatchFormat,
         pos: usize,
         max_distance: f64,
         mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
+        mut recorded: impl FnMut(f64, &WaitingTicket) -> Option<bool>,
     ) -> Result<Vec<TicketId>, Vec<usize>> {
         let seed = self.sorted[pos];
         let need = format.players();
@@ -691,14 +701,29 @@ impl<'a> FreePass<'a> {
         // And only if the set can still be completed to a role-feasible
         // match, when the format has a role queue.
         let mut roles = RoleFill::new(format.roles, format.teams, &seed.roles);
+        let mut guided = true;
         if room > 0 {
             self.walk(pos, max_distance, |d, at, t| {
-                if t.size() <= room
-                    && t.size() <= format.team_size
-                    && accept(d, t)
-                    && roles.admits(&t.roles)
-                    && packing.try_add(t.size())
-                {
+                let known = if guided { recorded(d, t) } else { None };
+                let take = match known {
+                    Some(take) => {
+                        if take {
+                            let fits = packing.try_add(t.size());
+                            debug_assert!(fits, "a recorded choice no longer fits");
+                        }
+                        take
+                    }
+                    None => {
+                        let take = t.size() <= room
+                            && t.size() <= format.team_size
+                            && accept(d, t)
+                            && roles.admits(&t.roles)
+                            && packing.try_add(t.size());
+                        guided &= !take;
+                        take
+                    }
+                };
+                if take {
                     roles.take(&t.roles);
                     chosen.push(at);
                     room -= t.size();

@@ -25,9 +25,20 @@
 //! nothing chosen: departures only take staff away. A kept failure is
 //! checked on every pass (a pass that stops early drops the records of the
 //! seeds it did not reach), so the joins since the last pass are all it
-//! must look at. `Stateless<W>`, the plain pass, is the oracle: the test
+//! must look at.
+//!
+//! When only the first condition breaks (tickets joined within the window,
+//! or the window grew to reach new ones) the walk is still redone, but
+//! guided: every ticket it walked before is taken or passed over as then,
+//! and only the newcomers are checked, until one of them is chosen. A
+//! turned-down ticket stays turned down while the chosen set is the same,
+//! so only a newcomer can change the walk (half of the role queue's walks
+//! were such joins, and the checks were most of a walk's cost).
+//!
+//! `Stateless<W>`, the plain pass, is the oracle: the test
 //! `kept_failures_propose_what_the_plain_pass_proposes` runs both over
-//! random role queues as they evolve.
+//! random role queues as they evolve, and in tests every guided walk is
+//! compared with a plain one on a copy of the pass.
 
 use super::{
     propose_mutual_windows, Explain, FreePass, MutualWindow, Policy, PoolView, Proposal, Schedule,
@@ -54,13 +65,36 @@ pub trait GrowingWindow: MutualWindow {
 struct Kept {
     /// The pass that last confirmed it; only the next pass may use it.
     pass: u64,
-    /// Before this instant no window involved grows to change the walk.
-    until: SimTime,
+    /// Before this instant the seed's own window does not reach `reach`.
+    grows: SimTime,
+    /// Before this instant no ticket the fill turned down for its own
+    /// window has a window that reaches the seed.
+    others: SimTime,
     /// Distance to the nearest ticket beyond the seed's window: a join
     /// within it may enter the walk.
     reach: f64,
-    /// The tickets the failed fill chose besides the seed.
+    /// The tickets the failed fill chose besides the seed, in the order
+    /// chosen.
     chosen: SmallVec<[TicketId; 9]>,
+    /// Whether the fill walked the window (not skipped on its role counts):
+    /// only then are its decisions known for every ticket within `reach`.
+    walked: bool,
+}
+
+/// What a pass does with a seed that has a kept failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// The failure stands: no walk.
+    Stands,
+    /// Walk again, taking the kept decisions for the tickets walked before
+    /// (`FreePass::try_fill`'s `recorded`) and deciding only for the
+    /// tickets that joined within the window or that it has grown to
+    /// reach: the failure's chosen tickets are all still free and no
+    /// turned-down ticket's window has grown to the seed, so every other
+    /// decision is what it was.
+    Guided,
+    /// Walk again from scratch.
+    Walk,
 }
 
 /// The policy of a `GrowingWindow`: as `Stateless<W>`, with the tick
@@ -76,6 +110,10 @@ pub struct Windowed<W> {
     /// Ratings of the tickets that entered (or changed) since the last
     /// pass, sorted.
     joins: Vec<f64>,
+    /// Those tickets' ids, sorted (a changed ticket's old place is in
+    /// `joins` only: it is gone from there, which changes nothing unless
+    /// it was chosen).
+    joined: Vec<TicketId>,
     /// Tickets that left (or changed) since the last pass, by id.
     gone: Vec<TicketId>,
     /// Tickets proposed in this pass so far; at the next pass's start, any
@@ -95,6 +133,7 @@ impl<W> Windowed<W> {
             last: Vec::new(),
             spare: Vec::new(),
             joins: Vec::new(),
+            joined: Vec::new(),
             gone: Vec::new(),
             proposed: Vec::new(),
             work: SearchWork::default(),
@@ -106,6 +145,7 @@ impl<W: GrowingWindow> Windowed<W> {
     /// Learns what entered and left the pool since the last pass.
     fn sync(&mut self, view: &PoolView<'_>) {
         self.joins.clear();
+        self.joined.clear();
         self.gone.clear();
         // The snapshot is rebuilt in last time's buffer: no allocation.
         let mut now = std::mem::take(&mut self.spare);
@@ -125,9 +165,13 @@ impl<W: GrowingWindow> Windowed<W> {
                     self.kept.remove(&t.id);
                     self.gone.push(t.id);
                     self.joins.extend([l.2, t.rating]);
+                    self.joined.push(t.id);
                     i += 1;
                 }
-                None => self.joins.push(t.rating),
+                None => {
+                    self.joins.push(t.rating);
+                    self.joined.push(t.id);
+                }
             }
             now.push((t.id, t.enqueued, t.rating));
         }
@@ -138,30 +182,38 @@ impl<W: GrowingWindow> Windowed<W> {
         for &id in &self.proposed {
             if let Some(t) = view.pool.get(id) {
                 self.joins.push(t.rating);
+                self.joined.push(t.id);
             }
         }
         self.proposed.clear();
         self.joins.sort_unstable_by(f64::total_cmp);
+        self.joined.sort_unstable();
         self.spare = std::mem::replace(&mut self.last, now);
     }
 
-    /// Whether the seed's kept failure still stands at this point of the
-    /// pass. Its chosen tickets were free at the last pass, so they still
-    /// are unless they left since or this pass took them. A ticket that
-    /// entered beyond the seed's window only brings nearer the instant at
-    /// which the window reaches a ticket it has not walked.
-    fn still_fails(&mut self, seed: &WaitingTicket, now: SimTime) -> bool {
+    /// What to do with the seed at this point of the pass: its kept
+    /// failure stands, or a walk guided by it, or a walk from scratch. Its
+    /// chosen tickets were free at the last pass, so they still are unless
+    /// they left since or this pass took them. A ticket that entered beyond
+    /// the seed's window only brings nearer the instant at which the window
+    /// reaches a ticket it has not walked.
+    fn verdict(&mut self, seed: &WaitingTicket, now: SimTime) -> Verdict {
         let Some(k) = self.kept.get_mut(&seed.id) else {
-            return false;
+            return Verdict::Walk;
         };
         if k.pass + 1 != self.passes
-            || now >= k.until
+            || now >= k.others
             || k.chosen
                 .iter()
                 .any(|id| self.gone.binary_search(id).is_ok() || self.proposed.contains(id))
         {
-            return false;
+            return Verdict::Walk;
         }
+        let guided = if k.walked {
+            Verdict::Guided
+        } else {
+            Verdict::Walk
+        };
         let r = seed.rating;
         // Rounding slack: a join this close to an edge counts as inside.
         let slack = 1e-9 * (1.0 + r.abs() + k.reach.min(1e12));
@@ -174,14 +226,18 @@ impl<W: GrowingWindow> Windowed<W> {
             let d = if j < r { r - j } else { j - r };
             let w = *window.get_or_insert_with(|| self.rule.window(seed, now));
             if d <= w + slack {
-                return false;
+                return guided;
             }
             if d < k.reach {
                 k.reach = d;
-                k.until = k.until.min(self.rule.reaches(seed, d));
+                k.grows = k.grows.min(self.rule.reaches(seed, d));
             }
         }
-        now < k.until
+        if now < k.grows {
+            Verdict::Stands
+        } else {
+            guided
+        }
     }
 
     /// The tick pass: `greedy_pass` with mutual windows, skipping seeds
@@ -201,7 +257,8 @@ impl<W: GrowingWindow> Windowed<W> {
                 continue;
             };
             self.work.seed_visits += 1;
-            if self.still_fails(seed, now) {
+            let verdict = self.verdict(seed, now);
+            if verdict == Verdict::Stands {
                 #[cfg(test)]
                 self.assert_still_fails(&mut pass, pos, now, format);
                 self.kept.get_mut(&seed.id).expect("checked above").pass = self.passes;
@@ -212,18 +269,42 @@ impl<W: GrowingWindow> Windowed<W> {
             let w = rule.window(seed, now);
             let (lo, hi) = pass.bounds(pos, w);
             let reach = pass.beyond(pos, lo, hi);
-            let mut until = rule.reaches(seed, reach);
-            let fill = if pass.can_fill_within(pos, lo, hi) {
-                pass.try_fill(format, pos, w, |d, t| {
-                    let ok = d <= rule.window(t, now);
-                    if !ok {
-                        until = until.min(rule.reaches(t, d));
-                    }
-                    ok
-                })
+            let grows = rule.reaches(seed, reach);
+            // A guided walk keeps the turned-down tickets' instant: the
+            // tickets it does not decide again are turned down as before.
+            let before = (verdict == Verdict::Guided).then(|| &self.kept[&seed.id]);
+            let mut others = before.map_or(SimTime::MAX, |k| k.others);
+            let joined = &self.joined;
+            #[cfg(test)]
+            let plain = before.map(|_| Self::plain_fill(rule, &pass, pos, now, format));
+            let walked = pass.can_fill_within(pos, lo, hi);
+            let fill = if walked {
+                pass.try_fill(
+                    format,
+                    pos,
+                    w,
+                    |d, t| {
+                        let ok = d <= rule.window(t, now);
+                        if !ok {
+                            others = others.min(rule.reaches(t, d));
+                        }
+                        ok
+                    },
+                    |d, t| {
+                        let k = before?;
+                        (d < k.reach && joined.binary_search(&t.id).is_err())
+                            .then(|| k.chosen.contains(&t.id))
+                    },
+                )
             } else {
                 Err(vec![pos])
             };
+            #[cfg(test)]
+            if let Some(plain) = plain {
+                let got = (fill.clone())
+                    .map_err(|c| c.iter().map(|&at| pass.ticket(at).id).collect::<Vec<_>>());
+                assert_eq!(got, plain, "a guided walk differs from a plain one");
+            }
             match fill {
                 Ok(tickets) => {
                     self.kept.remove(&seed.id);
@@ -234,9 +315,11 @@ impl<W: GrowingWindow> Windowed<W> {
                     let chosen = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();
                     let kept = Kept {
                         pass: self.passes,
-                        until,
+                        grows,
+                        others,
                         reach,
                         chosen,
+                        walked,
                     };
                     self.kept.insert(seed.id, kept);
                 }
@@ -247,6 +330,25 @@ impl<W: GrowingWindow> Windowed<W> {
 
 #[cfg(test)]
 impl<W: GrowingWindow> Windowed<W> {
+    /// Tests: what a plain walk from the seed at `pos` gives (the ids
+    /// chosen, seed first, on failure), on a copy of the pass.
+    fn plain_fill(
+        rule: &W,
+        pass: &FreePass<'_>,
+        pos: usize,
+        now: SimTime,
+        format: super::MatchFormat,
+    ) -> Result<Vec<TicketId>, Vec<TicketId>> {
+        let mut copy = pass.clone();
+        let w = rule.window(pass.ticket(pos), now);
+        let (lo, hi) = copy.bounds(pos, w);
+        if !copy.can_fill_within(pos, lo, hi) {
+            return Err(vec![pass.ticket(pos).id]);
+        }
+        copy.try_fill(format, pos, w, |d, t| d <= rule.window(t, now), |_, _| None)
+            .map_err(|c| c.iter().map(|&at| pass.ticket(at).id).collect())
+    }
+
     /// Tests: a kept failure must be what the walk finds now, chosen
     /// tickets and all (a walk that fails does not change the pass).
     fn assert_still_fails(
@@ -263,7 +365,7 @@ impl<W: GrowingWindow> Windowed<W> {
             return;
         }
         let rule = &self.rule;
-        match pass.try_fill(format, pos, w, |d, t| d <= rule.window(t, now)) {
+        match pass.try_fill(format, pos, w, |d, t| d <= rule.window(t, now), |_, _| None) {
             Ok(tickets) => panic!("a kept failure fills {tickets:?}"),
             Err(chosen) => {
                 let ids: Vec<TicketId> = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();
