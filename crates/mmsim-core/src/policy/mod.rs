@@ -20,7 +20,7 @@ pub use windowed::{GrowingWindow, Windowed};
 
 use crate::model::{check, MatchId, ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::{Pool, WaitingTicket};
-use crate::teams::{Packing, RoleFill, RoleWindows};
+use crate::teams::{Packing, PoolRoles, RoleFill, RoleWindows};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
 
@@ -738,6 +738,39 @@ impl<'a> FreePass<'a> {
             self.take(at);
         }
         Ok(chosen.iter().map(|&at| self.sorted[at].id).collect())
+    }
+}
+
+/// What a fresh `FreePass` answers to `roles_can_fill` once `track_roles`
+/// counted it, tallied ticket by ticket without building the pass: a pass
+/// that has taken nothing asks no more of it.
+pub struct PoolTally {
+    counts: Option<PoolRoles>,
+    /// A ticket without a role per player: the pass keeps no counts.
+    unroled: bool,
+}
+
+impl PoolTally {
+    /// No tickets yet, for `format`.
+    pub fn new(format: MatchFormat) -> Self {
+        PoolTally {
+            counts: format.roles.and_then(|c| PoolRoles::new(c, format.teams)),
+            unroled: false,
+        }
+    }
+
+    /// Counts ticket `t` in.
+    pub fn add(&mut self, t: &WaitingTicket) {
+        if t.roles.len() != t.size() {
+            self.unroled = true;
+        } else if let Some(counts) = self.counts.as_mut() {
+            counts.add(&t.roles);
+        }
+    }
+
+    /// `FreePass::roles_can_fill` over the tickets counted.
+    pub fn can_fill(&self) -> bool {
+        self.unroled || self.counts.as_ref().is_none_or(PoolRoles::can_fill)
     }
 }
 

@@ -41,8 +41,8 @@
 //! compared with a plain one on a copy of the pass.
 
 use super::{
-    propose_mutual_windows, Explain, FreePass, MutualWindow, Policy, PoolView, Proposal, Schedule,
-    SearchWork, Trigger,
+    propose_mutual_windows, Explain, FreePass, MutualWindow, Policy, PoolTally, PoolView, Proposal,
+    Schedule, SearchWork, Trigger,
 };
 use crate::model::{SimTime, TicketId};
 use crate::pool::WaitingTicket;
@@ -120,6 +120,9 @@ pub struct Windowed<W> {
     /// still waiting did not leave, so they count as joins for the seeds
     /// that walked without them.
     proposed: Vec<TicketId>,
+    /// Whether the pool at this pass could staff a match by its role
+    /// counts (`PoolTally`), tallied as `sync` reads it.
+    pool_can_fill: bool,
     work: SearchWork,
 }
 
@@ -136,6 +139,7 @@ impl<W> Windowed<W> {
             joined: Vec::new(),
             gone: Vec::new(),
             proposed: Vec::new(),
+            pool_can_fill: true,
             work: SearchWork::default(),
         }
     }
@@ -151,7 +155,9 @@ impl<W: GrowingWindow> Windowed<W> {
         let mut now = std::mem::take(&mut self.spare);
         now.clear();
         let (last, mut i) = (&self.last, 0);
+        let mut tally = PoolTally::new(view.format);
         for t in view.pool.oldest_first() {
+            tally.add(t);
             while i < last.len() && last[i].0 < t.id {
                 self.kept.remove(&last[i].0);
                 self.gone.push(last[i].0);
@@ -189,6 +195,7 @@ impl<W: GrowingWindow> Windowed<W> {
         self.joins.sort_unstable_by(f64::total_cmp);
         self.joined.sort_unstable();
         self.spare = std::mem::replace(&mut self.last, now);
+        self.pool_can_fill = tally.can_fill();
     }
 
     /// What to do with the seed at this point of the pass: its kept
@@ -246,18 +253,52 @@ impl<W: GrowingWindow> Windowed<W> {
         self.sync(view);
         self.passes += 1;
         let (now, format) = (view.now, view.format);
+        // As `greedy_pass`: nothing more can form. Until a seed must walk
+        // nothing is taken, so this holds for every seed before it, and the
+        // pass itself is built only then (a third of the role queue's
+        // passes walk no seed).
+        #[cfg(test)]
+        let mut check = FreePass::new(view.pool);
+        #[cfg(test)]
+        check.track_roles(format);
+        #[cfg(test)]
+        assert_eq!(self.pool_can_fill, check.roles_can_fill());
+        if view.pool.players() < format.players() || !self.pool_can_fill {
+            return;
+        }
+        let mut first = None;
+        for (k, seed) in view.pool.oldest_first().enumerate() {
+            self.work.seed_visits += 1;
+            let verdict = self.verdict(seed, now);
+            if verdict != Verdict::Stands {
+                first = Some((k, verdict));
+                break;
+            }
+            #[cfg(test)]
+            {
+                let (pos, _) = check.seed(k).expect("nothing is taken yet");
+                self.assert_still_fails(&mut check, pos, now, format);
+            }
+            self.kept.get_mut(&seed.id).expect("checked above").pass = self.passes;
+        }
+        let Some((start, first)) = first else {
+            return;
+        };
         let mut pass = FreePass::new(view.pool);
         pass.track_roles(format);
-        for k in 0..pass.len() {
-            // As `greedy_pass`: nothing more can form.
+        for k in start..pass.len() {
             if pass.free_players() < format.players() || !pass.roles_can_fill() {
                 break;
             }
             let Some((pos, seed)) = pass.seed(k) else {
                 continue;
             };
-            self.work.seed_visits += 1;
-            let verdict = self.verdict(seed, now);
+            let verdict = if k == start {
+                first
+            } else {
+                self.work.seed_visits += 1;
+                self.verdict(seed, now)
+            };
             if verdict == Verdict::Stands {
                 #[cfg(test)]
                 self.assert_still_fails(&mut pass, pos, now, format);

@@ -594,13 +594,16 @@ fn slots_by_subset(comp: Composition, teams: usize) -> Inside {
     slots
 }
 
-/// The subsets (bit s, below `subsets`) that hold every role of `mask`.
+/// The subsets (bit s, below `subsets`) that hold every role of `mask`:
+/// with `count`, the plain Hall counts the tests hold the lanes to.
+#[cfg(test)]
 fn supersets(mask: u8, subsets: usize) -> u16 {
     let within = ((1u32 << subsets) - 1) as u16;
     SUPERSETS[usize::from(mask) & (subsets - 1)] & within
 }
 
 /// Adds (`up`) or removes players with role `masks` to Hall counts `inside`.
+#[cfg(test)]
 fn count(inside: &mut Inside, masks: &[u8], subsets: usize, up: bool) {
     for &m in masks {
         let mut bits = supersets(m, subsets);
@@ -1032,13 +1035,24 @@ impl PoolRoles {
     /// Counts a ticket's players in.
     pub fn add(&mut self, masks: &[u8]) {
         self.total += masks.len() as u32;
-        count(&mut self.inside, masks, self.subsets, true);
+        for &m in masks {
+            // Every lane at once; lanes `subsets..` are never read.
+            let lanes = &SUPERSET_LANES[usize::from(m) & (self.subsets - 1)];
+            for (n, add) in self.inside.iter_mut().zip(lanes) {
+                *n += add;
+            }
+        }
     }
 
     /// Counts a ticket's players out (it was taken).
     pub fn remove(&mut self, masks: &[u8]) {
         self.total -= masks.len() as u32;
-        count(&mut self.inside, masks, self.subsets, false);
+        for &m in masks {
+            let lanes = &SUPERSET_LANES[usize::from(m) & (self.subsets - 1)];
+            for (n, sub) in self.inside.iter_mut().zip(lanes) {
+                *n -= sub;
+            }
+        }
     }
 
     /// Whether the counted players could still staff one match: for every
@@ -1075,11 +1089,35 @@ fn staffs(inside: &Inside, total: u32, need: &Inside, subsets: usize) -> bool {
 pub struct RoleWindows {
     subsets: usize,
     need: Inside,
-    /// Row i (`subsets` counts): the players at positions before i whose
-    /// roles all lie in each subset; the last subset holds every player.
-    prefix: Vec<u32>,
+    /// Row i: the players at positions before i whose roles all lie in
+    /// each subset (lanes `subsets..` are never read); subset
+    /// `subsets - 1` holds every player.
+    rows: Vec<Inside>,
     /// Positions counted out since the rows were last summed, ascending.
     removed: Vec<usize>,
+}
+
+/// `SUPERSETS` as lanes: for each mask, a 1 in the lane of every subset
+/// that holds all of it, so counting a player in is one addition of rows.
+const SUPERSET_LANES: [Inside; 1 << SUBSET_ROLES] = {
+    let mut table = [[0u32; 1 << SUBSET_ROLES]; 1 << SUBSET_ROLES];
+    let mut m = 0;
+    while m < 1 << SUBSET_ROLES {
+        let mut s = 0;
+        while s < 1 << SUBSET_ROLES {
+            if s & m == m {
+                table[m][s] = 1;
+            }
+            s += 1;
+        }
+        m += 1;
+    }
+    table
+};
+
+/// `a - b`, lane by lane.
+fn minus(a: &Inside, b: &Inside) -> Inside {
+    std::array::from_fn(|s| a[s].wrapping_sub(b[s]))
 }
 
 /// Counted-out positions beyond which the rows are summed again: keeps a
@@ -1100,36 +1138,29 @@ impl RoleWindows {
             return None;
         }
         let subsets = 1usize << comp.roles();
-        let mut prefix = vec![0u32; subsets * (n + 1)];
+        let mut rows = Vec::with_capacity(n + 1);
+        let mut row: Inside = [0; 1 << SUBSET_ROLES];
+        rows.push(row);
         for i in 0..n {
-            let (done, next) = prefix.split_at_mut((i + 1) * subsets);
-            let row = &mut next[..subsets];
-            row.copy_from_slice(&done[i * subsets..]);
             for &m in masks(i) {
-                let mut bits = supersets(m, subsets);
-                while bits != 0 {
-                    row[bits.trailing_zeros() as usize] += 1;
-                    bits &= bits - 1;
+                let lanes = &SUPERSET_LANES[usize::from(m) & (subsets - 1)];
+                for (n, add) in row.iter_mut().zip(lanes) {
+                    *n += add;
                 }
             }
+            rows.push(row);
         }
         Some(RoleWindows {
             subsets,
             need: slots_by_subset(comp, teams),
-            prefix,
+            rows,
             removed: Vec::new(),
         })
     }
 
     /// The Hall counts of the players at positions `lo..hi`, as summed.
     fn summed(&self, lo: usize, hi: usize) -> Inside {
-        let s = self.subsets;
-        let mut inside: Inside = [0; 1 << SUBSET_ROLES];
-        let (below, upto) = (&self.prefix[lo * s..][..s], &self.prefix[hi * s..][..s]);
-        for ((n, &a), &b) in inside.iter_mut().zip(upto).zip(below) {
-            *n = a - b;
-        }
-        inside
+        minus(&self.rows[hi], &self.rows[lo])
     }
 
     /// Counts out the ticket at `pos` (taken in the pass).
@@ -1146,23 +1177,20 @@ impl RoleWindows {
 
     /// Sums the rows again without the removed positions.
     fn resum(&mut self) {
-        let s = self.subsets;
-        let rows = self.prefix.len() / s;
-        // Each position's own counts, the removed ones zeroed.
-        let mut own = vec![0u32; (rows - 1) * s];
-        for i in 0..rows - 1 {
-            for k in 0..s {
-                own[i * s + k] = self.prefix[(i + 1) * s + k] - self.prefix[i * s + k];
+        let (mut next, mut removed) = (0, self.removed.iter().peekable());
+        let mut row: Inside = [0; 1 << SUBSET_ROLES];
+        for i in 0..self.rows.len() - 1 {
+            // Position i's own counts, read before its row is rewritten.
+            let own = minus(&self.rows[i + 1], &self.rows[i]);
+            self.rows[i] = row;
+            if removed.next_if_eq(&&i).is_none() {
+                for (n, o) in row.iter_mut().zip(own) {
+                    *n += o;
+                }
             }
+            next = i + 1;
         }
-        for &p in &self.removed {
-            own[p * s..][..s].fill(0);
-        }
-        for i in 0..rows - 1 {
-            for k in 0..s {
-                self.prefix[(i + 1) * s + k] = self.prefix[i * s + k] + own[i * s + k];
-            }
-        }
+        self.rows[next] = row;
         self.removed.clear();
     }
 
