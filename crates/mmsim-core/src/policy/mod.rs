@@ -716,6 +716,7 @@ impl<'a> FreePass<'a> {
                     None => {
                         let take = t.size() <= room
                             && t.size() <= format.team_size
+                            && (t.roles.len() != 1 || roles.solo_may_fit(t.roles[0]))
                             && accept(d, t)
                             && roles.admits(&t.roles)
                             && packing.try_add(t.size());
