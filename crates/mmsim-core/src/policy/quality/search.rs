@@ -503,7 +503,13 @@ impl Quality {
                 experience: (1.0 - exp / p.experience_range).clamp(0.0, 1.0),
                 top_player: top_player_bound(p, &tops, format.teams),
                 parties: parties_bound(tops.len(), largest, format.teams, format.team_size),
-                team_language: 1.0,
+                team_language: team_language_bound(
+                    std::iter::once((seed_e.facts.languages, seed_e.size))
+                        .chain(s.chosen.iter().map(|&i| (party(i).languages, party(i).size))),
+                    match_common,
+                    format.teams,
+                    format.team_size,
+                ),
                 match_language: if match_common { 1.0 } else { 0.0 },
                 wait: 0.0,
             };

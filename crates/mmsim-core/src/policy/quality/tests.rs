@@ -678,6 +678,88 @@ fn split_free_bounds_hold_for_every_split_and_are_mostly_tight() {
     assert!(parties_tight * 10 > cases * 8, "parties tight in {parties_tight} of {cases}");
 }
 
+/// Every split of random candidates in a mixed-language pool scores the
+/// team-language criterion at most its split-free bound, the bound is
+/// what the best split reaches in most candidates, and it is below 1 in
+/// many (it is what spares their splits).
+#[test]
+fn the_team_language_bound_holds_for_every_split_and_is_mostly_tight() {
+    let p = QualityParams::default();
+    let mut g = Pcg64::seed_from_u64(12);
+    let (mut cases, mut tight, mut below_one) = (0, 0, 0);
+    for _ in 0..600 {
+        let teams = g.random_range(2..=3usize);
+        let team_size = g.random_range(1..=(10 / teams));
+        let mut sizes = Vec::new();
+        let mut left = teams * team_size;
+        while left > 0 {
+            let s = g.random_range(1..=left.min(team_size));
+            sizes.push(s);
+            left -= s;
+        }
+        // Four languages, weighted as the Dota presets weight them, and
+        // a second one for some; now and then a party with none in common.
+        let language = |g: &mut Pcg64| match g.random_range(0..20) {
+            0..10 => 1u32,
+            10..15 => 2,
+            15..18 => 4,
+            _ => 8,
+        };
+        let facts: Vec<PartyFacts> = sizes
+            .iter()
+            .map(|&s| {
+                let mut l = language(&mut g);
+                if g.random_bool(0.3) {
+                    l |= language(&mut g);
+                }
+                if g.random_bool(0.03) {
+                    l = 0;
+                }
+                party(&vec![2000.0; s], 100.0, l, 0.0)
+            })
+            .collect();
+        let match_common = facts.iter().fold(u32::MAX, |m, f| m & f.languages) != 0;
+        let bound = team_language_bound(
+            facts.iter().map(|f| (f.languages, f.aggregate.size)),
+            match_common,
+            teams,
+            team_size,
+        );
+        let mut best = f64::NEG_INFINITY;
+        for code in 0..teams.pow(sizes.len() as u32) {
+            let mut split = vec![Vec::new(); teams];
+            let mut c = code;
+            for i in 0..sizes.len() {
+                split[c % teams].push(i);
+                c /= teams;
+            }
+            let full = split
+                .iter()
+                .all(|t| t.iter().map(|&i| sizes[i]).sum::<usize>() == team_size);
+            if !full {
+                continue;
+            }
+            let c = criteria(&p, &facts, &split, team_size);
+            assert!(
+                c.team_language <= bound,
+                "{sizes:?} {:?}: {} > {bound}",
+                facts.iter().map(|f| f.languages).collect::<Vec<_>>(),
+                c.team_language
+            );
+            best = best.max(c.team_language);
+        }
+        if best == f64::NEG_INFINITY {
+            continue;
+        }
+        cases += 1;
+        tight += usize::from(best == bound);
+        below_one += usize::from(bound < 1.0);
+    }
+    assert!(cases > 500, "{cases}");
+    assert!(tight * 10 > cases * 8, "tight in {tight} of {cases}");
+    assert!(below_one * 10 > cases, "below 1 in {below_one} of {cases}");
+}
+
 /// A 5-stack against five solos can only split one way: a gap of four
 /// parties, the worst parity.
 #[test]
