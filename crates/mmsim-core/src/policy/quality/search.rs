@@ -63,7 +63,7 @@ pub(super) struct Scratch {
     pub(super) chosen: Vec<usize>,
     pub(super) counts: Vec<usize>,
     pub(super) caps: Vec<usize>,
-    pub(super) heap: Vec<Reverse<ByKey>>,
+    pub(super) heap: Vec<Reverse<u128>>,
     /// Emptied fill buffers of replaced searches, for the next searches.
     pub(super) spare: Vec<Vec<FillMemo>>,
     /// Where the last walk stopped in `hot`: the next index below and above.
@@ -73,25 +73,42 @@ pub(super) struct Scratch {
 }
 
 /// A combined key and its neighbour index, ordered as the oracle's stable
-/// sort orders them.
+/// sort orders them: the plain form of `packed_key`, kept as its test's
+/// reference.
+#[cfg(test)]
 #[derive(Clone, Copy, Debug)]
-pub(super) struct ByKey(f64, usize);
+pub(super) struct ByKey(pub(super) f64, pub(super) usize);
 
+#[cfg(test)]
 impl PartialEq for ByKey {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other).is_eq()
     }
 }
+#[cfg(test)]
 impl Eq for ByKey {}
+#[cfg(test)]
 impl PartialOrd for ByKey {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
+#[cfg(test)]
 impl Ord for ByKey {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
     }
+}
+
+/// A combined key (never negative: a distance and an absolute difference
+/// over positive ranges) and its neighbour index as one integer ordered as
+/// `ByKey` orders them. A non-negative float's bits order as `total_cmp`
+/// orders the float, so the heap compares one integer where it compared
+/// two floats' total order and then the indices: the heap was the largest
+/// single part of a search in a dense pool.
+pub(super) fn packed_key(key: f64, index: usize) -> u128 {
+    debug_assert!(key.is_sign_positive(), "combined key {key}");
+    (u128::from(key.to_bits()) << 64) | index as u128
 }
 
 impl Quality {
@@ -330,7 +347,7 @@ impl Quality {
         // The oracle's stable sort on the combined key, produced lazily: a
         // fill reads only the first few, so a heap beats sorting all.
         s.heap.clear();
-        s.heap.extend(keys.iter().enumerate().map(|(i, &k)| Reverse(ByKey(k, i))));
+        s.heap.extend(keys.iter().enumerate().map(|(i, &k)| Reverse(packed_key(k, i))));
         let mut heap = BinaryHeap::from(std::mem::take(&mut s.heap));
 
         s.caps.clear();
@@ -376,7 +393,7 @@ impl Quality {
                         None => break,
                     },
                     _ => match heap.pop() {
-                        Some(Reverse(ByKey(_, i))) => i,
+                        Some(Reverse(x)) => x as u64 as usize,
                         None => break,
                     },
                 };

@@ -844,3 +844,29 @@ fn validation_names_the_key() {
     assert_eq!(bad.validate().unwrap_err().key, "weights.wait");
     assert!(QualityParams::default().validate().is_ok());
 }
+
+/// The search's heap orders neighbours by `packed_key`; the oracle's
+/// stable sort, by key then index (`ByKey`). Over random non-negative
+/// keys, with ties, zeros, tiny and huge values, both orders agree.
+#[test]
+fn packed_keys_order_as_the_keys_and_indices_do() {
+    use super::search::{packed_key, ByKey};
+    let mut g = Pcg64::seed_from_u64(13);
+    let pick = |g: &mut Pcg64| match g.random_range(0..6) {
+        0 => 0.0,
+        1 => f64::MIN_POSITIVE * g.random_range(0.0..4.0),
+        2 => g.random_range(0.0..1.0),
+        3 => [0.25, 0.5, 1.0][g.random_range(0..3)],
+        4 => g.random_range(0.0..1e12),
+        _ => f64::INFINITY,
+    };
+    for _ in 0..2000 {
+        let n = g.random_range(1..50usize);
+        let keys: Vec<f64> = (0..n).map(|_| pick(&mut g)).collect();
+        let mut plain: Vec<usize> = (0..n).collect();
+        plain.sort_by(|&a, &b| ByKey(keys[a], a).cmp(&ByKey(keys[b], b)));
+        let mut packed: Vec<usize> = (0..n).collect();
+        packed.sort_by_key(|&i| packed_key(keys[i], i));
+        assert_eq!(plain, packed, "{keys:?}");
+    }
+}
