@@ -151,6 +151,31 @@ pub(super) fn top_player_bound(p: &QualityParams, tops: &[f64], teams: usize) ->
     if teams < 2 || tops.len() < teams {
         return 1.0;
     }
+    if teams == 2 {
+        // The two highest, as the sort below would rank them, without
+        // sorting: a new fill asks this of every two-team candidate.
+        let (mut first, mut second) = match tops[0].total_cmp(&tops[1]) {
+            std::cmp::Ordering::Less => (tops[1], tops[0]),
+            _ => (tops[0], tops[1]),
+        };
+        for &t in &tops[2..] {
+            if t.total_cmp(&first).is_gt() {
+                (first, second) = (t, first);
+            } else if t.total_cmp(&second).is_gt() {
+                second = t;
+            }
+        }
+        return (1.0 - (first - second) / p.top_range).clamp(0.0, 1.0);
+    }
+    top_player_bound_sorted(p, tops, teams)
+}
+
+/// `top_player_bound` by sorting every top: its plain form, for more than
+/// two teams and as the reference its test holds the two-team path to.
+pub(super) fn top_player_bound_sorted(p: &QualityParams, tops: &[f64], teams: usize) -> f64 {
+    if teams < 2 || tops.len() < teams {
+        return 1.0;
+    }
     let mut sorted: Inline<f64> = tops.iter().copied().collect();
     sorted.sort_unstable_by(|a, b| b.total_cmp(a));
     let gap = sorted[0] - sorted[teams - 1];

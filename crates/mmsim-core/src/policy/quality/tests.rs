@@ -870,3 +870,26 @@ fn packed_keys_order_as_the_keys_and_indices_do() {
         assert_eq!(plain, packed, "{keys:?}");
     }
 }
+
+/// The two-team path of `top_player_bound` picks the two highest tops
+/// without sorting; over random tops, with ties and signed zeros, it
+/// gives the sorted form's bound to the bit.
+#[test]
+fn the_two_team_top_bound_is_the_sorted_one() {
+    let p = QualityParams::default();
+    let mut g = Pcg64::seed_from_u64(14);
+    for _ in 0..5000 {
+        let n = g.random_range(2..12usize);
+        let tops: Vec<f64> = (0..n)
+            .map(|_| match g.random_range(0..5) {
+                0 => 0.0,
+                1 => -0.0,
+                2 => [1500.0, 2000.0][g.random_range(0..2)],
+                _ => g.random_range(-500.0..6000.0),
+            })
+            .collect();
+        let fast = top_player_bound(&p, &tops, 2);
+        let sorted = top_player_bound_sorted(&p, &tops, 2);
+        assert_eq!(fast.to_bits(), sorted.to_bits(), "{tops:?}");
+    }
+}
