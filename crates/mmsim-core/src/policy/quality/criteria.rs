@@ -151,6 +151,31 @@ pub(super) fn top_player_bound(p: &QualityParams, tops: &[f64], teams: usize) ->
     if teams < 2 || tops.len() < teams {
         return 1.0;
     }
+    if teams == 2 {
+        // The two highest, as the sort below would rank them, without
+        // sorting: a new fill asks this of every two-team candidate.
+        let (mut first, mut second) = match tops[0].total_cmp(&tops[1]) {
+            std::cmp::Ordering::Less => (tops[1], tops[0]),
+            _ => (tops[0], tops[1]),
+        };
+        for &t in &tops[2..] {
+            if t.total_cmp(&first).is_gt() {
+                (first, second) = (t, first);
+            } else if t.total_cmp(&second).is_gt() {
+                second = t;
+            }
+        }
+        return (1.0 - (first - second) / p.top_range).clamp(0.0, 1.0);
+    }
+    top_player_bound_sorted(p, tops, teams)
+}
+
+/// `top_player_bound` by sorting every top: its plain form, for more than
+/// two teams and as the reference its test holds the two-team path to.
+pub(super) fn top_player_bound_sorted(p: &QualityParams, tops: &[f64], teams: usize) -> f64 {
+    if teams < 2 || tops.len() < teams {
+        return 1.0;
+    }
     let mut sorted: Inline<f64> = tops.iter().copied().collect();
     sorted.sort_unstable_by(|a, b| b.total_cmp(a));
     let gap = sorted[0] - sorted[teams - 1];
@@ -172,4 +197,37 @@ pub(super) fn parties_bound(parties: usize, largest: usize, teams: usize, team_s
     let others = parties.saturating_sub(with_largest).div_ceil(teams - 1);
     let gap = uneven.max(others.saturating_sub(with_largest));
     (1.0 - gap as f64 / (team_size - 1) as f64).clamp(0.0, 1.0)
+}
+
+/// The best team-language criterion any split of the parties, given as
+/// (languages, size), into `teams` teams of `team_size` players can
+/// score. A team shares a language only if all its players speak one,
+/// and teams that share the same language hold distinct players, so at
+/// most `players speaking it / team_size` teams share any one language;
+/// summed over languages, that caps the teams that can share one. When
+/// the whole match shares a language every team does, so the bound is 1.
+/// Computed as `criteria` computes the criterion (a count over the
+/// teams), so it holds to the last bit. In a mixed-language pool this
+/// bound is what keeps fills from being split for nothing: with the
+/// split criteria at 1 (balance and team language are 5 of the 11.5
+/// default weights), most fills would clear the threshold's bound.
+pub(super) fn team_language_bound(
+    parties: impl Iterator<Item = (u32, usize)> + Clone,
+    match_common: bool,
+    teams: usize,
+    team_size: usize,
+) -> f64 {
+    if match_common || teams == 0 || team_size == 0 {
+        return 1.0;
+    }
+    let spoken = parties.clone().fold(0u32, |m, (l, _)| m | l);
+    let mut shared = 0usize;
+    let mut left = spoken;
+    while left != 0 && shared < teams {
+        let bit = left & left.wrapping_neg();
+        left &= !bit;
+        let players: usize = parties.clone().filter(|&(l, _)| l & bit != 0).map(|(_, s)| s).sum();
+        shared += players / team_size;
+    }
+    shared.min(teams) as f64 / teams as f64
 }

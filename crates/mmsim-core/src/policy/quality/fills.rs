@@ -24,9 +24,11 @@ pub(super) struct FillMemo {
     /// is tried.
     pub(super) feasible: bool,
     /// The criteria that do not depend on the split, with those that do at
-    /// their best (1) and the wait at 0: scores are monotone in every
-    /// criterion, so with the wait of the pass this bounds every split's
-    /// score, and a fill whose bound misses the threshold needs no split.
+    /// the best any split can reach (`top_player_bound`, `parties_bound`,
+    /// `team_language_bound`; balance at 1) and the wait at 0: scores are
+    /// monotone in every criterion, so with the wait of the pass this
+    /// bounds every split's score, and a fill whose bound misses the
+    /// threshold needs no split.
     pub(super) bound: Criteria,
     /// Per split kind (0: balanced on MMR, 1: party counts first), the
     /// split once computed: its team priority comes from the fill's tickets

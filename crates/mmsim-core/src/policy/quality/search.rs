@@ -59,11 +59,14 @@ pub(super) struct Scratch {
     pub(super) nb: Vec<(f64, Hot)>,
     /// Neighbours sharing a language with the seed first, each part by rating.
     pub(super) language_order: Vec<usize>,
+    /// The neighbours that share no language with the seed, while `walk`
+    /// lays down `language_order`.
+    pub(super) other_languages: Vec<usize>,
     pub(super) keys: Vec<f64>,
     pub(super) chosen: Vec<usize>,
     pub(super) counts: Vec<usize>,
     pub(super) caps: Vec<usize>,
-    pub(super) heap: Vec<Reverse<ByKey>>,
+    pub(super) heap: Vec<Reverse<u128>>,
     /// Emptied fill buffers of replaced searches, for the next searches.
     pub(super) spare: Vec<Vec<FillMemo>>,
     /// Where the last walk stopped in `hot`: the next index below and above.
@@ -73,25 +76,42 @@ pub(super) struct Scratch {
 }
 
 /// A combined key and its neighbour index, ordered as the oracle's stable
-/// sort orders them.
+/// sort orders them: the plain form of `packed_key`, kept as its test's
+/// reference.
+#[cfg(test)]
 #[derive(Clone, Copy, Debug)]
-pub(super) struct ByKey(f64, usize);
+pub(super) struct ByKey(pub(super) f64, pub(super) usize);
 
+#[cfg(test)]
 impl PartialEq for ByKey {
     fn eq(&self, other: &Self) -> bool {
         self.cmp(other).is_eq()
     }
 }
+#[cfg(test)]
 impl Eq for ByKey {}
+#[cfg(test)]
 impl PartialOrd for ByKey {
     fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(other))
     }
 }
+#[cfg(test)]
 impl Ord for ByKey {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.0.total_cmp(&other.0).then(self.1.cmp(&other.1))
     }
+}
+
+/// A combined key (never negative: a distance and an absolute difference
+/// over positive ranges) and its neighbour index as one integer ordered as
+/// `ByKey` orders them. A non-negative float's bits order as `total_cmp`
+/// orders the float, so the heap compares one integer where it compared
+/// two floats' total order and then the indices: the heap was the largest
+/// single part of a search in a dense pool.
+pub(super) fn packed_key(key: f64, index: usize) -> u128 {
+    debug_assert!(key.is_sign_positive(), "combined key {key}");
+    (u128::from(key.to_bits()) << 64) | index as u128
 }
 
 impl Quality {
@@ -268,17 +288,28 @@ impl Quality {
     /// The seed's neighbours, as `Pool::nearest` walks them (ties to the
     /// lower rating, then the older ticket), skipping taken and oversized
     /// tickets; returns the distance of the farthest, infinite when there
-    /// are fewer than `neighbours` (every eligible ticket is one).
+    /// are fewer than `neighbours` (every eligible ticket is one). The
+    /// orders the fills read are laid down in the same pass: the language
+    /// order (the oracle's stable sort on "shares no language": sharers,
+    /// then the others, each nearest first), and each neighbour's combined
+    /// key with the heap that yields them in order (the oracle's stable
+    /// sort on it, produced lazily: a fill reads only the first few).
     pub(super) fn walk(&mut self, seed: u32, format: crate::policy::MatchFormat) -> f64 {
-        let (r, id) = {
+        let (r, id, seed_lang, seed_exp) = {
             let e = self.entry(seed);
-            (e.rating, e.id)
+            (e.rating, e.id, e.facts.languages, e.facts.aggregate.experience)
         };
+        let (skill_range, experience_range) = (self.params.skill_range, self.params.experience_range);
         let k = self.params.neighbours as usize;
         let hot = &self.hot;
         let q = hot.partition_point(|h| RatingKey(h.rating) < RatingKey(r));
-        let nb = &mut self.scratch.nb;
+        let s = &mut self.scratch;
+        let nb = &mut s.nb;
         nb.clear();
+        s.language_order.clear();
+        s.other_languages.clear();
+        s.keys.clear();
+        s.heap.clear();
         let (mut below, mut above) = (q, q);
         while nb.len() < k {
             let Some(i) = nearest_next(hot, r, &mut below, &mut above) else {
@@ -288,9 +319,19 @@ impl Quality {
             if t.id == id || t.taken || t.size > format.team_size {
                 continue;
             }
-            nb.push(((t.rating - r).abs(), t));
+            let (at, d) = (nb.len(), (t.rating - r).abs());
+            nb.push((d, t));
+            if t.languages & seed_lang != 0 {
+                s.language_order.push(at);
+            } else {
+                s.other_languages.push(at);
+            }
+            let key = d / skill_range + (t.experience - seed_exp).abs() / experience_range;
+            s.keys.push(key);
+            s.heap.push(Reverse(packed_key(key, at)));
         }
-        self.scratch.frontier = (below, above);
+        s.language_order.extend_from_slice(&s.other_languages);
+        s.frontier = (below, above);
         if nb.len() < k {
             return f64::INFINITY;
         }
@@ -316,21 +357,7 @@ impl Quality {
         let n = s.nb.len();
         let seed_lang = seed_e.facts.languages;
         let nb = &s.nb;
-        // The oracle's stable sort on "shares no language": a stable partition.
-        s.language_order.clear();
-        s.language_order.extend((0..n).filter(|&i| nb[i].1.languages & seed_lang != 0));
-        s.language_order.extend((0..n).filter(|&i| nb[i].1.languages & seed_lang == 0));
-        s.keys.clear();
-        s.keys.extend(nb.iter().map(|&(d, t)| {
-            d / p.skill_range
-                + (t.experience - seed_e.facts.aggregate.experience).abs()
-                    / p.experience_range
-        }));
         let keys = &s.keys;
-        // The oracle's stable sort on the combined key, produced lazily: a
-        // fill reads only the first few, so a heap beats sorting all.
-        s.heap.clear();
-        s.heap.extend(keys.iter().enumerate().map(|(i, &k)| Reverse(ByKey(k, i))));
         let mut heap = BinaryHeap::from(std::mem::take(&mut s.heap));
 
         s.caps.clear();
@@ -376,7 +403,7 @@ impl Quality {
                         None => break,
                     },
                     _ => match heap.pop() {
-                        Some(Reverse(ByKey(_, i))) => i,
+                        Some(Reverse(x)) => x as u64 as usize,
                         None => break,
                     },
                 };
@@ -455,7 +482,10 @@ impl Quality {
             if room != 0 {
                 continue;
             }
-            s.chosen.sort_unstable();
+            // The by-rating fill chose in index order already.
+            if !s.chosen.is_sorted() {
+                s.chosen.sort_unstable();
+            }
             let ids: Inline<TicketId> = std::iter::once(seed_e.id)
                 .chain(s.chosen.iter().map(|&i| nb[i].1.id))
                 .collect();
@@ -503,7 +533,13 @@ impl Quality {
                 experience: (1.0 - exp / p.experience_range).clamp(0.0, 1.0),
                 top_player: top_player_bound(p, &tops, format.teams),
                 parties: parties_bound(tops.len(), largest, format.teams, format.team_size),
-                team_language: 1.0,
+                team_language: team_language_bound(
+                    std::iter::once((seed_e.facts.languages, seed_e.size))
+                        .chain(s.chosen.iter().map(|&i| (party(i).languages, party(i).size))),
+                    match_common,
+                    format.teams,
+                    format.team_size,
+                ),
                 match_language: if match_common { 1.0 } else { 0.0 },
                 wait: 0.0,
             };
@@ -539,14 +575,15 @@ impl Quality {
         // is all it reads, and the prefixes would go unread.
         let cadence = self.params.research.is_some();
         let fine = if cadence { None } else { fine };
-        let inside = s.nb.iter().filter(|n| n.0 <= within + margin).count();
         let mut prefixes = fine.map(|[by_rating, by_language, by_both]| Prefixes {
             by_rating,
             by_language,
             by_both,
             other_languages,
             within,
-            room: self.params.neighbours as usize - inside,
+            // Counted only here: under a cadence no prefixes are kept.
+            room: self.params.neighbours as usize
+                - s.nb.iter().filter(|n| n.0 <= within + margin).count(),
             beyond: 0.0,
             beyond_room: usize::MAX,
             margin,

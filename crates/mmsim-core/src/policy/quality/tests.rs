@@ -678,6 +678,88 @@ fn split_free_bounds_hold_for_every_split_and_are_mostly_tight() {
     assert!(parties_tight * 10 > cases * 8, "parties tight in {parties_tight} of {cases}");
 }
 
+/// Every split of random candidates in a mixed-language pool scores the
+/// team-language criterion at most its split-free bound, the bound is
+/// what the best split reaches in most candidates, and it is below 1 in
+/// many (it is what spares their splits).
+#[test]
+fn the_team_language_bound_holds_for_every_split_and_is_mostly_tight() {
+    let p = QualityParams::default();
+    let mut g = Pcg64::seed_from_u64(12);
+    let (mut cases, mut tight, mut below_one) = (0, 0, 0);
+    for _ in 0..600 {
+        let teams = g.random_range(2..=3usize);
+        let team_size = g.random_range(1..=(10 / teams));
+        let mut sizes = Vec::new();
+        let mut left = teams * team_size;
+        while left > 0 {
+            let s = g.random_range(1..=left.min(team_size));
+            sizes.push(s);
+            left -= s;
+        }
+        // Four languages, weighted as the Dota presets weight them, and
+        // a second one for some; now and then a party with none in common.
+        let language = |g: &mut Pcg64| match g.random_range(0..20) {
+            0..10 => 1u32,
+            10..15 => 2,
+            15..18 => 4,
+            _ => 8,
+        };
+        let facts: Vec<PartyFacts> = sizes
+            .iter()
+            .map(|&s| {
+                let mut l = language(&mut g);
+                if g.random_bool(0.3) {
+                    l |= language(&mut g);
+                }
+                if g.random_bool(0.03) {
+                    l = 0;
+                }
+                party(&vec![2000.0; s], 100.0, l, 0.0)
+            })
+            .collect();
+        let match_common = facts.iter().fold(u32::MAX, |m, f| m & f.languages) != 0;
+        let bound = team_language_bound(
+            facts.iter().map(|f| (f.languages, f.aggregate.size)),
+            match_common,
+            teams,
+            team_size,
+        );
+        let mut best = f64::NEG_INFINITY;
+        for code in 0..teams.pow(sizes.len() as u32) {
+            let mut split = vec![Vec::new(); teams];
+            let mut c = code;
+            for i in 0..sizes.len() {
+                split[c % teams].push(i);
+                c /= teams;
+            }
+            let full = split
+                .iter()
+                .all(|t| t.iter().map(|&i| sizes[i]).sum::<usize>() == team_size);
+            if !full {
+                continue;
+            }
+            let c = criteria(&p, &facts, &split, team_size);
+            assert!(
+                c.team_language <= bound,
+                "{sizes:?} {:?}: {} > {bound}",
+                facts.iter().map(|f| f.languages).collect::<Vec<_>>(),
+                c.team_language
+            );
+            best = best.max(c.team_language);
+        }
+        if best == f64::NEG_INFINITY {
+            continue;
+        }
+        cases += 1;
+        tight += usize::from(best == bound);
+        below_one += usize::from(bound < 1.0);
+    }
+    assert!(cases > 500, "{cases}");
+    assert!(tight * 10 > cases * 8, "tight in {tight} of {cases}");
+    assert!(below_one * 10 > cases, "below 1 in {below_one} of {cases}");
+}
+
 /// A 5-stack against five solos can only split one way: a gap of four
 /// parties, the worst parity.
 #[test]
@@ -761,4 +843,53 @@ fn validation_names_the_key() {
     bad.weights.wait = -1.0;
     assert_eq!(bad.validate().unwrap_err().key, "weights.wait");
     assert!(QualityParams::default().validate().is_ok());
+}
+
+/// The search's heap orders neighbours by `packed_key`; the oracle's
+/// stable sort, by key then index (`ByKey`). Over random non-negative
+/// keys, with ties, zeros, tiny and huge values, both orders agree.
+#[test]
+fn packed_keys_order_as_the_keys_and_indices_do() {
+    use super::search::{packed_key, ByKey};
+    let mut g = Pcg64::seed_from_u64(13);
+    let pick = |g: &mut Pcg64| match g.random_range(0..6) {
+        0 => 0.0,
+        1 => f64::MIN_POSITIVE * g.random_range(0.0..4.0),
+        2 => g.random_range(0.0..1.0),
+        3 => [0.25, 0.5, 1.0][g.random_range(0..3)],
+        4 => g.random_range(0.0..1e12),
+        _ => f64::INFINITY,
+    };
+    for _ in 0..2000 {
+        let n = g.random_range(1..50usize);
+        let keys: Vec<f64> = (0..n).map(|_| pick(&mut g)).collect();
+        let mut plain: Vec<usize> = (0..n).collect();
+        plain.sort_by(|&a, &b| ByKey(keys[a], a).cmp(&ByKey(keys[b], b)));
+        let mut packed: Vec<usize> = (0..n).collect();
+        packed.sort_by_key(|&i| packed_key(keys[i], i));
+        assert_eq!(plain, packed, "{keys:?}");
+    }
+}
+
+/// The two-team path of `top_player_bound` picks the two highest tops
+/// without sorting; over random tops, with ties and signed zeros, it
+/// gives the sorted form's bound to the bit.
+#[test]
+fn the_two_team_top_bound_is_the_sorted_one() {
+    let p = QualityParams::default();
+    let mut g = Pcg64::seed_from_u64(14);
+    for _ in 0..5000 {
+        let n = g.random_range(2..12usize);
+        let tops: Vec<f64> = (0..n)
+            .map(|_| match g.random_range(0..5) {
+                0 => 0.0,
+                1 => -0.0,
+                2 => [1500.0, 2000.0][g.random_range(0..2)],
+                _ => g.random_range(-500.0..6000.0),
+            })
+            .collect();
+        let fast = top_player_bound(&p, &tops, 2);
+        let sorted = top_player_bound_sorted(&p, &tops, 2);
+        assert_eq!(fast.to_bits(), sorted.to_bits(), "{tops:?}");
+    }
 }
