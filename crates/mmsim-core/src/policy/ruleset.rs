@@ -607,16 +607,20 @@ impl<'g, 'p> Growth<'g, 'p> {
         // A conjunction, so the order of its tests changes no answer: a
         // distance between players, cheap and turning down most far-off
         // candidates, goes before the role fill.
-        let early = self.spread_first.then(|| self.partial.read(view, t));
-        if let Some(read) = &early {
-            if !self.partial.spreads_pass_with(rs, read.as_ref(), with_t.of(rs)) {
+        let read = if self.spread_first {
+            let read = self.partial.read(view, t);
+            if !self.partial.spreads_pass_with(rs, read.as_ref(), with_t.of(rs))
+                || !self.roles.admits(&t.roles)
+            {
                 return false;
             }
-        }
-        if !self.roles.admits(&t.roles) {
-            return false;
-        }
-        let read = early.unwrap_or_else(|| self.partial.read(view, t));
+            read
+        } else {
+            if !self.roles.admits(&t.roles) {
+                return false;
+            }
+            self.partial.read(view, t)
+        };
         let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
         if !ok || !self.packing.try_add(t.size()) {
             return false;
