@@ -27,6 +27,19 @@
 //! While a match grows, its team-free rules are read from running totals
 //! (`ruleset::fold`) where their shapes fold, so a candidate's check does
 //! not re-read every ticket chosen so far.
+//!
+//! A rule that keeps every player's rating within a distance of every
+//! other's (AccelByte's distance, FlexMatch's close-skill shape) turns
+//! down most candidates, and cheaply: it is asked before the role fill.
+//! It also bounds the walk. Candidates come nearest rating first, so once
+//! one is farther from the seed than the rule allows at any age the growth
+//! can read, so is every later one, and the pass stops walking there
+//! (`Growing::rating_reach`, widened by how far a ticket whose member was
+//! rated while it waited has moved from its rating). The bound holds until
+//! that age crosses a step, which joins the growth's `until`. A kept
+//! growth asked about a joiner first checks the seed and the joiner alone
+//! against the widest limit the growth could read
+//! (`Growing::spreads_could_pass_with`) before rebuilding the growth.
 
 use super::{
     member_games, MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger,
@@ -102,6 +115,10 @@ pub struct RulesetPolicy {
     /// Passes so far: a kept growth is current only if it was checked on
     /// the pass before (a seed a pass did not reach missed its changes).
     pass: u64,
+    /// The largest `Kept::skew` in the pool as of this pass.
+    skew: f64,
+    /// When the pool's longest-waiting ticket joined, as of this pass.
+    oldest: SimTime,
     /// The team-free rules as running totals, reused by every growth;
     /// `None` when they do not fold (or for the exhaustive oracle).
     fold: Option<Growing>,
@@ -114,6 +131,10 @@ struct Kept {
     rating: f64,
     /// Its members' games played, summed (`member_games`), when last seen.
     games: u64,
+    /// How far its numbers under the rating spread rule lie from its
+    /// rating (`Growing::rating_skew`): 0 unless a member was rated again
+    /// while it waited.
+    skew: f64,
     /// Its last failed growth as a seed, and the pass that last found it
     /// current.
     miss: Option<(Miss, u64)>,
@@ -173,6 +194,8 @@ impl RulesetPolicy {
             departed: Vec::new(),
             taken: Vec::new(),
             pass: 0,
+            skew: 0.0,
+            oldest: SimTime::MAX,
             work: SearchWork::default(),
         }
     }
@@ -223,14 +246,20 @@ impl RulesetPolicy {
         }
         let old = std::mem::take(&mut self.kept);
         let mut old = old.into_iter().peekable();
+        self.skew = 0.0;
+        self.oldest = SimTime::MAX;
         for t in view.pool.oldest_first() {
+            self.oldest = self.oldest.min(t.enqueued);
             while let Some(k) = old.next_if(|k| k.id < t.id) {
                 self.changes.push(k.rating);
                 self.departed.push(k.id);
             }
             let games = member_games(view, t);
             match old.next_if(|k| k.id == t.id) {
-                Some(k) if k.games == games => self.kept.push(k),
+                Some(k) if k.games == games => {
+                    self.skew = self.skew.max(k.skew);
+                    self.kept.push(k);
+                }
                 _ => {
                     // New, or a member's record moved while the ticket
                     // waited (a leaver's old match ended and rated them):
@@ -239,10 +268,16 @@ impl RulesetPolicy {
                     // its own distance, which makes the growth stale.
                     self.changes.push(t.rating);
                     self.joined.push(t.id);
+                    let skew = self
+                        .fold
+                        .as_ref()
+                        .map_or(0.0, |g| g.rating_skew(&cand_ticket(view, t, 0), t.rating));
+                    self.skew = self.skew.max(skew);
                     self.kept.push(Kept {
                         id: t.id,
                         rating: t.rating,
                         games,
+                        skew,
                         miss: None,
                     });
                 }
@@ -281,9 +316,13 @@ impl RulesetPolicy {
         if miss.capped {
             return (!self.changes.iter().any(|&r| near(r))).then_some(miss.until);
         }
+        // A ticket it took that joins again was read anew (a member rated
+        // while it waited): the growth is stale, and asking about another
+        // joiner would retake it as it no longer is.
         if self
             .departed
             .iter()
+            .chain(&self.joined)
             .any(|id| miss.took.contains(id))
         {
             return None;
@@ -328,6 +367,30 @@ impl RulesetPolicy {
     ) -> bool {
         if seed.size() > view.format.team_size {
             return false;
+        }
+        let mut fold = fold;
+        if let Some(f) = fold.as_deref_mut().filter(|f| f.has_spread()) {
+            // Most joiners are far from the seed: the seed and the joiner
+            // alone already spread wider than any limit the growth could
+            // read (its age is at most the oldest of the seed, the joiner
+            // and the tickets it took, or, with the newest ticket's age,
+            // the younger of the seed and the joiner).
+            let (ts, tt) = (seed.age_s(view.now), t.age_s(view.now));
+            let mut age_hi = ts.max(tt);
+            for id in &miss.took {
+                let Some(c) = view.pool.get(*id) else {
+                    return true;
+                };
+                age_hi = age_hi.max(c.age_s(view.now));
+            }
+            if self.rs.age == AgeSelection::Newest {
+                age_hi = ts.min(tt);
+            }
+            f.clear();
+            f.add(&cand_ticket(view, seed, 0));
+            if !f.spreads_could_pass_with(&self.rs, &cand_ticket(view, t, 0), age_hi) {
+                return false;
+            }
         }
         let mut g = Growth::start(self.any_team_free, view, seed, fold);
         for id in &miss.took {
@@ -377,6 +440,21 @@ enum Partial<'g, 'p> {
 }
 
 impl<'p> Partial<'_, 'p> {
+    /// Whether a cheap test of the team-free rules (`Growing::has_spread`)
+    /// should turn candidates down before their roles are checked.
+    fn spread_first(&self) -> bool {
+        matches!(self, Partial::Folded(g) if g.has_spread())
+    }
+
+    /// Whether the spread-shaped rules pass with `t` (as `read` gave it)
+    /// added: `false` means `passes_with` is `false` too.
+    fn spreads_pass_with(&self, rs: &Ruleset, t: Option<&CandTicket<'p>>, age_s: f64) -> bool {
+        match self {
+            Partial::Folded(g) => g.spreads_pass_with(rs, t, age_s),
+            _ => true,
+        }
+    }
+
     /// Ticket `t` as the team-free rules read it (on team 0); `None` when
     /// no rule reads it.
     fn read(&self, view: &PoolView<'p>, t: &WaitingTicket) -> Option<CandTicket<'p>> {
@@ -472,6 +550,8 @@ struct Growth<'g, 'p> {
     partial: Partial<'g, 'p>,
     ages: Ages,
     chosen: SmallVec<[&'p WaitingTicket; 16]>,
+    /// `Partial::spread_first`, asked once.
+    spread_first: bool,
 }
 
 impl<'g, 'p> Growth<'g, 'p> {
@@ -501,6 +581,7 @@ impl<'g, 'p> Growth<'g, 'p> {
         };
         partial.add(partial.read(view, seed));
         Growth {
+            spread_first: partial.spread_first(),
             format,
             room: need.saturating_sub(seed.size()),
             packing,
@@ -519,11 +600,27 @@ impl<'g, 'p> Growth<'g, 'p> {
     /// team-free rules pass with it; whether it did. A ticket turned down
     /// leaves the growth as it was.
     fn offer(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket) -> bool {
-        if t.size() > self.room || t.size() > self.format.team_size || !self.roles.admits(&t.roles) {
+        if t.size() > self.room || t.size() > self.format.team_size {
             return false;
         }
         let with_t = self.ages.with(t.age_s(view.now));
-        let read = self.partial.read(view, t);
+        // A conjunction, so the order of its tests changes no answer: a
+        // distance between players, cheap and turning down most far-off
+        // candidates, goes before the role fill.
+        let read = if self.spread_first {
+            let read = self.partial.read(view, t);
+            if !self.partial.spreads_pass_with(rs, read.as_ref(), with_t.of(rs))
+                || !self.roles.admits(&t.roles)
+            {
+                return false;
+            }
+            read
+        } else {
+            if !self.roles.admits(&t.roles) {
+                return false;
+            }
+            self.partial.read(view, t)
+        };
         let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
         if !ok || !self.packing.try_add(t.size()) {
             return false;
@@ -572,6 +669,7 @@ impl RulesetPolicy {
         candidates: impl Iterator<Item = &'p WaitingTicket>,
         capped: bool,
         fold: Option<&mut Growing>,
+        bound_until: SimTime,
     ) -> Result<Proposal, Miss> {
         let format = view.format;
         let need = format.players();
@@ -590,7 +688,7 @@ impl RulesetPolicy {
         // ticket crosses, and the tickets taken: all a failure depended on.
         let mut reach = 0.0_f64;
         let mut until = if self.remember {
-            self.next_step(seed.enqueued, view.now)
+            self.next_step(seed.enqueued, view.now).min(bound_until)
         } else {
             SimTime::MAX
         };
@@ -673,7 +771,7 @@ impl Policy for RulesetPolicy {
                     .map(|(_, t)| t)
                     .take(MAX_CANDIDATES);
                 let mut fold = self.fold.take();
-                if let Ok(p) = self.grow(view, seed, near, true, fold.as_mut()) {
+                if let Ok(p) = self.grow(view, seed, near, true, fold.as_mut(), SimTime::MAX) {
                     out.push(p);
                 }
                 self.fold = fold;
@@ -705,14 +803,35 @@ impl Policy for RulesetPolicy {
                         }
                     }
                     self.work.searches += 1;
+                    // Candidates come nearest first, so once one is farther
+                    // than a rating spread rule can allow at any age the
+                    // growth may read, so is every later one: the walk stops
+                    // there. That bound holds until the age it was taken at
+                    // crosses a step.
+                    let (age_hi, bound_until) = match self.rs.age {
+                        AgeSelection::Newest => (seed.age_s(view.now), SimTime::MAX),
+                        AgeSelection::Oldest => (
+                            view.now.since(self.oldest.min(view.now)).as_secs_f64(),
+                            self.next_step(self.oldest.min(view.now), view.now),
+                        ),
+                    };
+                    let reach = fold
+                        .as_ref()
+                        .filter(|_| self.remember)
+                        .and_then(|g| g.rating_reach(&self.rs, age_hi, self.skew));
                     near.clear();
-                    pass.walk(pos, f64::INFINITY, |_, at, t| {
+                    pass.walk(pos, reach.unwrap_or(f64::INFINITY), |_, at, t| {
                         near.push((at, t));
                         near.len() < MAX_CANDIDATES
                     });
                     let capped = near.len() == MAX_CANDIDATES;
                     let candidates = near.iter().map(|&(_, t)| t);
-                    let p = match self.grow(view, seed, candidates, capped, fold.as_mut()) {
+                    let bound_until = if reach.is_some() {
+                        bound_until
+                    } else {
+                        SimTime::MAX
+                    };
+                    let p = match self.grow(view, seed, candidates, capped, fold.as_mut(), bound_until) {
                         Ok(p) => p,
                         Err(miss) => {
                             if self.remember {
@@ -997,6 +1116,31 @@ mod tests {
         }
     }
 
+    /// 2v2 with every player's skill within 40 of every other's, within
+    /// 150 from 10 s and 400 from 40 s: the spread a growth's walk stops
+    /// at, over solos and duos; `age` picks whose wait counts.
+    fn spread_2v2(age: &str) -> RulesetParams {
+        let json = format!(
+            r#"{{ "ruleLanguageVersion": "1.0",
+                 "playerAttributes": [{{ "name": "skill", "type": "number" }}],
+                 "algorithm": {{ "expansionAgeSelection": "{age}" }},
+                 "teams": [{{ "name": "duo", "maxPlayers": 2, "quantity": 2 }}],
+                 "rules": [{{ "name": "Close", "type": "distance",
+                     "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+                     "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
+                     "maxDistance": 40 }}],
+                 "expansions": [{{ "target": "rules[Close].maxDistance",
+                     "steps": [{{ "waitTimeSeconds": 10, "value": 150 }},
+                               {{ "waitTimeSeconds": 40, "value": 400 }}] }}] }}"#
+        );
+        let mut rs = Ruleset::parse(&json).unwrap_or_else(|e| panic!("{e}"));
+        rs.bind(Source::by_convention, |_| None)
+            .unwrap_or_else(|e| panic!("{e}"));
+        RulesetParams {
+            ruleset: Some(Arc::new(rs)),
+        }
+    }
+
     /// Drives the policy that keeps failed growths and the exhaustive one
     /// through the same random joins, departures, passes and refused
     /// matches, and asserts they propose the same on every call; returns
@@ -1110,6 +1254,11 @@ mod tests {
             roles: Some(crate::teams::Composition::new(&[1, 1, 1])),
             ..trios
         };
+        let duos = MatchFormat {
+            teams: 2,
+            team_size: 2,
+            roles: None,
+        };
         let mut spared = 0;
         for seed in 0..6 {
             for (i, (params, format)) in [
@@ -1117,6 +1266,8 @@ mod tests {
                 (one_v_one("oldest"), solo),
                 (three_teams(15.0, 2), trios),
                 (three_teams(40.0, 3), roles),
+                (spread_2v2("oldest"), duos),
+                (spread_2v2("newest"), duos),
             ]
             .into_iter()
             .enumerate()

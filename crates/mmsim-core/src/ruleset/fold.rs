@@ -122,9 +122,7 @@ impl Term {
 
     fn add(&mut self, t: &CandTicket<'_>, agg: PartyAgg) {
         if let Term::Over { source, totals, .. } = self {
-            for i in 0..t.players.len() {
-                totals.add(member_number(t, i, *source, agg));
-            }
+            add_members(totals, t, *source, agg);
         }
     }
 
@@ -139,9 +137,7 @@ impl Term {
             } => {
                 let mut totals = *totals;
                 if let Some(t) = t {
-                    for i in 0..t.players.len() {
-                        totals.add(member_number(t, i, *source, agg));
-                    }
+                    add_members(&mut totals, t, *source, agg);
                 }
                 // An aggregate of one value is the value (a count, 1).
                 aggs[1..].iter().fold(
@@ -171,6 +167,18 @@ enum Folded {
         reference: Option<Term>,
         op: CmpOp,
     },
+    /// `max(flatten(a))` measured against `min(flatten(a))` (or the other
+    /// way round): every player's number within the limits of every
+    /// other's, AccelByte's distance and FlexMatch's close-skill shape.
+    /// Both terms fold the same numbers in the same order, so one range
+    /// stands for both, and each member's number is read once.
+    Spread {
+        source: Source,
+        totals: Totals,
+        /// Whether the measurement is the maximum (the reference the
+        /// minimum).
+        max_first: bool,
+    },
     /// Every player's number within `max` of every other's: their range.
     Batch {
         source: Source,
@@ -187,6 +195,75 @@ enum Folded {
         count: u32,
         and: u64,
     },
+}
+
+impl Folded {
+    /// The spread shape of a distance rule's terms, if they have it: one
+    /// maximum measured against the minimum of the same source.
+    fn spread(measure: &[Term], reference: Option<&Term>) -> Option<Folded> {
+        let over = |t: &Term| match t {
+            Term::Over { source, aggs, .. } if aggs.len() == 1 => Some((*source, aggs[0])),
+            _ => None,
+        };
+        let ([m], Some(r)) = (measure, reference) else {
+            return None;
+        };
+        let ((source, fm), (rsource, fr)) = (over(m)?, over(r)?);
+        let max_first = match (fm, fr) {
+            (AggFn::Max, AggFn::Min) => true,
+            (AggFn::Min, AggFn::Max) => false,
+            _ => return None,
+        };
+        (source == rsource).then_some(Folded::Spread {
+            source,
+            totals: Totals::EMPTY,
+            max_first,
+        })
+    }
+}
+
+/// Adds every member of `t`'s number from `source` under `agg` to
+/// `totals`, in the members' order, as `Term::add` does; a party-wide
+/// aggregate (the same number for every member) is read once.
+fn add_members(totals: &mut Totals, t: &CandTicket<'_>, source: Source, agg: PartyAgg) {
+    let party_wide = matches!(agg, PartyAgg::Avg | PartyAgg::Min | PartyAgg::Max);
+    if party_wide && !t.players.is_empty() {
+        let x = member_number(t, 0, source, agg);
+        for _ in 0..t.players.len() {
+            totals.add(x);
+        }
+    } else {
+        for i in 0..t.players.len() {
+            totals.add(member_number(t, i, source, agg));
+        }
+    }
+}
+
+/// A spread-shaped rule's verdict with `t`'s members added (`None`: as it
+/// stands): the distance the two terms it stands for would measure.
+fn spread_holds(
+    rule: &Folded,
+    t: Option<&CandTicket<'_>>,
+    agg: PartyAgg,
+    min: Option<&Steps>,
+    max: Option<&Steps>,
+    age_s: f64,
+) -> bool {
+    let Folded::Spread {
+        source,
+        totals,
+        max_first,
+    } = rule
+    else {
+        unreachable!("a spread rule");
+    };
+    let mut totals = *totals;
+    if let Some(t) = t {
+        add_members(&mut totals, t, *source, agg);
+    }
+    let (hi, lo) = (totals.of(AggFn::Max), totals.of(AggFn::Min));
+    let (x, r) = if *max_first { (hi, lo) } else { (lo, hi) };
+    distance_holds(&[x], Some(r), min, max, age_s)
 }
 
 /// A rule's lower and upper limits (a batch distance has only an upper).
@@ -233,13 +310,17 @@ impl Growing {
             let folded = match &r.kind {
                 RuleKind::Distance {
                     measure, reference, ..
-                } => Folded::Distance {
-                    measure: terms(measure)?,
-                    reference: match reference {
+                } => {
+                    let measure = terms(measure)?;
+                    let reference = match reference {
                         Some(e) => Some(Term::read(e, rs)?),
                         None => None,
-                    },
-                },
+                    };
+                    match Folded::spread(&measure, reference.as_ref()) {
+                        Some(spread) => spread,
+                        None => Folded::Distance { measure, reference },
+                    }
+                }
                 RuleKind::Comparison {
                     measure,
                     reference,
@@ -303,6 +384,7 @@ impl Growing {
                         }
                     }
                 }
+                Folded::Spread { totals, .. } => *totals = Totals::EMPTY,
                 Folded::Batch { totals, broken, .. } => {
                     *totals = Totals::EMPTY;
                     *broken = false;
@@ -331,6 +413,7 @@ impl Growing {
                         r.add(t, agg);
                     }
                 }
+                Folded::Spread { source, totals, .. } => add_members(totals, t, *source, agg),
                 Folded::Batch {
                     source,
                     totals,
@@ -364,6 +447,94 @@ impl Growing {
         }
     }
 
+    /// Whether some team-free rule has the spread shape (every player's
+    /// number within a distance of every other's): a cheap test that turns
+    /// most far-off candidates down, worth asking before anything dearer.
+    pub fn has_spread(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|(rule, _, _)| matches!(rule, Folded::Spread { .. }))
+    }
+
+    /// Whether the spread-shaped rules alone pass with `t` added: `false`
+    /// means `passes_with` is `false` too.
+    pub fn spreads_pass_with(&self, rs: &Ruleset, t: Option<&CandTicket<'_>>, age_s: f64) -> bool {
+        self.rules.iter().all(|(rule, agg, i)| {
+            let (min, max) = limits(&rs.rules[*i].kind);
+            !matches!(rule, Folded::Spread { .. }) || spread_holds(rule, t, *agg, min, max, age_s)
+        })
+    }
+
+    /// The first spread-shaped rule on players' ratings with an upper
+    /// limit: the one a walk nearest rating first can stop at.
+    fn rating_spread(&self) -> Option<&(Folded, PartyAgg, usize)> {
+        self.rules.iter().find(|(rule, _, _)| {
+            matches!(
+                rule,
+                Folded::Spread {
+                    source: Source::Rating,
+                    ..
+                }
+            )
+        })
+    }
+
+    /// How far ticket `t`'s numbers under `rating_spread`'s rule lie from
+    /// its matchmaking rating `rating` (none for a ticket whose members
+    /// were not rated again while it waited); 0 without such a rule.
+    pub fn rating_skew(&self, t: &CandTicket<'_>, rating: f64) -> f64 {
+        let Some((_, agg, _)) = self.rating_spread() else {
+            return 0.0;
+        };
+        (0..t.players.len()).fold(0.0, |m: f64, i| {
+            let d = (member_number(t, i, Source::Rating, *agg) - rating).abs();
+            if d.is_nan() {
+                f64::INFINITY
+            } else {
+                m.max(d)
+            }
+        })
+    }
+
+    /// A rating distance from the seed beyond which no candidate passes
+    /// `rating_spread`'s rule at any age up to `age_hi`, when no ticket's
+    /// numbers lie more than `skew` from its rating (`rating_skew`):
+    /// the seed's and the candidate's numbers alone spread wider than the
+    /// rule allows. `None` without such a rule.
+    pub fn rating_reach(&self, rs: &Ruleset, age_hi: f64, skew: f64) -> Option<f64> {
+        let (_, _, i) = self.rating_spread()?;
+        let limit = limits(&rs.rules[*i].kind).1?.most_until(age_hi);
+        Some(if skew == 0.0 {
+            // Each number is its ticket's rating: the two spread exactly
+            // as far as the walk measures.
+            limit
+        } else {
+            // Two tickets' numbers lie within 2 skew of their ratings'
+            // distance; a margin covers the rounding of the sums.
+            (limit + 2.0 * skew) * (1.0 + 1e-9) + 1e-9
+        })
+    }
+
+    /// Whether the spread-shaped rules could pass for a match holding the
+    /// players so far, `t`'s and perhaps more, at any age up to `age_hi`:
+    /// `false` means no such match passes them. More players only widen a
+    /// spread, and no limit at those ages is above `Steps::most_until`.
+    pub fn spreads_could_pass_with(&self, rs: &Ruleset, t: &CandTicket<'_>, age_hi: f64) -> bool {
+        self.rules.iter().all(|(rule, agg, i)| {
+            let Folded::Spread { source, totals, .. } = rule else {
+                return true;
+            };
+            let Some(max) = limits(&rs.rules[*i].kind).1 else {
+                return true;
+            };
+            let mut totals = *totals;
+            add_members(&mut totals, t, *source, *agg);
+            let spread = totals.of(AggFn::Max) - totals.of(AggFn::Min);
+            // A NaN spread proves nothing.
+            spread.is_nan() || spread <= max.most_until(age_hi)
+        })
+    }
+
     /// Whether every team-free rule of `rs` (the ruleset this was built
     /// from) passes for the match with `t` added (`None`: as it stands),
     /// expansions at `age_s`: what `rs.passes(.., age_s, true)` says of
@@ -373,6 +544,7 @@ impl Growing {
             let agg = *agg;
             let (min, max) = limits(&rs.rules[*i].kind);
             match rule {
+                Folded::Spread { .. } => spread_holds(rule, t, agg, min, max, age_s),
                 Folded::Distance { measure, reference } => {
                     let xs: SmallVec<[f64; 4]> = measure.iter().map(|m| m.value(t, agg)).collect();
                     let r = reference.as_ref().map(|r| r.value(t, agg));
@@ -589,6 +761,122 @@ mod tests {
             }
             // Both verdicts were reached often: the test can tell them apart.
             assert!(judged.iter().all(|&n| n > 100), "{}: {judged:?}", rs.name);
+        }
+    }
+
+    /// The bounds a growth stops at: a candidate `spreads_could_pass_with`
+    /// turns down at `age_hi`, or one farther in rating from the seed than
+    /// `rating_reach`, fails the tree's team-free check in every larger
+    /// match at every age up to `age_hi`; and the bounds do turn down.
+    #[test]
+    fn spread_bounds_turn_down_only_what_the_tree_turns_down() {
+        let mut rng = Pcg64::seed_from_u64(5);
+        let spread_rules = [
+            rulesets().swap_remove(0),
+            bound(
+                r#"{ "ruleLanguageVersion": "1.0", "playerAttributes": [{ "name": "skill" }],
+                     "teams": [{ "name": "t", "maxPlayers": 3, "quantity": 2 }],
+                     "rules": [{ "name": "Close", "type": "distance",
+                         "measurements": ["min(flatten(teams[*].players.attributes[skill]))"],
+                         "referenceValue": "max(flatten(teams[*].players.attributes[skill]))",
+                         "maxDistance": 120 }],
+                     "expansions": [{ "target": "rules[Close].maxDistance",
+                         "steps": [{ "waitTimeSeconds": 10, "value": 40 }, { "waitTimeSeconds": 20, "value": 250 }] }] }"#,
+            ),
+        ];
+        for rs in spread_rules {
+            let g0 = Growing::new(&rs).expect("folds");
+            assert!(g0.has_spread(), "{}", rs.name);
+            let mut turned = [0usize; 2];
+            for _ in 0..2000 {
+                // Tickets of one or two players; a ticket's rating is its
+                // players' average, or (a member rated again while it
+                // waited) off by up to 30.
+                let n = rng.random_range(2..7);
+                let mut players = Vec::new();
+                let mut sizes = Vec::new();
+                let mut ratings = Vec::new();
+                for _ in 0..n {
+                    let size = rng.random_range(1..3);
+                    let party = 1500.0 + rng.random_range(-400.0..400.0_f64).round();
+                    for _ in 0..size {
+                        let r = party + rng.random_range(-50.0..50.0_f64);
+                        let mut p = Player::new(
+                            PlayerId(players.len() as u32),
+                            r,
+                            Rating::new(r, 50.0, 0.06),
+                        );
+                        p.party_rating = Rating::new(party, 50.0, 0.06);
+                        players.push(p);
+                    }
+                    sizes.push(size);
+                    let off = if rng.random_bool(0.2) {
+                        rng.random_range(-30.0..30.0)
+                    } else {
+                        0.0
+                    };
+                    ratings.push(off);
+                }
+                let mut next = 0;
+                let tickets: Vec<CandTicket<'_>> = sizes
+                    .iter()
+                    .map(|&size| {
+                        let t = CandTicket {
+                            team: 0,
+                            players: players[next..next + size].iter().collect(),
+                        };
+                        next += size;
+                        t
+                    })
+                    .collect();
+                // As the engine rates a ticket: its members' (party)
+                // ratings averaged, then any drift.
+                for (t, off) in tickets.iter().zip(ratings.iter_mut()) {
+                    let avg = t
+                        .players
+                        .iter()
+                        .map(|p| {
+                            if t.players.len() == 1 {
+                                p.rating.value
+                            } else {
+                                p.party_rating.value
+                            }
+                        })
+                        .sum::<f64>()
+                        / t.players.len() as f64;
+                    *off += avg;
+                }
+                // Seed first, candidate last, the rest in between.
+                let (seed, cand) = (&tickets[0], &tickets[n - 1]);
+                let age_hi = rng.random_range(0.0..30.0);
+                let mut g = g0.clone();
+                g.clear();
+                g.add(seed);
+                let skew = g
+                    .rating_skew(seed, ratings[0])
+                    .max(g.rating_skew(cand, ratings[n - 1]));
+                let reach = g.rating_reach(&rs, age_hi, skew).expect("a rating spread");
+                let by_pair = !g.spreads_could_pass_with(&rs, cand, age_hi);
+                let by_reach = (ratings[n - 1] - ratings[0]).abs() > reach;
+                assert!(
+                    !by_reach || by_pair || skew > 0.0,
+                    "{}: reach without the pair",
+                    rs.name
+                );
+                turned[0] += usize::from(by_pair);
+                turned[1] += usize::from(by_reach);
+                if by_pair || by_reach {
+                    let whole = Candidate {
+                        teams: rs.teams,
+                        tickets: tickets.clone(),
+                    };
+                    for _ in 0..5 {
+                        let age = rng.random_range(0.0..=age_hi);
+                        assert!(!rs.passes(&whole, age, true), "{} passes at {age}", rs.name);
+                    }
+                }
+            }
+            assert!(turned.iter().all(|&n| n > 100), "{}: {turned:?}", rs.name);
         }
     }
 

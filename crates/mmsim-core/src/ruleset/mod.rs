@@ -178,6 +178,15 @@ impl Steps {
         }
     }
 
+    /// The largest value in force at any wait up to `wait_s`: a bound on
+    /// `at` for every such wait, whichever way the steps move the value.
+    pub fn most_until(&self, wait_s: f64) -> f64 {
+        self.steps
+            .iter()
+            .take_while(|(w, _)| *w <= wait_s)
+            .fold(self.base, |m, (_, v)| m.max(*v))
+    }
+
     /// The value in force after `wait_s` seconds.
     pub fn at(&self, wait_s: f64) -> f64 {
         self.steps
