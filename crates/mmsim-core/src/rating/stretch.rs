@@ -124,6 +124,20 @@ fn noisy_trueskill_ratings_widen_with_their_noise() {
     assert!((slopes[0] - 1.0).abs() < 0.002, "{slopes:?}");
     assert!(slopes.windows(2).all(|w| w[0] < w[1]), "{slopes:?}");
     assert!(slopes[3] > 1.04, "{slopes:?}");
+    let [a, b, c, d] = slopes;
+    assert_doc_says(&format!(
+        "slope {a:.4}, {b:.4}, {c:.4} and {d:.4} from starting noise 10, 70, 150 and 240"
+    ));
+}
+
+/// docs/scenarios.md, its line breaks folded, says `claim` word for word:
+/// the account there cannot outlive the figures these tests measure.
+fn assert_doc_says(claim: &str) {
+    let doc = include_str!("../../../../docs/scenarios.md")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(doc.contains(claim), "docs/scenarios.md lacks {claim:?}");
 }
 
 /// docs/scenarios.md: neither the matchmaker nor the outcome model is the
@@ -146,6 +160,11 @@ fn noisy_trueskill_ratings_widen_whoever_they_meet() {
     let random_tens = ladder(false, true, false);
     assert!(random_tens > 1.04, "{random_tens}");
     let random_teams = ladder(false, false, false);
+    assert_doc_says(&format!(
+        "with noise 240, {own_model:.4} when TrueSkill's own normal model decides the games \
+         (so not the logistic's tails), {random_tens:.4} with random tens split by rating and \
+         {random_teams:.4} with random tens and teams"
+    ));
     assert!(
         (1.005..random_tens).contains(&random_teams),
         "{random_teams}"
