@@ -1,7 +1,9 @@
 //! Why a TrueSkill ladder of fixed skills widens past them, shown on the
 //! rating system alone, without the engine's matchmaker, parties or queues:
 //! ratings that miss the skills drift outward, the faster the more they
-//! miss (docs/scenarios.md, the Dota ladder's tails).
+//! miss, and a ladder matched on its own ratings overshoots the skills'
+//! scale even from an exact prior (docs/scenarios.md, the Dota ladder's
+//! tails).
 
 use super::trueskill::{logistic_beta, TrueSkill, TrueSkillParams};
 use super::RatingSystem;
@@ -14,7 +16,11 @@ use rand_pcg::Pcg64;
 #[derive(Clone, Copy)]
 struct Ladder {
     /// Sd of the starting ratings' error (and their σ): skill + N(0, noise).
-    noise: f64,
+    /// `None`: a fresh ladder, everyone at μ 2350 with σ 750 (the skills'
+    /// mean and about their sd: the prior is the population).
+    noise: Option<f64>,
+    /// Games each player plays.
+    rounds: usize,
     /// Tens cut from the players sorted by rating, as a matchmaker does,
     /// rather than from a shuffle.
     sorted: bool,
@@ -26,11 +32,11 @@ struct Ladder {
     probit: bool,
 }
 
-/// Slope of rating on skill after 100 rounds in which each of 2,000
+/// Slope of rating on skill after `rounds` rounds in which each of 2,000
 /// players (skills normal, mean 2350, sd 718: the Dota table's) plays one
-/// 5v5, from ratings started at skill plus noise; τ = 0 and β derived from
-/// the outcome, as the Dota preset's are, so nothing but the games moves a
-/// rating. 1 when the ratings keep the skills' scale.
+/// 5v5, from ratings started at skill plus noise or fresh; τ = 0 and β
+/// derived from the outcome, as the Dota preset's are, so nothing but the
+/// games moves a rating. 1 when the ratings keep the skills' scale.
 fn slope_after(ladder: Ladder) -> f64 {
     let mut rng = Pcg64::seed_from_u64(7);
     let n = 2000;
@@ -43,8 +49,11 @@ fn slope_after(ladder: Ladder) -> f64 {
     let mut ratings: Vec<Rating> = skills
         .iter()
         .map(|&s| {
-            let value = s + ladder.noise * z.sample(&mut rng);
-            Rating::new(value, ladder.noise.max(1.0), 0.0)
+            let e: f64 = z.sample(&mut rng);
+            match ladder.noise {
+                Some(noise) => Rating::new(s + noise * e, noise.max(1.0), 0.0),
+                None => Rating::new(2350.0, 750.0, 0.0),
+            }
         })
         .collect();
     let beta = logistic_beta(400.0, 5);
@@ -57,7 +66,7 @@ fn slope_after(ladder: Ladder) -> f64 {
         ..TrueSkillParams::default()
     });
     let mut order: Vec<usize> = (0..n).collect();
-    for _ in 0..100 {
+    for _ in 0..ladder.rounds {
         if ladder.sorted {
             order.sort_by(|&a, &b| ratings[a].value.total_cmp(&ratings[b].value));
         } else {
@@ -115,7 +124,8 @@ fn slope_after(ladder: Ladder) -> f64 {
 #[test]
 fn noisy_trueskill_ratings_widen_with_their_noise() {
     let matchmade = |noise| Ladder {
-        noise,
+        noise: Some(noise),
+        rounds: 100,
         sorted: true,
         balanced: true,
         probit: false,
@@ -149,7 +159,8 @@ fn assert_doc_says(claim: &str) {
 fn noisy_trueskill_ratings_widen_whoever_they_meet() {
     let ladder = |sorted, balanced, probit| {
         slope_after(Ladder {
-            noise: 240.0,
+            noise: Some(240.0),
+            rounds: 100,
             sorted,
             balanced,
             probit,
@@ -169,4 +180,33 @@ fn noisy_trueskill_ratings_widen_whoever_they_meet() {
         (1.005..random_tens).contains(&random_teams),
         "{random_teams}"
     );
+}
+
+/// docs/scenarios.md: from a fresh start whose prior is the population's
+/// (the Bayesian ideal for TrueSkill), games decided by TrueSkill's own
+/// normal model, a ladder matched on its ratings (sorted tens, balanced
+/// teams) overshoots the skills' scale: slope 0.9685 after 100 games a
+/// player, 1.0395 after 400; with random tens and teams it approaches the
+/// skills from below (0.9121, 0.9898). The matchmaker's choosing by rating
+/// is what TrueSkill's update does not allow for.
+#[test]
+fn a_fresh_ladder_matched_on_its_ratings_overshoots_the_skills() {
+    let ladder = |rounds, matched| {
+        slope_after(Ladder {
+            noise: None,
+            rounds,
+            sorted: matched,
+            balanced: matched,
+            probit: true,
+        })
+    };
+    let matched = [ladder(100, true), ladder(400, true)];
+    let random = [ladder(100, false), ladder(400, false)];
+    assert!(matched[0] < 1.0 && matched[1] > 1.03, "{matched:?}");
+    assert!(random[0] < random[1] && random[1] < 1.0, "{random:?}");
+    let ([m1, m4], [r1, r4]) = (matched, random);
+    assert_doc_says(&format!(
+        "slope {m1:.4} after 100 games a player and {m4:.4} after 400; with random tens \
+         and teams it approaches the skills from below ({r1:.4}, {r4:.4})"
+    ));
 }
