@@ -4,6 +4,9 @@
 
 use crate::model::{ParamError, PerTeam, Rating, SimTime};
 
+#[cfg(test)]
+mod stretch;
+
 /// A rating system. The engine calls `update` once per finished match, after
 /// the outcome is known, with the pre-match ratings of every player grouped by
 /// team; the system rewrites them in place. It must not depend on anything but
