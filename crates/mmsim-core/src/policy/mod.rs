@@ -435,6 +435,8 @@ pub fn fill_from_nearest(
 #[derive(Clone)]
 pub struct FreePass<'a> {
     sorted: Vec<&'a WaitingTicket>,
+    /// Position in `sorted` of the ticket in each pool slot.
+    position: Vec<u32>,
     /// `sorted`'s ratings, dense: the walks and window bounds read them.
     ratings: Vec<f64>,
     /// Positions in `sorted`, longest-waiting first.
@@ -472,6 +474,7 @@ impl<'a> FreePass<'a> {
             seeds: (pool.slots_oldest_first())
                 .map(|slot| position[slot as usize])
                 .collect(),
+            position,
             up: (0..=n).collect(),
             down: (0..=n).collect(),
             taken: vec![false; n as usize],
@@ -580,6 +583,12 @@ impl<'a> FreePass<'a> {
         (!self.taken[pos]).then(|| (pos, self.sorted[pos]))
     }
 
+    /// The position of the waiting ticket in pool slot `slot`
+    /// (`Pool::slot_of`).
+    pub fn position_of_slot(&self, slot: u32) -> usize {
+        self.position[slot as usize] as usize
+    }
+
     /// The ticket at position `pos` in rating order.
     pub fn ticket(&self, pos: usize) -> &'a WaitingTicket {
         self.sorted[pos]
@@ -664,14 +673,14 @@ impl<'a> FreePass<'a> {
         max_distance: f64,
         accept: impl FnMut(f64, &WaitingTicket) -> bool,
     ) -> Option<Vec<TicketId>> {
-        self.try_fill(format, pos, max_distance, accept, |_, _| None)
+        self.try_fill(format, pos, max_distance, accept, |_, _, _| None)
             .ok()
     }
 
     /// `fill`, saying on failure which positions the fill had chosen (the
     /// seed's first), for a pass that keeps failures (`Windowed`).
     ///
-    /// `recorded(distance, ticket)` may answer for a ticket what the fill
+    /// `recorded(distance, position, ticket)` may answer for a ticket what the fill
     /// decided about it before (`Some(true)`: chosen), for a pass that
     /// knows a failed fill's decisions still hold; those tickets are taken
     /// or passed over without the checks. Once a ticket it left to the
@@ -683,7 +692,7 @@ impl<'a> FreePass<'a> {
         pos: usize,
         max_distance: f64,
         mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
-        mut recorded: impl FnMut(f64, &WaitingTicket) -> Option<bool>,
+        mut recorded: impl FnMut(f64, usize, &WaitingTicket) -> Option<bool>,
     ) -> Result<Vec<TicketId>, Vec<usize>> {
         let seed = self.sorted[pos];
         let need = format.players();
@@ -704,7 +713,7 @@ impl<'a> FreePass<'a> {
         let mut guided = true;
         if room > 0 {
             self.walk(pos, max_distance, |d, at, t| {
-                let known = if guided { recorded(d, t) } else { None };
+                let known = if guided { recorded(d, at, t) } else { None };
                 let take = match known {
                     Some(take) => {
                         if take {

@@ -120,6 +120,9 @@ pub struct Windowed<W> {
     /// still waiting did not leave, so they count as joins for the seeds
     /// that walked without them.
     proposed: Vec<TicketId>,
+    /// Per position of this pass: whether its ticket joined since the last
+    /// (the buffer is kept between passes).
+    fresh: Vec<bool>,
     /// Whether the pool at this pass could staff a match by its role
     /// counts (`PoolTally`), tallied as `sync` reads it.
     pool_can_fill: bool,
@@ -139,6 +142,7 @@ impl<W> Windowed<W> {
             joined: Vec::new(),
             gone: Vec::new(),
             proposed: Vec::new(),
+            fresh: Vec::new(),
             pool_can_fill: true,
             work: SearchWork::default(),
         }
@@ -286,6 +290,17 @@ impl<W: GrowingWindow> Windowed<W> {
         };
         let mut pass = FreePass::new(view.pool);
         pass.track_roles(format);
+        // The positions of the tickets that joined since the last pass: a
+        // guided walk decides for them, and looks each ticket up here
+        // rather than among the joins.
+        let mut fresh = std::mem::take(&mut self.fresh);
+        fresh.clear();
+        fresh.resize(pass.len(), false);
+        for &id in &self.joined {
+            if let Some(slot) = view.pool.slot_of(id) {
+                fresh[pass.position_of_slot(slot)] = true;
+            }
+        }
         for k in start..pass.len() {
             if pass.free_players() < format.players() || !pass.roles_can_fill() {
                 break;
@@ -315,7 +330,7 @@ impl<W: GrowingWindow> Windowed<W> {
             // tickets it does not decide again are turned down as before.
             let before = (verdict == Verdict::Guided).then(|| &self.kept[&seed.id]);
             let mut others = before.map_or(SimTime::MAX, |k| k.others);
-            let joined = &self.joined;
+            let fresh = &fresh;
             #[cfg(test)]
             let plain = before.map(|_| Self::plain_fill(rule, &pass, pos, now, format));
             let walked = pass.can_fill_within(pos, lo, hi);
@@ -331,10 +346,9 @@ impl<W: GrowingWindow> Windowed<W> {
                         }
                         ok
                     },
-                    |d, t| {
+                    |d, at, t| {
                         let k = before?;
-                        (d < k.reach && joined.binary_search(&t.id).is_err())
-                            .then(|| k.chosen.contains(&t.id))
+                        (d < k.reach && !fresh[at]).then(|| k.chosen.contains(&t.id))
                     },
                 )
             } else {
@@ -366,6 +380,7 @@ impl<W: GrowingWindow> Windowed<W> {
                 }
             }
         }
+        self.fresh = fresh;
     }
 }
 
@@ -386,8 +401,14 @@ impl<W: GrowingWindow> Windowed<W> {
         if !copy.can_fill_within(pos, lo, hi) {
             return Err(vec![pass.ticket(pos).id]);
         }
-        copy.try_fill(format, pos, w, |d, t| d <= rule.window(t, now), |_, _| None)
-            .map_err(|c| c.iter().map(|&at| pass.ticket(at).id).collect())
+        copy.try_fill(
+            format,
+            pos,
+            w,
+            |d, t| d <= rule.window(t, now),
+            |_, _, _| None,
+        )
+        .map_err(|c| c.iter().map(|&at| pass.ticket(at).id).collect())
     }
 
     /// Tests: a kept failure must be what the walk finds now, chosen
@@ -406,7 +427,13 @@ impl<W: GrowingWindow> Windowed<W> {
             return;
         }
         let rule = &self.rule;
-        match pass.try_fill(format, pos, w, |d, t| d <= rule.window(t, now), |_, _| None) {
+        match pass.try_fill(
+            format,
+            pos,
+            w,
+            |d, t| d <= rule.window(t, now),
+            |_, _, _| None,
+        ) {
             Ok(tickets) => panic!("a kept failure fills {tickets:?}"),
             Err(chosen) => {
                 let ids: Vec<TicketId> = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();

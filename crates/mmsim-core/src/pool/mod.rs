@@ -121,6 +121,11 @@ impl Pool {
         self.by_id.values().copied()
     }
 
+    /// The slot (`by_rating_slots`) of waiting ticket `id`.
+    pub fn slot_of(&self, id: TicketId) -> Option<u32> {
+        self.by_id.get(&id).copied()
+    }
+
     /// One more than the largest slot a waiting ticket can have.
     pub fn slots(&self) -> usize {
         self.slab.len()
