@@ -609,6 +609,21 @@ mod tests {
     use rand::{Rng, SeedableRng};
     use rand_pcg::Pcg64;
 
+    /// One ticket per size in `sizes`, of the next players in order.
+    fn tickets_of<'p>(players: &'p [Player], sizes: &[usize]) -> Vec<CandTicket<'p>> {
+        let mut next = 0;
+        (sizes.iter())
+            .map(|&size| {
+                let t = CandTicket {
+                    team: 0,
+                    players: players[next..next + size].iter().collect(),
+                };
+                next += size;
+                t
+            })
+            .collect()
+    }
+
     fn bound(json: &str) -> Ruleset {
         let mut rs = Ruleset::parse(json).unwrap_or_else(|e| panic!("{e}"));
         rs.bind(
@@ -725,18 +740,7 @@ mod tests {
                     }
                     sizes.push(size);
                 }
-                let mut next = 0;
-                let tickets: Vec<CandTicket<'_>> = sizes
-                    .iter()
-                    .map(|&size| {
-                        let t = CandTicket {
-                            team: 0,
-                            players: players[next..next + size].iter().collect(),
-                        };
-                        next += size;
-                        t
-                    })
-                    .collect();
+                let tickets = tickets_of(&players, &sizes);
                 let age = rng.random_range(0.0..40.0);
                 let mut g = Growing::new(&rs).expect("folds");
                 let mut partial = Candidate {
@@ -817,18 +821,7 @@ mod tests {
                     };
                     ratings.push(off);
                 }
-                let mut next = 0;
-                let tickets: Vec<CandTicket<'_>> = sizes
-                    .iter()
-                    .map(|&size| {
-                        let t = CandTicket {
-                            team: 0,
-                            players: players[next..next + size].iter().collect(),
-                        };
-                        next += size;
-                        t
-                    })
-                    .collect();
+                let tickets = tickets_of(&players, &sizes);
                 // As the engine rates a ticket: its members' (party)
                 // ratings averaged, then any drift.
                 for (t, off) in tickets.iter().zip(ratings.iter_mut()) {

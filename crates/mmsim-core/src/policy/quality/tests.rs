@@ -616,6 +616,43 @@ fn a_departure_that_pulls_in_a_ticket_near_in_experience_makes_the_search_stale(
     pass(&pool, 24);
 }
 
+/// Two or three teams of a random size from `min_team` up to ten players
+/// in all, filled by parties of random sizes.
+fn random_sizes(g: &mut Pcg64, min_team: usize) -> (usize, usize, Vec<usize>) {
+    let teams = g.random_range(2..=3usize);
+    let team_size = g.random_range(min_team..=(10 / teams));
+    let mut sizes = Vec::new();
+    let mut left = teams * team_size;
+    while left > 0 {
+        let s = g.random_range(1..=left.min(team_size));
+        sizes.push(s);
+        left -= s;
+    }
+    (teams, team_size, sizes)
+}
+
+/// Every split of parties of `sizes` over `teams` full teams of
+/// `team_size` (as lists of the parties' indices), by brute force.
+fn full_splits(
+    teams: usize,
+    team_size: usize,
+    sizes: &[usize],
+) -> impl Iterator<Item = Vec<Vec<usize>>> + '_ {
+    (0..teams.pow(sizes.len() as u32))
+        .map(move |code| {
+            let mut split = vec![Vec::new(); teams];
+            let mut c = code;
+            for i in 0..sizes.len() {
+                split[c % teams].push(i);
+                c /= teams;
+            }
+            split
+        })
+        .filter(move |split| {
+            (split.iter()).all(|t| t.iter().map(|&i| sizes[i]).sum::<usize>() == team_size)
+        })
+}
+
 /// Every split of random candidates scores the top-player and party
 /// criteria at most their split-free bounds, and the bounds are what
 /// the best split reaches in most candidates (a bound left at 1 would
@@ -626,15 +663,7 @@ fn split_free_bounds_hold_for_every_split_and_are_mostly_tight() {
     let mut g = Pcg64::seed_from_u64(11);
     let (mut cases, mut top_tight, mut parties_tight) = (0, 0, 0);
     for _ in 0..400 {
-        let teams = g.random_range(2..=3usize);
-        let team_size = g.random_range(2..=(10 / teams));
-        let mut sizes = Vec::new();
-        let mut left = teams * team_size;
-        while left > 0 {
-            let s = g.random_range(1..=left.min(team_size));
-            sizes.push(s);
-            left -= s;
-        }
+        let (teams, team_size, sizes) = random_sizes(&mut g, 2);
         let facts: Vec<PartyFacts> = sizes
             .iter()
             .map(|&s| {
@@ -647,19 +676,7 @@ fn split_free_bounds_hold_for_every_split_and_are_mostly_tight() {
         let top_bound = top_player_bound(&p, &tops, teams);
         let parties_bound = parties_bound(sizes.len(), largest, teams, team_size);
         let (mut best_top, mut best_parties) = (f64::NEG_INFINITY, f64::NEG_INFINITY);
-        for code in 0..teams.pow(sizes.len() as u32) {
-            let mut split = vec![Vec::new(); teams];
-            let mut c = code;
-            for i in 0..sizes.len() {
-                split[c % teams].push(i);
-                c /= teams;
-            }
-            let full = split
-                .iter()
-                .all(|t| t.iter().map(|&i| sizes[i]).sum::<usize>() == team_size);
-            if !full {
-                continue;
-            }
+        for split in full_splits(teams, team_size, &sizes) {
             let c = criteria(&p, &facts, &split, team_size);
             assert!(c.top_player <= top_bound, "{sizes:?} {tops:?}: {} > {top_bound}", c.top_player);
             assert!(c.parties <= parties_bound, "{sizes:?}: {} > {parties_bound}", c.parties);
@@ -688,15 +705,7 @@ fn the_team_language_bound_holds_for_every_split_and_is_mostly_tight() {
     let mut g = Pcg64::seed_from_u64(12);
     let (mut cases, mut tight, mut below_one) = (0, 0, 0);
     for _ in 0..600 {
-        let teams = g.random_range(2..=3usize);
-        let team_size = g.random_range(1..=(10 / teams));
-        let mut sizes = Vec::new();
-        let mut left = teams * team_size;
-        while left > 0 {
-            let s = g.random_range(1..=left.min(team_size));
-            sizes.push(s);
-            left -= s;
-        }
+        let (teams, team_size, sizes) = random_sizes(&mut g, 1);
         // Four languages, weighted as the Dota presets weight them, and
         // a second one for some; now and then a party with none in common.
         let language = |g: &mut Pcg64| match g.random_range(0..20) {
@@ -726,19 +735,7 @@ fn the_team_language_bound_holds_for_every_split_and_is_mostly_tight() {
             team_size,
         );
         let mut best = f64::NEG_INFINITY;
-        for code in 0..teams.pow(sizes.len() as u32) {
-            let mut split = vec![Vec::new(); teams];
-            let mut c = code;
-            for i in 0..sizes.len() {
-                split[c % teams].push(i);
-                c /= teams;
-            }
-            let full = split
-                .iter()
-                .all(|t| t.iter().map(|&i| sizes[i]).sum::<usize>() == team_size);
-            if !full {
-                continue;
-            }
+        for split in full_splits(teams, team_size, &sizes) {
             let c = criteria(&p, &facts, &split, team_size);
             assert!(
                 c.team_language <= bound,
