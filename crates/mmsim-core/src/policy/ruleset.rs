@@ -872,13 +872,19 @@ mod tests {
     use crate::policy::testkit::{pair, Harness};
     use crate::ruleset::Source;
 
-    fn policy(json: &str) -> Box<dyn Policy> {
+    /// The parameters of ruleset `json`, its attributes bound by
+    /// convention.
+    fn params(json: &str) -> RulesetParams {
         let mut rs = Ruleset::parse(json).unwrap_or_else(|e| panic!("{e}"));
         rs.bind(Source::by_convention, |_| None)
             .unwrap_or_else(|e| panic!("{e}"));
-        Box::new(RulesetPolicy::new(RulesetParams {
+        RulesetParams {
             ruleset: Some(Arc::new(rs)),
-        }))
+        }
+    }
+
+    fn policy(json: &str) -> Box<dyn Policy> {
+        Box::new(RulesetPolicy::new(params(json)))
     }
 
     /// 1v1, players' skills within 50, within 100 from 10 s; `age` picks
@@ -927,12 +933,7 @@ mod tests {
                      "maxDistance": 50 }],
                  "expansions": [{ "target": "rules[CloseSkill].maxDistance",
                      "steps": [{ "waitTimeSeconds": 10, "value": 100 }] }] }"#;
-            let mut rs = Ruleset::parse(json).unwrap_or_else(|e| panic!("{e}"));
-            rs.bind(Source::by_convention, |_| None)
-                .unwrap_or_else(|e| panic!("{e}"));
-            let p = RulesetParams {
-                ruleset: Some(Arc::new(rs)),
-            };
+            let p = params(json);
             if exhaustive {
                 Box::new(RulesetPolicy::exhaustive(p))
             } else {
@@ -1108,12 +1109,7 @@ mod tests {
                      "steps": [{{ "waitTimeSeconds": 7.5, "value": 60 }},
                                {{ "waitTimeSeconds": 30, "value": 200 }}] }}] }}"#
         );
-        let mut rs = Ruleset::parse(&json).unwrap_or_else(|e| panic!("{e}"));
-        rs.bind(Source::by_convention, |_| None)
-            .unwrap_or_else(|e| panic!("{e}"));
-        RulesetParams {
-            ruleset: Some(Arc::new(rs)),
-        }
+        params(&json)
     }
 
     /// 2v2 with every player's skill within 40 of every other's, within
@@ -1133,12 +1129,7 @@ mod tests {
                      "steps": [{{ "waitTimeSeconds": 10, "value": 150 }},
                                {{ "waitTimeSeconds": 40, "value": 400 }}] }}] }}"#
         );
-        let mut rs = Ruleset::parse(&json).unwrap_or_else(|e| panic!("{e}"));
-        rs.bind(Source::by_convention, |_| None)
-            .unwrap_or_else(|e| panic!("{e}"));
-        RulesetParams {
-            ruleset: Some(Arc::new(rs)),
-        }
+        params(&json)
     }
 
     /// Drives the policy that keeps failed growths and the exhaustive one

@@ -251,6 +251,14 @@ impl<W: GrowingWindow> Windowed<W> {
         }
     }
 
+    /// Marks seed `id`'s kept failure as standing at this pass.
+    fn confirm(&mut self, id: TicketId) {
+        self.kept
+            .get_mut(&id)
+            .expect("a standing failure is kept")
+            .pass = self.passes;
+    }
+
     /// The tick pass: `greedy_pass` with mutual windows, skipping seeds
     /// whose kept failure stands.
     fn pass(&mut self, view: &PoolView<'_>, out: &mut Vec<Proposal>) {
@@ -281,9 +289,9 @@ impl<W: GrowingWindow> Windowed<W> {
             #[cfg(test)]
             {
                 let (pos, _) = check.seed(k).expect("nothing is taken yet");
-                self.assert_still_fails(&mut check, pos, now, format);
+                self.assert_still_fails(&check, pos, now, format);
             }
-            self.kept.get_mut(&seed.id).expect("checked above").pass = self.passes;
+            self.confirm(seed.id);
         }
         let Some((start, first)) = first else {
             return;
@@ -316,8 +324,8 @@ impl<W: GrowingWindow> Windowed<W> {
             };
             if verdict == Verdict::Stands {
                 #[cfg(test)]
-                self.assert_still_fails(&mut pass, pos, now, format);
-                self.kept.get_mut(&seed.id).expect("checked above").pass = self.passes;
+                self.assert_still_fails(&pass, pos, now, format);
+                self.confirm(seed.id);
                 continue;
             }
             self.work.searches += 1;
@@ -412,37 +420,25 @@ impl<W: GrowingWindow> Windowed<W> {
     }
 
     /// Tests: a kept failure must be what the walk finds now, chosen
-    /// tickets and all (a walk that fails does not change the pass).
+    /// tickets and all.
     fn assert_still_fails(
         &self,
-        pass: &mut FreePass<'_>,
+        pass: &FreePass<'_>,
         pos: usize,
         now: SimTime,
         format: super::MatchFormat,
     ) {
         let seed = pass.ticket(pos);
-        let w = self.rule.window(seed, now);
-        let kept = &self.kept[&seed.id];
-        if !pass.window_can_fill(pos, w) {
+        if !pass.window_can_fill(pos, self.rule.window(seed, now)) {
             return;
         }
-        let rule = &self.rule;
-        match pass.try_fill(
-            format,
-            pos,
-            w,
-            |d, t| d <= rule.window(t, now),
-            |_, _, _| None,
-        ) {
+        match Self::plain_fill(&self.rule, pass, pos, now, format) {
             Ok(tickets) => panic!("a kept failure fills {tickets:?}"),
-            Err(chosen) => {
-                let ids: Vec<TicketId> = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();
-                assert_eq!(
-                    ids[..],
-                    kept.chosen[..],
-                    "a kept failure chose other tickets"
-                );
-            }
+            Err(ids) => assert_eq!(
+                ids[1..],
+                self.kept[&seed.id].chosen[..],
+                "a kept failure chose other tickets"
+            ),
         }
     }
 }
