@@ -32,7 +32,7 @@ use crate::model::{
 use crate::outcome::{OutcomeModel, OutcomeRngs, TeamSkills};
 use crate::policy::{FormedMatch, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger};
 use crate::pool::{Pool, WaitingTicket};
-use crate::rating::RatingSystem;
+use crate::rating::{LadderSpread, RatingSystem};
 use crate::teams::TeamFormer;
 use rand::Rng;
 use rand_distr::{Distribution, Exp1, StandardNormal};
@@ -241,6 +241,11 @@ pub struct Simulation<'r> {
     /// Game modes over the same players; `None` (and never looked into) without `[modes]`.
     #[doc(hidden)]
     pub modes: Option<Box<super::modes::Modes>>,
+    /// Each ladder's spread of settled solo ratings (`[0]` the engine's own,
+    /// `[l]` mode ladder l), counted when its first match is rated and moved
+    /// with every rating after; empty unless the rating system reads it
+    /// (`RatingSystem::settled_games`).
+    spreads: Vec<Option<LadderSpread>>,
 }
 
 impl<'r> Simulation<'r> {
@@ -405,6 +410,7 @@ impl<'r> Simulation<'r> {
             },
             queue: EventQueue::with_lanes(LANES),
             scratch: Scratch::default(),
+            spreads: Vec::new(),
             collector,
             next_ticket: 0,
             next_match: 0,
@@ -1236,26 +1242,37 @@ impl<'r> Simulation<'r> {
         for (b, r) in before.iter_mut().zip(&ratings) {
             b.extend_from_slice(r);
         }
-        self.parts
-            .rating
-            .update(&mut ratings, winner, rating_weight, now);
+        let spread = self.parts.rating.settled_games().map(|settled| {
+            if self.spreads.len() <= ladder {
+                self.spreads.resize(ladder + 1, None);
+            }
+            &*self.spreads[ladder]
+                .get_or_insert_with(|| LadderSpread::of(settled, rated.iter().map(|p| &p.rating)))
+        });
+        let rate = |teams: &mut [Vec<Rating>], winner: usize| match spread {
+            Some(spread) => self
+                .parts
+                .rating
+                .update_on(teams, winner, rating_weight, now, spread),
+            None => self.parts.rating.update(teams, winner, rating_weight, now),
+        };
+        rate(&mut ratings, winner);
         // Leavers take the loss: those on the winning side are rated as if
         // their team had lost (to the next team).
         let mut as_lost = Vec::new();
         if left.iter().any(|&g| g) {
             as_lost.clone_from(&before);
             let loser_view = (winner + 1) % as_lost.len().max(1);
-            self.parts
-                .rating
-                .update(&mut as_lost, loser_view, rating_weight, now);
+            rate(&mut as_lost, loser_view);
         }
         let mut index_in_team: PerTeam<usize> = smallvec::smallvec![0; ratings.len()];
         let mut k = 0;
-        let (active, players, collector, last_match) = (
+        let (active, players, collector, last_match, spreads) = (
             &self.world.active[s],
             &mut self.world.players,
             &mut self.collector,
             &mut self.world.last_match,
+            &mut self.spreads,
         );
         // A separate ladder's ratings go to its copy of the players; the
         // record (games, wins) to the engine's.
@@ -1285,6 +1302,9 @@ impl<'r> Simulation<'r> {
                     None => &mut players[p.index()],
                 };
                 if solo {
+                    if let Some(Some(spread)) = spreads.get_mut(ladder) {
+                        spread.moved(&rp.rating, &new);
+                    }
                     rp.rating = new;
                     if rp.games_to_within_deviation.is_none()
                         && new.deviation > 0.0
@@ -1313,6 +1333,8 @@ impl<'r> Simulation<'r> {
             .expect("active matches have a record");
         rec.winner = Some(winner as u32);
         rec.ended = Some(now);
+        #[cfg(debug_assertions)]
+        self.check_spread(ladder);
         // Who stops playing after it (`[engagement]`); empty otherwise.
         let mut quit = Vec::new();
         if !self.layers.is_empty() {
@@ -1375,6 +1397,31 @@ impl<'r> Simulation<'r> {
             self.release_held();
         }
     }
+    /// Debug builds: every 64th match, the ladder's kept spread against a
+    /// recount of its players, so a rating moved without `moved` shows.
+    #[cfg(debug_assertions)]
+    fn check_spread(&self, ladder: usize) {
+        let (Some(settled), Some(Some(kept))) =
+            (self.parts.rating.settled_games(), self.spreads.get(ladder))
+        else {
+            return;
+        };
+        if !self.next_match.is_multiple_of(64) {
+            return;
+        }
+        let players = match &self.modes {
+            Some(md) => md.registry(ladder, &self.world.players),
+            None => &self.world.players,
+        };
+        let recount = LadderSpread::of(settled, players.iter().map(|p| &p.rating));
+        assert_eq!(kept.settled(), recount.settled());
+        if let (Some((m, v)), Some((m2, v2))) = (kept.mean_variance(), recount.mean_variance()) {
+            assert!(
+                (m - m2).abs() < 1e-6 * m2.abs().max(1.0) && (v - v2).abs() < 1e-6 * v2.max(1.0)
+            );
+        }
+    }
+
     /// Admits ticket `id` to the data centres step `step` of the latency
     /// rule opens to it, schedules its next step, and offers it to the
     /// policy of each newly opened data centre, its best ping first.

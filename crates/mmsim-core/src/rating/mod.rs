@@ -4,8 +4,11 @@
 
 use crate::model::{ParamError, PerTeam, Rating, SimTime};
 
+mod spread;
 #[cfg(test)]
 mod stretch;
+
+pub use spread::LadderSpread;
 
 /// A rating system. The engine calls `update` once per finished match, after
 /// the outcome is known, with the pre-match ratings of every player grouped by
@@ -26,6 +29,31 @@ pub trait RatingSystem: Send + Sync {
     /// that team `winner` won. `weight` in (0, 1] scales every change (a match
     /// made by relaxing a rating, as in virtual-rating decay, counts for less).
     fn update(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime);
+
+    /// The games after which a rating counts among its ladder's settled
+    /// ones, when the system reads other players against the ladder's
+    /// spread ([`RatingSystem::update_on`]); `None` (the default) when it
+    /// does not, and the engine then keeps no spread. Asked once, when the
+    /// engine is built.
+    fn settled_games(&self) -> Option<u32> {
+        None
+    }
+
+    /// `update`, for a system that reads other players against `ladder`:
+    /// the spread of the settled ratings of the ladder the match is rated
+    /// on, as it stood before the match. The engine calls it instead of
+    /// `update` when `settled_games` is `Some`, and moves the spread itself
+    /// after storing the new ratings; the system may not change it.
+    fn update_on(
+        &self,
+        teams: &mut [Vec<Rating>],
+        winner: usize,
+        weight: f64,
+        now: SimTime,
+        _ladder: &LadderSpread,
+    ) {
+        self.update(teams, winner, weight, now)
+    }
 
     /// The system's own prediction that team `a` beats team `b`.
     fn win_probability(&self, a: &[Rating], b: &[Rating], now: SimTime) -> f64;

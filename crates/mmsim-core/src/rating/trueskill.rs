@@ -38,8 +38,16 @@
 //! own pre-match probability that the winner would win: nothing for an
 //! expected or even result, up to 1 + g for a certain loser winning. σ never
 //! rises above a new player's `sigma`.
+//!
+//! Selection: a matchmaker picks a player's teammates and opponents for
+//! ratings near his, and while ratings miss skills, players picked for a
+//! rating are nearer the mean in skill; read at face value they push a
+//! ladder wider for as long as it has errors. With `shrink_others`, each
+//! player's update reads every settled other player as the skill expected
+//! of their rating given the ladder's spread ([`LadderSpread`], kept by the
+//! engine), which leaves an unbiased ladder where it is.
 
-use super::{blend, check_non_negative, check_positive, stamp, RatingSystem};
+use super::{blend, check_non_negative, check_positive, stamp, LadderSpread, RatingSystem};
 use crate::model::{ParamError, Rating, SimTime};
 use serde::{Deserialize, Serialize};
 use skillratings::trueskill::{
@@ -79,6 +87,16 @@ pub struct TrueSkillParams {
     /// by 1 + gain·u, u = max(0, 1 − 2·P(winner wins)). 0 (the default)
     /// turns it off.
     pub surprise_gain: f64,
+    /// Whether a player's update reads every settled teammate and opponent
+    /// (past `calibration_games`) as the skill expected of their rating:
+    /// m + (μ − m)·sigma²/v, m and v the mean and variance of the ladder's
+    /// settled solo ratings, `sigma` the population's skill spread. Players
+    /// picked for their ratings are nearer the mean in skill than in rating
+    /// when the ladder is wider than the skills, and TrueSkill as published
+    /// reads them at face value, so a matchmade ladder keeps widening
+    /// (docs/scenarios.md); read this way it settles on the skills' scale.
+    /// Off by default (TrueSkill as published).
+    pub shrink_others: bool,
 }
 
 /// The β under which TrueSkill predicts what the logistic outcome model
@@ -108,6 +126,7 @@ impl Default for TrueSkillParams {
             calibration_games: 10,
             calibration_boost: 1.0,
             surprise_gain: 0.0,
+            shrink_others: false,
         }
     }
 }
@@ -117,7 +136,7 @@ impl TrueSkillParams {
     pub const SOURCE: &str =
         "Herbrich, Minka and Graepel, TrueSkill (2006), with the Dota 2 post's calibration games";
     /// Its keys, for `mmsim catalogue`.
-    pub const PARAMETERS: &str = "mu, sigma, beta, tau, draw_probability, calibration_games, calibration_boost, surprise_gain";
+    pub const PARAMETERS: &str = "mu, sigma, beta, tau, draw_probability, calibration_games, calibration_boost, surprise_gain, shrink_others";
 
     /// Checks every parameter; keys are relative to `[rating]`.
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -246,18 +265,54 @@ impl TrueSkill {
         TrueSkill { params }
     }
 
-    /// Whether a rating is still in its calibration games.
-    pub fn is_calibrating(&self, r: &Rating) -> bool {
-        r.games < self.params.calibration_games
+    /// `rate_match` once per player, every settled other player's mean
+    /// read as the skill `ladder` expects of it (`shrink_others`), the
+    /// player's own mean left as it is.
+    fn rate_against_expected(
+        &self,
+        teams: &[Vec<Rating>],
+        winner: usize,
+        ladder: &LadderSpread,
+    ) -> Vec<Vec<(f64, f64)>> {
+        let expected: Vec<Vec<Rating>> = teams
+            .iter()
+            .map(|t| {
+                t.iter()
+                    .map(|r| Rating {
+                        value: if ladder.is_settled(r) {
+                            ladder.expected_skill(r.value, self.params.sigma)
+                        } else {
+                            r.value
+                        },
+                        ..*r
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut seen = expected.clone();
+        let mut out: Vec<Vec<(f64, f64)>> = Vec::with_capacity(teams.len());
+        for (i, team) in teams.iter().enumerate() {
+            let mut row = Vec::with_capacity(team.len());
+            for (j, r) in team.iter().enumerate() {
+                seen[i][j] = *r;
+                row.push(rate_match(&seen, winner, &self.params)[i][j]);
+                seen[i][j] = expected[i][j];
+            }
+            out.push(row);
+        }
+        out
     }
-}
 
-impl RatingSystem for TrueSkill {
-    fn initial(&self) -> Rating {
-        Rating::new(self.params.mu, self.params.sigma, 0.0)
-    }
-
-    fn update(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime) {
+    /// The update, with every settled other player read as the skill
+    /// `ladder` expects of it when there is one (`shrink_others`).
+    fn rate(
+        &self,
+        teams: &mut [Vec<Rating>],
+        winner: usize,
+        weight: f64,
+        now: SimTime,
+        ladder: Option<&LadderSpread>,
+    ) {
         if winner >= teams.len() || teams.len() < 2 || teams.iter().any(|t| t.is_empty()) {
             return;
         }
@@ -268,7 +323,10 @@ impl RatingSystem for TrueSkill {
             0.0
         };
         let widen = 1.0 + weight * self.params.surprise_gain * surprise;
-        let rated = rate_match(teams, winner, &self.params);
+        let rated = match ladder {
+            Some(ladder) => self.rate_against_expected(teams, winner, ladder),
+            None => rate_match(teams, winner, &self.params),
+        };
         for (team, new_team) in teams.iter_mut().zip(rated) {
             for (r, (mu, sigma)) in team.iter_mut().zip(new_team) {
                 let boost = if self.is_calibrating(r) {
@@ -288,6 +346,39 @@ impl RatingSystem for TrueSkill {
                 stamp(r, now);
             }
         }
+    }
+
+    /// Whether a rating is still in its calibration games.
+    pub fn is_calibrating(&self, r: &Rating) -> bool {
+        r.games < self.params.calibration_games
+    }
+}
+
+impl RatingSystem for TrueSkill {
+    fn initial(&self) -> Rating {
+        Rating::new(self.params.mu, self.params.sigma, 0.0)
+    }
+
+    fn settled_games(&self) -> Option<u32> {
+        self.params
+            .shrink_others
+            .then_some(self.params.calibration_games)
+    }
+
+    fn update(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime) {
+        self.rate(teams, winner, weight, now, None)
+    }
+
+    fn update_on(
+        &self,
+        teams: &mut [Vec<Rating>],
+        winner: usize,
+        weight: f64,
+        now: SimTime,
+        ladder: &LadderSpread,
+    ) {
+        let ladder = self.params.shrink_others.then_some(ladder);
+        self.rate(teams, winner, weight, now, ladder)
     }
 
     /// P(team a performs better) = Φ((Σμ_a − Σμ_b) / sqrt(n·β² + Σσ²)),
@@ -326,6 +417,7 @@ mod tests {
             calibration_games: 0,
             calibration_boost: 1.0,
             surprise_gain: 0.0,
+            shrink_others: false,
         }
     }
 
@@ -649,6 +741,57 @@ mod tests {
         // The factor graph is solved iteratively and sweeps the teams in
         // order, so the tied losers come out equal only to its tolerance.
         assert!((teams[0][0].value - teams[2][0].value).abs() < 0.01);
+    }
+
+    #[test]
+    fn a_spread_read_as_it_stands_changes_nothing() {
+        // A ladder whose settled ratings spread exactly as the skills
+        // (variance sigma²) reads everyone at face value.
+        let params = TrueSkillParams {
+            shrink_others: true,
+            ..classic()
+        };
+        let ts = TrueSkill::new(params.clone());
+        let s = params.sigma;
+        let ladder = LadderSpread::of(0, &[r(25.0 - s, 0.0), r(25.0 + s, 0.0)]);
+        let teams = vec![vec![r(29.0, 3.0), r(20.0, 5.0)], vec![r(27.0, 4.0), r(24.0, 2.0)]];
+        let (mut plain, mut read) = (teams.clone(), teams);
+        ts.update(&mut plain, 1, 1.0, SimTime::ZERO);
+        ts.update_on(&mut read, 1, 1.0, SimTime::ZERO, &ladder);
+        for (a, b) in plain.iter().flatten().zip(read.iter().flatten()) {
+            assert!((a.value - b.value).abs() < 1e-9 && (a.deviation - b.deviation).abs() < 1e-9);
+        }
+    }
+
+    #[test]
+    fn a_wide_ladder_reads_the_others_nearer_its_mean() {
+        // Settled ratings 5 and 45 (mean 25, variance 400) against a skill
+        // spread of sigma = 10: 35 is read as 25 + 10·100/400 = 27.5. So
+        // the 35 who beat a 35 is rated as if he had beaten a 27.5, and
+        // the loser as if he had lost to one: each moves as TrueSkill moves
+        // him against the other read that way.
+        let params = TrueSkillParams {
+            sigma: 10.0,
+            shrink_others: true,
+            ..classic()
+        };
+        let ts = TrueSkill::new(params.clone());
+        let ladder = LadderSpread::of(0, &[r(5.0, 1.0), r(45.0, 1.0)]);
+        let mut teams = vec![vec![r(35.0, 3.0)], vec![r(35.0, 3.0)]];
+        ts.update_on(&mut teams, 0, 1.0, SimTime::ZERO, &ladder);
+        let won = rate_match(&[vec![r(35.0, 3.0)], vec![r(27.5, 3.0)]], 0, &params);
+        let lost = rate_match(&[vec![r(27.5, 3.0)], vec![r(35.0, 3.0)]], 0, &params);
+        assert!((teams[0][0].value - won[0][0].0).abs() < 1e-9);
+        assert!((teams[1][0].value - lost[1][0].0).abs() < 1e-9);
+        // Beating a weaker player gains less than beating an equal one.
+        let even = rate_match(&[vec![r(35.0, 3.0)], vec![r(35.0, 3.0)]], 0, &params);
+        assert!(teams[0][0].value - 35.0 < even[0][0].0 - 35.0);
+        assert!(teams[0][0].value > 35.0 && teams[1][0].value < 35.0);
+        // Without the option the ladder is not read.
+        let plain = TrueSkill::new(classic());
+        let mut face = vec![vec![r(35.0, 3.0)], vec![r(35.0, 3.0)]];
+        plain.update_on(&mut face, 0, 1.0, SimTime::ZERO, &ladder);
+        assert!((face[0][0].value - even[0][0].0).abs() < 1e-9);
     }
 
     /// The case: a 25 (σ 3) beats a 35 (σ 3), classic β = 25/6, no
