@@ -1,5 +1,8 @@
-//! The Dota preset's ranked ladder run for 32 days, checked against the true
-//! skills it measures: the ratings must end on the skills' scale,
+//! The Dota preset's ranked ladder run for weeks, checked against the true
+//! skills it measures: as shipped (`shrink_others`) its percentiles end
+//! within 5% of the skills' after 128 days, and TrueSkill as published
+//! (the account docs/scenarios.md gives of why it widens) must end on the
+//! skills' scale at 32 days,
 //! neither stretched past them (a calibration boost, a β the outcome model
 //! disagrees with) nor left off-centre (a start away from the skills' mean),
 //! and its errors no larger than the σ it reports. A settled rating is skill
@@ -41,6 +44,18 @@ fn slope(players: &[Player]) -> f64 {
 /// slower matches give the lowest and highest tenths about a fifth fewer
 /// games, seed 1). About 20 s in a debug build.
 fn dota_ladder(extra: &[&str]) -> Vec<Player> {
+    ladder_with(&[], extra)
+}
+
+/// The same ladder rated by TrueSkill as published, with the preset's
+/// spread before it read its players against it (`shrink_others = false`,
+/// `sigma = 750`): the ladder docs/scenarios.md's account of the widening
+/// measures.
+fn published_ladder(extra: &[&str]) -> Vec<Player> {
+    ladder_with(&["rating.shrink_others=false", "rating.sigma=750"], extra)
+}
+
+fn ladder_with(base: &[&str], extra: &[&str]) -> Vec<Player> {
     let text = include_str!("../../../../scenarios/dota2-5v5.toml");
     let sets: Vec<String> = [
         "run.duration=32d",
@@ -48,6 +63,7 @@ fn dota_ladder(extra: &[&str]) -> Vec<Player> {
         "arrivals.rate_per_s=0.2",
     ]
     .iter()
+    .chain(base)
     .chain(extra)
     .map(|s| s.to_string())
     .collect();
@@ -162,12 +178,12 @@ fn scale_failures(players: &[Player]) -> Vec<String> {
     failures
 }
 
-/// The preset as shipped ends on the skills' scale: its percentiles within
-/// 10% of the skills', within 5% (from p10) of the skills blurred by its
+/// Rated as published, the ladder ends 32 days on the skills' scale: its
+/// percentiles within 10% of the skills', within 5% (from p10) of the skills blurred by its
 /// own estimation noise, slope and width within 5%.
 #[test]
-fn the_dota_ladder_settles_on_the_skills_scale() {
-    let players = dota_ladder(&[]);
+fn as_published_the_dota_ladder_settles_near_the_skills_scale() {
+    let players = published_ladder(&[]);
     let failures = scale_failures(&players);
     assert!(failures.is_empty(), "{failures:#?}");
     // docs/scenarios.md's table of the same percentiles, row for row, so
@@ -197,7 +213,7 @@ fn the_dota_ladder_settles_on_the_skills_scale() {
         .take_while(|l| l.starts_with("| "))
         .collect();
     assert_eq!(table, ran);
-    assert_variant_row(&players, "none (the preset)");
+    assert_variant_row(&players, "none (as published)");
 }
 
 /// docs/scenarios.md's row for one variant of the ladder in its table of
@@ -229,7 +245,7 @@ fn assert_variant_row(players: &[Player], change: &str) {
 
 /// docs/scenarios.md: the ladder keeps the scale its prior gives it, so a
 /// `sigma` off the skills' spread squeezes or stretches it for good (the
-/// slope about `sigma` / 750), and the shipped ladder's checks reject
+/// slope about `sigma` / 750, as published), and the ladder's checks reject
 /// both: `sigma` is a scale parameter to derive from the population, not
 /// a starting guess the games correct. Two runs of the ladder.
 #[test]
@@ -238,7 +254,7 @@ fn the_dota_ladder_keeps_the_scale_of_its_prior() {
         ("rating.sigma=500", "`sigma = 500`", 0.6, 0.75),
         ("rating.sigma=1000", "`sigma = 1000`", 1.25, 1.45),
     ] {
-        let players = dota_ladder(&[set]);
+        let players = published_ladder(&[set]);
         let b = slope(&players);
         assert!((lo..hi).contains(&b), "{set}: slope {b}");
         assert!(!scale_failures(&players).is_empty(), "{set}");
@@ -252,7 +268,7 @@ fn the_dota_ladder_keeps_the_scale_of_its_prior() {
 /// catch the boost coming back.
 #[test]
 fn a_calibration_boost_stretches_the_dota_ladder() {
-    let players = dota_ladder(&["rating.calibration_boost=2"]);
+    let players = published_ladder(&["rating.calibration_boost=2"]);
     let b = slope(&players);
     assert!(b > 1.3, "{b}");
     assert!(!scale_failures(&players).is_empty());
@@ -293,25 +309,22 @@ fn numbers_after(text: &str, before: &str, n: usize) -> Vec<f64> {
 /// 1.16, seed 1).
 #[test]
 fn a_surprise_gain_stretches_the_dota_ladder() {
-    let b = slope(&dota_ladder(&["rating.surprise_gain=0.5"]));
+    let b = slope(&published_ladder(&["rating.surprise_gain=0.5"]));
     assert!(b > 1.08 && b < 1.25, "{b}");
     // "ends with a slope of rating on skill of 1.16 at gain 0.5"
     let stated = numbers_after(&doc_prose(), "ends with a slope of rating on skill of ", 1);
     assert_eq!(format!("{b:.2}"), format!("{:.2}", stated[0]));
 }
 
-/// docs/scenarios.md: read against its spread (`shrink_others`, with
-/// `sigma` the skills' spread of 718.7), the same ladder stops widening and
-/// after 128 days every rating percentile from the 5th to the 99th is within
-/// 5% of the skills' (seed 1: within 3.0%; as published, 10.6% low at the
-/// 5th and a slope of 1.047). About 80 s in a debug build.
+/// The preset's ladder as shipped: read against its spread
+/// (`shrink_others`, with `sigma` the skills' spread of 718.7), it stops
+/// widening, and after 128 days every rating percentile from the 5th to the
+/// 99th is within 5% of the skills' (seed 1: within 3.0%; as published,
+/// 10.6% low at the 5th and a slope of 1.047; docs/scenarios.md). About
+/// 80 s in a debug build.
 #[test]
-fn read_against_its_spread_the_dota_ladder_settles_on_the_skills() {
-    let players = dota_ladder(&[
-        "run.duration=128d",
-        "rating.shrink_others=true",
-        "rating.sigma=718.7",
-    ]);
+fn the_dota_ladder_settles_on_the_skills() {
+    let players = dota_ladder(&["run.duration=128d"]);
     let mut skills: Vec<f64> = players.iter().map(|p| p.true_skill).collect();
     let mut ratings: Vec<f64> = players.iter().map(|p| p.rating.value).collect();
     let mut report = String::new();
