@@ -386,6 +386,9 @@ impl Quality {
             counts.resize(format.team_size + 1, 0);
             counts[seed_e.size] += 1;
             let mut room = format.players() - seed_e.size;
+            // In two teams the packing check keeps its subset sums as the
+            // fill grows; other formats ask the table.
+            let mut two = TwoTeamFill::new(&s.caps, seed_e.size);
             s.chosen.clear();
             let mut last = None;
             let mut at = 0;
@@ -414,14 +417,26 @@ impl Quality {
                     continue;
                 }
                 counts[size] += 1;
-                let ok = size == 1 || {
-                    counts[1] += room - size;
-                    let ok = self
-                        .table
-                        .can_fill(counts, &s.caps);
-                    counts[1] -= room - size;
-                    ok
-                };
+                let mut grown = None;
+                let ok = size == 1
+                    || match &two {
+                        Some(t) => {
+                            grown = t.with(size);
+                            debug_assert_eq!(grown.is_some(), {
+                                counts[1] += room - size;
+                                let ok = self.table.can_fill(counts, &s.caps);
+                                counts[1] -= room - size;
+                                ok
+                            });
+                            grown.is_some()
+                        }
+                        None => {
+                            counts[1] += room - size;
+                            let ok = self.table.can_fill(counts, &s.caps);
+                            counts[1] -= room - size;
+                            ok
+                        }
+                    };
                 let ok = ok
                     && role_fill
                         .as_mut()
@@ -429,6 +444,9 @@ impl Quality {
                 if ok {
                     if let Some(f) = role_fill.as_mut() {
                         f.take(&get(nb[i].1.slot).roles);
+                    }
+                    if grown.is_some() {
+                        two = grown;
                     }
                     s.chosen.push(i);
                     within = within.max(nb[i].0);
@@ -500,7 +518,9 @@ impl Quality {
             let slots: Inline<u32> = std::iter::once(seed)
                 .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
                 .collect();
-            let feasible = self.table.can_fill(counts, &s.caps);
+            // Every party was taken only if solos could make up the rest
+            // (and the seed alone can), so a full fill always packs.
+            debug_assert!(self.table.can_fill(counts, &s.caps), "an unpackable fill");
             // `criteria`'s split-free terms, with its arithmetic.
             let party = |i: usize| nb[i].1;
             let skill = spread(
@@ -547,7 +567,6 @@ impl Quality {
                 ids,
                 slots,
                 enqueued,
-                feasible,
                 bound,
                 splits: [None, None],
             });
@@ -811,9 +830,6 @@ impl Quality {
         let mut best: Option<(f64, usize, usize)> = None;
         for f in 0..n_fills {
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
-            if !memo.feasible {
-                continue;
-            }
             let wait = self.wait(memo, view.now);
             let bound = Criteria { wait, ..memo.bound }.score(&self.params.weights);
             if bound < threshold || best.is_some_and(|b| bound <= b.0) {
@@ -868,7 +884,7 @@ impl Quality {
             f64::INFINITY
         };
         let mut soonest = f64::INFINITY;
-        for memo in cache.fills.iter().filter(|m| m.feasible) {
+        for memo in &cache.fills {
             // The best this candidate can score with a wait criterion of 0.
             let at_zero = match &memo.splits {
                 [None, None] => Criteria { wait: 0.0, ..memo.bound }.score(weights),
