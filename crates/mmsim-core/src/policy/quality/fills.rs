@@ -27,6 +27,11 @@ pub(super) struct FillMemo {
     /// bounds every split's score, and a fill whose bound misses the
     /// threshold needs no split.
     pub(super) bound: Criteria,
+    /// `bound` scored with the wait criterion at its cap of 1: no split
+    /// of the fill scores more at any time, so a pass whose threshold (or
+    /// best so far) it misses needs neither the fill's mean wait nor its
+    /// splits.
+    pub(super) ceiling: f64,
     /// Per split kind (0: balanced on MMR, 1: party counts first), the
     /// split once computed: its team priority comes from the fill's tickets
     /// (`team_priority`), so it holds as long as the fill does.

@@ -567,6 +567,7 @@ impl Quality {
                 ids,
                 slots,
                 enqueued,
+                ceiling: Criteria { wait: 1.0, ..bound }.score(&p.weights),
                 bound,
                 splits: [None, None],
             });
@@ -830,6 +831,11 @@ impl Quality {
         let mut best: Option<(f64, usize, usize)> = None;
         for f in 0..n_fills {
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
+            // Scores rise with the wait criterion, so its cap bounds the
+            // fill without working out its wait.
+            if memo.ceiling < threshold || best.is_some_and(|b| memo.ceiling <= b.0) {
+                continue;
+            }
             let wait = self.wait(memo, view.now);
             let bound = Criteria { wait, ..memo.bound }.score(&self.params.weights);
             if bound < threshold || best.is_some_and(|b| bound <= b.0) {
