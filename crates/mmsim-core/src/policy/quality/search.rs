@@ -665,6 +665,7 @@ impl Quality {
             lo: r - span - margin,
             hi: r + span + margin,
             prefixes,
+            chosen: chosen_bits(&fills),
             fills,
         }
     }

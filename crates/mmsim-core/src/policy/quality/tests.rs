@@ -518,6 +518,7 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
             margin: 1e-3,
         }),
         fills: Vec::new(),
+        chosen: 0,
     };
     let far_exp = 9.0;
     let change = |rating: f64, experience: f64, languages: u32| Change {
@@ -563,6 +564,7 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
             ceiling: 1.0,
             splits: [None, None],
         });
+        c.chosen = chosen_bits(&c.fills);
         c
     };
     assert!(stale(&mut chose(cache(5), &[3, 4]), &[], &[gone(4, 1510.0)], &params));
@@ -571,6 +573,10 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
     assert!(!stale(&mut chose(cache(5), &[3]), &[gone(4, 1510.0)], &[], &params));
     // The seed is no fill's choice, so its id is not one either.
     assert!(!stale(&mut chose(cache(5), &[3]), &[gone(7, 1510.0)], &[], &params));
+    // Ids that share a bit of `chosen` (4 and 68) are told apart by the
+    // fills, and a chosen id beyond 64 is found.
+    assert!(!stale(&mut chose(cache(5), &[4]), &[gone(68, 1510.0)], &[], &params));
+    assert!(stale(&mut chose(cache(5), &[3, 68]), &[gone(68, 1510.0)], &[], &params));
     // Outside the span: never.
     assert!(!stale(&mut cache(0), &[change(1700.0, 6.0, 0b01)], &[], &params));
 
