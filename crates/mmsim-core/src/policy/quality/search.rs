@@ -55,6 +55,9 @@ pub(super) struct Scratch {
     pub(super) fresh: Vec<Hot>,
     pub(super) merged: Vec<Hot>,
     pub(super) removed: Vec<u32>,
+    /// The (rating, id) keys of the tickets `sync` removes, sorted as
+    /// `hot` is.
+    pub(super) gone: Vec<(RatingKey, TicketId)>,
     /// (distance, ticket) of the seed's neighbours, nearest first.
     pub(super) nb: Vec<(f64, Hot)>,
     /// Neighbours sharing a language with the seed first, each part by rating.
@@ -200,13 +203,27 @@ impl Quality {
             added.push(slot);
         }
         removed.extend_from_slice(&self.order[i..]);
+        let mut gone = std::mem::take(&mut self.scratch.gone);
+        gone.clear();
         for &slot in &removed {
             let e = self.entries[slot as usize].take().expect("live slot");
             self.changes.push(Change::of(&e, false));
+            gone.push((RatingKey(e.rating), e.id));
         }
         if !added.is_empty() || !removed.is_empty() {
             let entries = &self.entries;
-            self.hot.retain(|h| entries[h.slot as usize].is_some());
+            // The departed found by their keys in one merge along `hot`,
+            // not by reading every waiting ticket's entry (a miss each in
+            // a large pool).
+            gone.sort_unstable();
+            let mut next = gone.iter().peekable();
+            self.hot.retain(|h| {
+                let key = (RatingKey(h.rating), h.id);
+                while next.next_if(|g| **g < key).is_some() {}
+                let departed = next.next_if(|g| **g == key).is_some();
+                debug_assert_eq!(departed, entries[h.slot as usize].is_none());
+                !departed
+            });
             let mut fresh = std::mem::take(&mut self.scratch.fresh);
             fresh.clear();
             fresh.extend(added.iter().map(|&slot| {
@@ -246,6 +263,7 @@ impl Quality {
         self.scratch.order = order;
         self.scratch.added = added;
         self.scratch.removed = removed;
+        self.scratch.gone = gone;
     }
 
     #[cfg(test)]
