@@ -20,9 +20,6 @@ pub(super) struct FillMemo {
     pub(super) slots: Inline<u32>,
     /// When each party joined, for the wait criterion.
     pub(super) enqueued: Inline<SimTime>,
-    /// Whether the parties can fill the teams at all; when not, no split
-    /// is tried.
-    pub(super) feasible: bool,
     /// The criteria that do not depend on the split, with those that do at
     /// the best any split can reach (`top_player_bound`, `parties_bound`,
     /// `team_language_bound`; balance at 1) and the wait at 0: scores are
@@ -30,6 +27,11 @@ pub(super) struct FillMemo {
     /// bounds every split's score, and a fill whose bound misses the
     /// threshold needs no split.
     pub(super) bound: Criteria,
+    /// `bound` scored with the wait criterion at its cap of 1: no split
+    /// of the fill scores more at any time, so a pass whose threshold (or
+    /// best so far) it misses needs neither the fill's mean wait nor its
+    /// splits.
+    pub(super) ceiling: f64,
     /// Per split kind (0: balanced on MMR, 1: party counts first), the
     /// split once computed: its team priority comes from the fill's tickets
     /// (`team_priority`), so it holds as long as the fill does.
@@ -148,6 +150,69 @@ pub(super) fn two_teams(counts: &[usize], caps: &[usize]) -> Option<bool> {
     }
     let window = (u128::MAX >> (127 - (first - lo))) << lo;
     Some(sums & window != 0)
+}
+
+/// `two_teams` asked of a greedy fill as it grows one party at a time:
+/// the subset sums of its parties of two or more are kept between asks,
+/// so admitting a party is one shift and one mask, where `can_fill`
+/// rebuilt the sums from the size counts on every ask (a fill asks for
+/// each party it tries; the fills' packing checks were the largest part
+/// of a search after the walk). Subset sums do not depend on the order the
+/// parties came in, so every answer is `two_teams`' answer for the counts
+/// the fill holds, padded with solos (`an_incremental_two_team_fill_answers_as_can_fill_does`).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct TwoTeamFill {
+    /// Bit `s` set when some of the parties of two or more sum to `s`.
+    sums: u128,
+    /// Players in those parties.
+    parties: usize,
+    first: usize,
+    second: usize,
+}
+
+impl TwoTeamFill {
+    /// The fill's state holding only the seed, a party of `seed_size`
+    /// players; `None` when `two_teams` does not answer for these rooms.
+    pub(super) fn new(caps: &[usize], seed_size: usize) -> Option<Self> {
+        let &[first, second] = caps else {
+            return None;
+        };
+        if first + second > 127 || seed_size > first.max(second) {
+            return None;
+        }
+        let mut fill = TwoTeamFill { sums: 1, parties: 0, first, second };
+        fill.take(seed_size);
+        Some(fill)
+    }
+
+    /// The state with a party of `size` players added, if solos can then
+    /// make up the rest of both teams: the answer `two_teams` gives for
+    /// the size counts with that party and the room left in solos.
+    pub(super) fn with(&self, size: usize) -> Option<Self> {
+        if size < 2 {
+            return Some(*self);
+        }
+        if size > self.first.max(self.second) {
+            return None;
+        }
+        let sums = self.sums | (self.sums << size);
+        let parties = self.parties + size;
+        // Some sum S with S <= first and parties - S <= second.
+        let lo = parties.saturating_sub(self.second);
+        if lo > self.first {
+            return None;
+        }
+        let window = (u128::MAX >> (127 - (self.first - lo))) << lo;
+        (sums & window != 0).then_some(TwoTeamFill { sums, parties, ..*self })
+    }
+
+    /// Adds a party of `size` players the fill took.
+    pub(super) fn take(&mut self, size: usize) {
+        if size >= 2 {
+            self.sums |= self.sums << size;
+            self.parties += size;
+        }
+    }
 }
 
 pub(super) fn expand<'a>(counts: &[usize], sizes: &'a mut Vec<usize>) -> &'a [usize] {

@@ -53,6 +53,27 @@ pub(super) struct SeedCache {
     pub(super) hi: f64,
     pub(super) prefixes: Option<Prefixes>,
     pub(super) fills: Vec<FillMemo>,
+    /// Bit `id % 64` set for every ticket a fill chose (`chosen_bits`): a
+    /// departure whose bit is clear was not chosen, so most departures
+    /// near a seed are ruled out without reading its fills.
+    pub(super) chosen: u64,
+}
+
+/// The bits of `SeedCache::chosen` for `fills`.
+pub(super) fn chosen_bits(fills: &[FillMemo]) -> u64 {
+    fills
+        .iter()
+        .flat_map(|f| &f.ids[1..])
+        .fold(0, |bits, id| bits | id_bit(*id))
+}
+
+fn id_bit(id: TicketId) -> u64 {
+    1 << (id.0 % 64)
+}
+
+/// Whether a fill chose ticket `id` (the seed is not chosen).
+pub(super) fn chose(fills: &[FillMemo], chosen: u64, id: TicketId) -> bool {
+    chosen & id_bit(id) != 0 && fills.iter().any(|f| f.ids[1..].contains(&id))
 }
 
 /// How far each fill order's scanned prefix reaches. A change alters a
@@ -117,10 +138,10 @@ pub(super) fn stale(
     let Some(p) = cache.prefixes.as_mut() else {
         return in_span(changes).next().is_some() || in_span(taken_now).next().is_some();
     };
-    let fills = &cache.fills;
+    let (fills, chosen) = (&cache.fills, cache.chosen);
     if in_span(changes)
         .chain(in_span(taken_now))
-        .any(|c| p.alters(seed, c, fills, params))
+        .any(|c| p.alters(seed, c, fills, chosen, params))
     {
         return true;
     }
@@ -160,7 +181,7 @@ pub(super) fn lost_a_ticket(cache: &SeedCache, changes: &[Change], taken_now: &[
     span(changes, cache.lo, cache.hi)
         .chain(span(taken_now, cache.lo, cache.hi))
         .filter(|c| !c.joined)
-        .any(|c| cache.fills.iter().any(|f| f.ids[1..].contains(&c.id)))
+        .any(|c| chose(&cache.fills, cache.chosen, c.id))
 }
 
 /// The changes of `sorted` (by rating) whose rating lies in `[lo, hi]`.
@@ -230,9 +251,15 @@ impl Prefixes {
     /// over a ticket, so losing a ticket it passed over changes none of its
     /// choices (a ticket the departure pulls in from past the edge is
     /// `beyond_room`'s concern, not this one's).
-    pub(super) fn alters(&self, seed: &Change, c: &Change, fills: &[FillMemo], p: &QualityParams) -> bool {
-        self.touched_by(seed, c, p)
-            && (c.joined || fills.iter().any(|f| f.ids[1..].contains(&c.id)))
+    pub(super) fn alters(
+        &self,
+        seed: &Change,
+        c: &Change,
+        fills: &[FillMemo],
+        chosen: u64,
+        p: &QualityParams,
+    ) -> bool {
+        self.touched_by(seed, c, p) && (c.joined || chose(fills, chosen, c.id))
     }
 
     /// Whether `c` may sort into one of the prefixes of `seed`'s fills.

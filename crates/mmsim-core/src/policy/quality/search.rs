@@ -55,6 +55,9 @@ pub(super) struct Scratch {
     pub(super) fresh: Vec<Hot>,
     pub(super) merged: Vec<Hot>,
     pub(super) removed: Vec<u32>,
+    /// The (rating, id) keys of the tickets `sync` removes, sorted as
+    /// `hot` is.
+    pub(super) gone: Vec<(RatingKey, TicketId)>,
     /// (distance, ticket) of the seed's neighbours, nearest first.
     pub(super) nb: Vec<(f64, Hot)>,
     /// Neighbours sharing a language with the seed first, each part by rating.
@@ -200,13 +203,27 @@ impl Quality {
             added.push(slot);
         }
         removed.extend_from_slice(&self.order[i..]);
+        let mut gone = std::mem::take(&mut self.scratch.gone);
+        gone.clear();
         for &slot in &removed {
             let e = self.entries[slot as usize].take().expect("live slot");
             self.changes.push(Change::of(&e, false));
+            gone.push((RatingKey(e.rating), e.id));
         }
         if !added.is_empty() || !removed.is_empty() {
             let entries = &self.entries;
-            self.hot.retain(|h| entries[h.slot as usize].is_some());
+            // The departed found by their keys in one merge along `hot`,
+            // not by reading every waiting ticket's entry (a miss each in
+            // a large pool).
+            gone.sort_unstable();
+            let mut next = gone.iter().peekable();
+            self.hot.retain(|h| {
+                let key = (RatingKey(h.rating), h.id);
+                while next.next_if(|g| **g < key).is_some() {}
+                let departed = next.next_if(|g| **g == key).is_some();
+                debug_assert_eq!(departed, entries[h.slot as usize].is_none());
+                !departed
+            });
             let mut fresh = std::mem::take(&mut self.scratch.fresh);
             fresh.clear();
             fresh.extend(added.iter().map(|&slot| {
@@ -246,6 +263,7 @@ impl Quality {
         self.scratch.order = order;
         self.scratch.added = added;
         self.scratch.removed = removed;
+        self.scratch.gone = gone;
     }
 
     #[cfg(test)]
@@ -386,6 +404,9 @@ impl Quality {
             counts.resize(format.team_size + 1, 0);
             counts[seed_e.size] += 1;
             let mut room = format.players() - seed_e.size;
+            // In two teams the packing check keeps its subset sums as the
+            // fill grows; other formats ask the table.
+            let mut two = TwoTeamFill::new(&s.caps, seed_e.size);
             s.chosen.clear();
             let mut last = None;
             let mut at = 0;
@@ -414,14 +435,26 @@ impl Quality {
                     continue;
                 }
                 counts[size] += 1;
-                let ok = size == 1 || {
-                    counts[1] += room - size;
-                    let ok = self
-                        .table
-                        .can_fill(counts, &s.caps);
-                    counts[1] -= room - size;
-                    ok
-                };
+                let mut grown = None;
+                let ok = size == 1
+                    || match &two {
+                        Some(t) => {
+                            grown = t.with(size);
+                            debug_assert_eq!(grown.is_some(), {
+                                counts[1] += room - size;
+                                let ok = self.table.can_fill(counts, &s.caps);
+                                counts[1] -= room - size;
+                                ok
+                            });
+                            grown.is_some()
+                        }
+                        None => {
+                            counts[1] += room - size;
+                            let ok = self.table.can_fill(counts, &s.caps);
+                            counts[1] -= room - size;
+                            ok
+                        }
+                    };
                 let ok = ok
                     && role_fill
                         .as_mut()
@@ -429,6 +462,9 @@ impl Quality {
                 if ok {
                     if let Some(f) = role_fill.as_mut() {
                         f.take(&get(nb[i].1.slot).roles);
+                    }
+                    if grown.is_some() {
+                        two = grown;
                     }
                     s.chosen.push(i);
                     within = within.max(nb[i].0);
@@ -500,7 +536,9 @@ impl Quality {
             let slots: Inline<u32> = std::iter::once(seed)
                 .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
                 .collect();
-            let feasible = self.table.can_fill(counts, &s.caps);
+            // Every party was taken only if solos could make up the rest
+            // (and the seed alone can), so a full fill always packs.
+            debug_assert!(self.table.can_fill(counts, &s.caps), "an unpackable fill");
             // `criteria`'s split-free terms, with its arithmetic.
             let party = |i: usize| nb[i].1;
             let skill = spread(
@@ -547,7 +585,7 @@ impl Quality {
                 ids,
                 slots,
                 enqueued,
-                feasible,
+                ceiling: Criteria { wait: 1.0, ..bound }.score(&p.weights),
                 bound,
                 splits: [None, None],
             });
@@ -645,6 +683,7 @@ impl Quality {
             lo: r - span - margin,
             hi: r + span + margin,
             prefixes,
+            chosen: chosen_bits(&fills),
             fills,
         }
     }
@@ -811,7 +850,9 @@ impl Quality {
         let mut best: Option<(f64, usize, usize)> = None;
         for f in 0..n_fills {
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
-            if !memo.feasible {
+            // Scores rise with the wait criterion, so its cap bounds the
+            // fill without working out its wait.
+            if memo.ceiling < threshold || best.is_some_and(|b| memo.ceiling <= b.0) {
                 continue;
             }
             let wait = self.wait(memo, view.now);
@@ -868,7 +909,7 @@ impl Quality {
             f64::INFINITY
         };
         let mut soonest = f64::INFINITY;
-        for memo in cache.fills.iter().filter(|m| m.feasible) {
+        for memo in &cache.fills {
             // The best this candidate can score with a wait criterion of 0.
             let at_zero = match &memo.splits {
                 [None, None] => Criteria { wait: 0.0, ..memo.bound }.score(weights),

@@ -336,6 +336,61 @@ fn two_teams_by_subset_sums_answers_as_can_fill_does() {
     assert_eq!(two_teams(&[0, 0, 100], &[100, 100]), None);
 }
 
+/// A greedy fill's packing check kept as it grows (`TwoTeamFill`) against
+/// `can_fill` asked afresh, as the search asked it before, on fills that
+/// try random parties until the teams are full; unequal rooms too.
+#[test]
+fn an_incremental_two_team_fill_answers_as_can_fill_does() {
+    let mut g = Pcg64::seed_from_u64(29);
+    let (mut yes, mut no) = (0, 0);
+    for _ in 0..5000 {
+        let team_size = g.random_range(1..12);
+        let caps = if g.random_bool(0.7) {
+            [team_size, team_size]
+        } else {
+            [g.random_range(1..=team_size), g.random_range(1..=team_size)]
+        };
+        let largest = caps[0].max(caps[1]);
+        let seed = g.random_range(1..=largest);
+        let mut fill = TwoTeamFill::new(&caps, seed).expect("two small teams");
+        let mut counts = vec![0; team_size + 2];
+        counts[seed] += 1;
+        let mut room = caps[0] + caps[1] - seed;
+        let mut tries = 0;
+        while room > 0 && tries < 40 {
+            tries += 1;
+            let size = g.random_range(1..=team_size + 1);
+            if size > room {
+                continue;
+            }
+            counts[size] += 1;
+            counts[1] += room - size;
+            let mut sizes = Vec::new();
+            let expected = crate::teams::can_fill(expand(&counts, &mut sizes), &caps);
+            counts[1] -= room - size;
+            let grown = fill.with(size);
+            assert_eq!(grown.is_some(), expected, "{size} into {counts:?}, rooms {caps:?}");
+            if size >= 2 {
+                if expected {
+                    yes += 1;
+                } else {
+                    no += 1;
+                }
+            }
+            match grown {
+                Some(f) => {
+                    fill = f;
+                    room -= size;
+                }
+                None => counts[size] -= 1,
+            }
+        }
+    }
+    assert!(yes > 5000 && no > 1000, "{yes} admitted, {no} not");
+    assert!(TwoTeamFill::new(&[5, 5, 5], 1).is_none());
+    assert!(TwoTeamFill::new(&[100, 100], 1).is_none());
+}
+
 #[test]
 fn split_with_a_given_priority_is_the_balanced_split() {
     let mut g = Pcg64::seed_from_u64(3);
@@ -463,6 +518,7 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
             margin: 1e-3,
         }),
         fills: Vec::new(),
+        chosen: 0,
     };
     let far_exp = 9.0;
     let change = |rating: f64, experience: f64, languages: u32| Change {
@@ -495,7 +551,6 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
             ids: std::iter::once(7).chain(ids.iter().copied()).map(TicketId).collect(),
             slots: Inline::new(),
             enqueued: Inline::new(),
-            feasible: true,
             bound: Criteria {
                 balance: 1.0,
                 skill: 1.0,
@@ -506,8 +561,10 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
                 match_language: 1.0,
                 wait: 0.0,
             },
+            ceiling: 1.0,
             splits: [None, None],
         });
+        c.chosen = chosen_bits(&c.fills);
         c
     };
     assert!(stale(&mut chose(cache(5), &[3, 4]), &[], &[gone(4, 1510.0)], &params));
@@ -516,6 +573,10 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
     assert!(!stale(&mut chose(cache(5), &[3]), &[gone(4, 1510.0)], &[], &params));
     // The seed is no fill's choice, so its id is not one either.
     assert!(!stale(&mut chose(cache(5), &[3]), &[gone(7, 1510.0)], &[], &params));
+    // Ids that share a bit of `chosen` (4 and 68) are told apart by the
+    // fills, and a chosen id beyond 64 is found.
+    assert!(!stale(&mut chose(cache(5), &[4]), &[gone(68, 1510.0)], &[], &params));
+    assert!(stale(&mut chose(cache(5), &[3, 68]), &[gone(68, 1510.0)], &[], &params));
     // Outside the span: never.
     assert!(!stale(&mut cache(0), &[change(1700.0, 6.0, 0b01)], &[], &params));
 
