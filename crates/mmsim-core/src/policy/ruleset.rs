@@ -40,6 +40,14 @@
 //! growth asked about a joiner first checks the seed and the joiner alone
 //! against the widest limit the growth could read
 //! (`Growing::spreads_could_pass_with`) before rebuilding the growth.
+//!
+//! In a role queue most seeds of a small data centre's pool cannot be
+//! grown to a full match at all: the tickets their walk reaches hold too
+//! few players for some set of roles' slots (three medics for three
+//! teams). Counting that is far cheaper than a growth, so such a seed
+//! keeps a miss without one (`RulesetPolicy::unstaffed`), which stands
+//! until a newcomer within reach could take one of the short roles or the
+//! walk's bound widens.
 
 use super::{
     member_games, MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger,
