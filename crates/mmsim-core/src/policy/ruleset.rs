@@ -40,6 +40,14 @@
 //! growth asked about a joiner first checks the seed and the joiner alone
 //! against the widest limit the growth could read
 //! (`Growing::spreads_could_pass_with`) before rebuilding the growth.
+//!
+//! In a role queue most seeds of a small data centre's pool cannot be
+//! grown to a full match at all: the tickets their walk reaches hold too
+//! few players for some set of roles' slots (three medics for three
+//! teams). Counting that is far cheaper than a growth, so such a seed
+//! keeps a miss without one (`RulesetPolicy::unstaffed`), which stands
+//! until a newcomer within reach could take one of the short roles or the
+//! walk's bound widens.
 
 use super::{
     member_games, MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger,
@@ -123,6 +131,10 @@ pub struct RulesetPolicy {
     /// `None` when they do not fold (or for the exhaustive oracle).
     fold: Option<Growing>,
     work: SearchWork,
+    /// Misses made without a growth (`unstaffed`), and kept by a later
+    /// pass: the tests' evidence that the shortcut ran.
+    #[cfg(test)]
+    unstaffed: (u64, u64),
 }
 
 /// A waiting ticket as the policy keeps it between passes.
@@ -156,6 +168,17 @@ struct Miss {
     full: bool,
     /// The tickets it took after the seed, nearest first.
     took: SmallVec<[TicketId; 16]>,
+    /// When nonzero, the growth was never made: the seed and the tickets
+    /// its walk reached could not staff one match's roles (`unstaffed`).
+    /// Bit S (a set of roles, `PoolRoles::short`) is set when no ticket
+    /// set the growth could take covers S's slots; bit 0 stands for a
+    /// shortage that any newcomer within reach may end.
+    short: u16,
+    /// For such a miss under a rating spread bound: the pool's largest
+    /// skew and its oldest ticket's join as the bound read them (a larger
+    /// skew or an older ticket widens it); else infinity and zero.
+    skew: f64,
+    oldest: SimTime,
 }
 
 impl Miss {
@@ -168,6 +191,9 @@ impl Miss {
             capped: false,
             full: false,
             took: SmallVec::new(),
+            short: 0,
+            skew: f64::INFINITY,
+            oldest: SimTime::ZERO,
         }
     }
 }
@@ -197,6 +223,8 @@ impl RulesetPolicy {
             skew: 0.0,
             oldest: SimTime::MAX,
             work: SearchWork::default(),
+            #[cfg(test)]
+            unstaffed: (0, 0),
         }
     }
 
@@ -299,14 +327,16 @@ impl RulesetPolicy {
 
     /// Whether seed `k`'s kept growth still fails now: then the moment it
     /// must be looked at again, its `until` with the next steps of the
-    /// tickets that joined within reach (each now one it turned down).
+    /// tickets that joined within reach (each now one it turned down), and
+    /// the sets of roles still short (`Miss::short`: the newcomers since
+    /// it was made count against it, so those they could fill are dropped).
     fn still_fails(
         &self,
         k: usize,
         view: &PoolView<'_>,
         seed: &WaitingTicket,
         mut fold: Option<&mut Growing>,
-    ) -> Option<SimTime> {
+    ) -> Option<(SimTime, u16)> {
         let kept = &self.kept[k];
         let (miss, checked) = kept.miss.as_ref()?;
         if *checked + 1 != self.pass || view.now >= miss.until {
@@ -314,7 +344,28 @@ impl RulesetPolicy {
         }
         let near = |r: f64| (r - kept.rating).abs() <= miss.reach;
         if miss.capped {
-            return (!self.changes.iter().any(|&r| near(r))).then_some(miss.until);
+            return (!self.changes.iter().any(|&r| near(r))).then_some((miss.until, 0));
+        }
+        if miss.short != 0 {
+            // The walk's tickets could not staff the roles. Tickets leaving
+            // cannot help; newcomers within reach help only with the sets
+            // of roles they can take. A larger skew or an older ticket
+            // would widen the walk's bound.
+            if self.skew > miss.skew || self.oldest < miss.oldest {
+                return None;
+            }
+            let (mut any, mut touched) = (false, 0u8);
+            for t in self.joined.iter().filter_map(|id| view.pool.get(*id)) {
+                if near(t.rating) {
+                    any = true;
+                    touched = t.roles.iter().fold(touched, |m, &r| m | r);
+                }
+            }
+            let stays = |s: u16| {
+                miss.short >> s & 1 == 1 && if s == 0 { !any } else { s as u8 & touched == 0 }
+            };
+            let short = (0..16).filter(|&s| stays(s)).fold(0, |bits, s| bits | 1 << s);
+            return (short != 0).then_some((miss.until, short));
         }
         // A ticket it took that joins again was read anew (a member rated
         // while it waited): the growth is stale, and asking about another
@@ -350,7 +401,7 @@ impl RulesetPolicy {
                 until = until.min(self.next_step(t.enqueued, view.now));
             }
         }
-        Some(until)
+        Some((until, 0))
     }
 
     /// Whether the growth of `seed` that `miss` kept would take ticket `t`
@@ -717,6 +768,7 @@ impl RulesetPolicy {
             capped: ran_out && capped,
             full: g.room == 0,
             took,
+            ..Miss::anywhere()
         };
         if g.room > 0 {
             return Err(miss);
@@ -740,6 +792,100 @@ impl RulesetPolicy {
             proposal.teams = Some(teams);
         }
         Ok(proposal)
+    }
+}
+
+impl RulesetPolicy {
+    /// A miss for `seed` without growing it, when the seed and the tickets
+    /// its walk reached (`near`, within `reach` of it if a rating spread
+    /// rule bounds the walk) cannot staff one match's roles: a full match
+    /// takes only tickets the walk reaches and fills every slot, so every
+    /// set of roles must have as many players able to take one of them as
+    /// it has slots (Hall's condition, necessary). Under a spread bound
+    /// every two tickets of a match lie within `reach` of each other, so
+    /// each window of that width around the seed is asked on its own.
+    fn unstaffed(
+        &self,
+        view: &PoolView<'_>,
+        seed: &WaitingTicket,
+        near: &[(usize, &WaitingTicket)],
+        reach: Option<f64>,
+        capped: bool,
+        bound_until: SimTime,
+    ) -> Option<Miss> {
+        let format = view.format;
+        let mut roles = crate::teams::PoolRoles::new(format.roles?, format.teams)?;
+        if seed.size() > format.team_size {
+            return None;
+        }
+        let short = match reach {
+            None => {
+                roles.add(&seed.roles);
+                for (_, t) in near {
+                    roles.add(&t.roles);
+                }
+                roles.short()
+            }
+            Some(reach) => {
+                let mut by_rating: SmallVec<[(f64, &[u8]); 64]> =
+                    near.iter().map(|(_, t)| (t.rating, &t.roles[..])).collect();
+                by_rating.push((seed.rating, &seed.roles[..]));
+                by_rating.sort_by(|a, b| a.0.total_cmp(&b.0));
+                // As `rating_reach`'s own margin: rounding may not shut a
+                // ticket out of a window it belongs to.
+                let width = reach * (1.0 + 1e-9) + 1e-9;
+                // The sets short in every window; a window that can staff
+                // the roles ends the search. The seed's own window is
+                // always among them.
+                let mut short: u16 = !1;
+                let mut hi = 0;
+                for lo in 0..by_rating.len() {
+                    let low = by_rating[lo].0;
+                    if low > seed.rating {
+                        break;
+                    }
+                    while hi < by_rating.len() && by_rating[hi].0 - low <= width {
+                        roles.add(by_rating[hi].1);
+                        hi += 1;
+                    }
+                    if seed.rating - low <= width {
+                        let here = roles.short();
+                        if here == 0 {
+                            return None;
+                        }
+                        short &= here;
+                    }
+                    roles.remove(by_rating[lo].1);
+                }
+                // The sets short in every window, or else bit 0 alone
+                // (short, but on different sets in different windows).
+                if short == 0 {
+                    1
+                } else {
+                    short
+                }
+            }
+        };
+        if short == 0 {
+            return None;
+        }
+        let bounded = reach.is_some();
+        Some(Miss {
+            reach: match (capped, near.last()) {
+                (true, Some((_, t))) => (t.rating - seed.rating).abs(),
+                _ => reach.unwrap_or(f64::INFINITY),
+            },
+            until: self.next_step(seed.enqueued, view.now).min(bound_until),
+            capped,
+            short,
+            skew: if bounded { self.skew } else { f64::INFINITY },
+            oldest: if bounded && self.rs.age == AgeSelection::Oldest {
+                self.oldest
+            } else {
+                SimTime::ZERO
+            },
+            ..Miss::anywhere()
+        })
     }
 }
 
@@ -794,15 +940,19 @@ impl Policy for RulesetPolicy {
                     self.work.seed_visits += 1;
                     if self.remember {
                         debug_assert_eq!(self.kept[k].id, seed.id);
-                        if let Some(until) = self.still_fails(k, view, seed, fold.as_mut()) {
+                        if let Some((until, short)) = self.still_fails(k, view, seed, fold.as_mut()) {
+                            #[cfg(test)]
+                            if short != 0 {
+                                self.unstaffed.1 += 1;
+                            }
                             if let Some((miss, checked)) = self.kept[k].miss.as_mut() {
                                 miss.until = until;
+                                miss.short = short;
                                 *checked = self.pass;
                             }
                             continue;
                         }
                     }
-                    self.work.searches += 1;
                     // Candidates come nearest first, so once one is farther
                     // than a rating spread rule can allow at any age the
                     // growth may read, so is every later one: the walk stops
@@ -831,6 +981,19 @@ impl Policy for RulesetPolicy {
                     } else {
                         SimTime::MAX
                     };
+                    if self.remember {
+                        if let Some(miss) =
+                            self.unstaffed(view, seed, &near, reach, capped, bound_until)
+                        {
+                            #[cfg(test)]
+                            {
+                                self.unstaffed.0 += 1;
+                            }
+                            self.kept[k].miss = Some((miss, self.pass));
+                            continue;
+                        }
+                    }
+                    self.work.searches += 1;
                     let p = match self.grow(view, seed, candidates, capped, fold.as_mut(), bound_until) {
                         Ok(p) => p,
                         Err(miss) => {
@@ -1132,11 +1295,36 @@ mod tests {
         params(&json)
     }
 
+    /// 3v3 with every player's skill within 60 of every other's, within
+    /// 200 from 10 s and 500 from 40 s: with a role queue, the spread
+    /// bounds the windows whose roles `unstaffed` counts.
+    fn spread_3v3(age: &str) -> RulesetParams {
+        let json = format!(
+            r#"{{ "ruleLanguageVersion": "1.0",
+                 "playerAttributes": [{{ "name": "skill", "type": "number" }}],
+                 "algorithm": {{ "expansionAgeSelection": "{age}" }},
+                 "teams": [{{ "name": "trio", "maxPlayers": 3, "quantity": 2 }}],
+                 "rules": [{{ "name": "Close", "type": "distance",
+                     "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+                     "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
+                     "maxDistance": 60 }}],
+                 "expansions": [{{ "target": "rules[Close].maxDistance",
+                     "steps": [{{ "waitTimeSeconds": 10, "value": 200 }},
+                               {{ "waitTimeSeconds": 40, "value": 500 }}] }}] }}"#
+        );
+        params(&json)
+    }
+
     /// Drives the policy that keeps failed growths and the exhaustive one
     /// through the same random joins, departures, passes and refused
     /// matches, and asserts they propose the same on every call; returns
-    /// the matches proposed and the growths the keeping policy spared.
-    fn same_as_exhaustive(params: RulesetParams, format: MatchFormat, seed: u64) -> (usize, u64) {
+    /// the matches proposed, the growths the keeping policy spared, and
+    /// its misses made and kept without a growth (`unstaffed`).
+    fn same_as_exhaustive(
+        params: RulesetParams,
+        format: MatchFormat,
+        seed: u64,
+    ) -> (usize, u64, (u64, u64)) {
         use rand::{Rng, SeedableRng};
         let mut rng = Pcg64::seed_from_u64(seed);
         let mut fast = RulesetPolicy::new(params.clone());
@@ -1226,7 +1414,7 @@ mod tests {
             }
         }
         let work = fast.work().expect("counted");
-        (proposed, work.seed_visits - work.searches)
+        (proposed, work.seed_visits - work.searches, fast.unstaffed)
     }
 
     #[test]
@@ -1250,7 +1438,13 @@ mod tests {
             team_size: 2,
             roles: None,
         };
+        let trios_roles = MatchFormat {
+            teams: 2,
+            team_size: 3,
+            roles: Some(crate::teams::Composition::new(&[1, 1, 1])),
+        };
         let mut spared = 0;
+        let (mut unstaffed, mut unstaffed_kept) = ([0u64; 2], 0);
         for seed in 0..6 {
             for (i, (params, format)) in [
                 (one_v_one("newest"), solo),
@@ -1259,15 +1453,79 @@ mod tests {
                 (three_teams(40.0, 3), roles),
                 (spread_2v2("oldest"), duos),
                 (spread_2v2("newest"), duos),
+                (spread_3v3("oldest"), trios_roles),
+                (spread_3v3("newest"), trios_roles),
             ]
             .into_iter()
             .enumerate()
             {
-                let (proposed, s) = same_as_exhaustive(params, format, seed);
+                let (proposed, s, (made, kept)) = same_as_exhaustive(params, format, seed);
                 assert!(proposed > 10, "case {i}, seed {seed}: only {proposed} matches");
                 spared += s;
+                unstaffed[usize::from(format.roles.is_some() && i >= 6)] += made;
+                unstaffed_kept += kept;
             }
         }
         assert!(spared > 1000, "kept growths spared only {spared}");
+        // Misses without a growth, with and without a spread's windows,
+        // and some kept across passes.
+        assert!(unstaffed[0] > 100 && unstaffed[1] > 100, "unstaffed misses: {unstaffed:?}");
+        assert!(unstaffed_kept > 100, "unstaffed misses kept: {unstaffed_kept}");
+    }
+
+    /// Seeds near 1000 one archer short of a 3v3 (one tank, healer and
+    /// archer a team) are kept without a growth, their walk bounded at 60
+    /// points; an archer 400 points off is rated again to 1000 while they
+    /// wait. The skew widens every walk's bound past him, so the kept
+    /// misses must be looked at again, as growing every seed does.
+    #[test]
+    fn an_unstaffed_miss_is_looked_at_again_when_the_skew_widens_its_bound() {
+        use rand::SeedableRng;
+        let format = MatchFormat {
+            teams: 2,
+            team_size: 3,
+            roles: Some(crate::teams::Composition::new(&[1, 1, 1])),
+        };
+        let mut fast = RulesetPolicy::new(spread_3v3("oldest"));
+        let mut slow = RulesetPolicy::exhaustive(spread_3v3("oldest"));
+        let mut pool = crate::pool::Pool::default();
+        let mut players = Vec::new();
+        let tickets = [(1000.0, 1u8), (1005.0, 1), (1010.0, 2), (1015.0, 2), (1020.0, 4), (1400.0, 4)];
+        for (i, &(rating, mask)) in tickets.iter().enumerate() {
+            let id = crate::model::PlayerId(i as u32);
+            let mut p = crate::model::Player::new(id, rating, crate::model::Rating::new(rating, 50.0, 0.06));
+            p.roles = mask;
+            players.push(p);
+            pool.insert(WaitingTicket {
+                id: TicketId(i as u32),
+                players: smallvec::smallvec![id],
+                rating,
+                enqueued: SimTime::ZERO,
+                requeue: false,
+                roles: smallvec::smallvec![mask],
+            });
+        }
+        let mut made = Vec::new();
+        for s in 1..=4 {
+            if s == 4 {
+                let p = &mut players[5];
+                p.rating.value = 1000.0;
+                p.party_rating.value = 1000.0;
+                p.games += 1;
+            }
+            let view = PoolView {
+                now: SimTime::from_ms(s * 1000),
+                pool: &pool,
+                players: &players,
+                format,
+            };
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            fast.propose(&view, Trigger::Tick, &mut Pcg64::seed_from_u64(7), &mut a);
+            slow.propose(&view, Trigger::Tick, &mut Pcg64::seed_from_u64(7), &mut b);
+            assert_eq!(a, b, "at {s} s");
+            made.extend(a);
+        }
+        assert_eq!(fast.unstaffed.0, 6, "every seed kept without a growth");
+        assert_eq!(made.len(), 1, "the archer rated again completes the match");
     }
 }

@@ -1061,6 +1061,17 @@ impl PoolRoles {
     pub fn can_fill(&self) -> bool {
         staffs(&self.inside, self.total, &self.need, self.subsets)
     }
+
+    /// The sets S of roles (bit S) whose slots the counted players cannot
+    /// cover: empty exactly when `can_fill`. More players who take no role
+    /// in such an S leave it short, which lets a caller tell which newcomers
+    /// cannot change the answer.
+    pub fn short(&self) -> u16 {
+        let full = self.subsets - 1;
+        (1..self.subsets)
+            .filter(|&s| self.total - self.inside[full & !s] < self.need[s])
+            .fold(0, |bits, s| bits | 1 << s)
+    }
 }
 
 /// Hall's condition for one match: with `inside[S]` the players whose
@@ -1686,6 +1697,18 @@ mod tests {
             let refs: Vec<&[u8]> = solos.iter().map(|p| &p[..]).collect();
             if refs.len() == teams * c.team_size() && oracle(&refs, teams, c) {
                 prop_assert!(counts.can_fill(), "{:?} {:?}", slots, parties);
+            }
+            // `short` names the sets of roles `can_fill` finds uncovered, and
+            // a player taking no role in one of them leaves it short.
+            let short = counts.short();
+            prop_assert_eq!(short == 0, counts.can_fill());
+            let every = (1usize << c.roles()) - 1;
+            for s in (1..=every).filter(|s| short >> s & 1 == 1) {
+                if every & !s != 0 {
+                    let mut more = counts.clone();
+                    more.add(&[(every & !s) as u8]);
+                    prop_assert!(more.short() >> s & 1 == 1, "{:?} {:?} {}", slots, parties, s);
+                }
             }
             // Counting a party out undoes counting it in.
             if let Some(p) = parties.first() {
