@@ -95,7 +95,9 @@ pub struct TrueSkillParams {
     /// when the ladder is wider than the skills, and TrueSkill as published
     /// reads them at face value, so a matchmade ladder keeps widening
     /// (docs/scenarios.md); read this way it settles on the skills' scale.
-    /// Off by default (TrueSkill as published).
+    /// Off by default (TrueSkill as published), and then left out of the
+    /// resolved scenario, so its hash stays what it was before the key.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub shrink_others: bool,
 }
 
