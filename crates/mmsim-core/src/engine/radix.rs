@@ -32,6 +32,8 @@ const DIGIT: u32 = 4;
 const BUCKETS: usize = 128 / DIGIT as usize * (1 << DIGIT);
 /// 64-bit words of the occupancy mask.
 const WORDS: usize = BUCKETS / 64;
+/// Entries an emptied bucket's vector may keep room for (16 KB).
+const KEEP: usize = 512;
 
 pub(super) struct RadixHeap<E> {
     buckets: Vec<Vec<(u128, E)>>,
@@ -142,8 +144,13 @@ impl<E> RadixHeap<E> {
         for (key, event) in moving.drain(..) {
             self.put(key, event, min);
         }
-        // Keep the emptied vector's capacity for the next time this bucket fills.
-        self.buckets[i] = moving;
+        // Keep the emptied vector's capacity for the next time this bucket
+        // fills, unless it is large: 512 buckets each keeping the most it
+        // ever held came to 7.5 MB of bench-1v1's peak, for 0.5% of its
+        // instructions.
+        if moving.capacity() <= KEEP {
+            self.buckets[i] = moving;
+        }
         true
     }
 
