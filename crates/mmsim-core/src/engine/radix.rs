@@ -2,12 +2,15 @@
 //!
 //! A simulation pops events in non-decreasing key order and schedules new
 //! ones at or after the key it just popped, which is the one condition a
-//! radix heap needs. It sorts an event by the highest bit in which its key
-//! differs from the last key popped; a push is an append to one of 129
-//! vectors, and a pop rescans only the smallest non-empty one. On
-//! `bench-1v1` (a few thousand running matches and returning parties) the
-//! binary heap's sift-down took a tenth of a sampling profile's samples;
-//! this heap runs more instructions but takes less time (docs/performance.md).
+//! radix heap needs. It sorts an event by the highest 4-bit digit in which
+//! its key differs from the last key popped, and by the key's value of that
+//! digit; a push is an append to one of 512 vectors, and a pop rescans only
+//! the smallest non-empty one. On `bench-1v1` (a few thousand running
+//! matches and returning parties) the binary heap's sift-down took a tenth
+//! of a sampling profile's samples. A heap of one bucket per differing
+//! *bit* moved each event through about twenty buckets before it popped (a
+//! tenth of the simulation's instructions); one bucket per digit value moves
+//! it through about five (docs/performance.md, session 24).
 //!
 //! A key below the last one popped (possible when the caller pops from a
 //! lane of `EventQueue` whose head was earlier, then schedules between that
@@ -19,18 +22,29 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-/// 128-bit keys: 128 buckets for the highest differing bit, plus bucket 0
-/// for keys equal to the last one popped.
-const BUCKETS: usize = 129;
+/// Bits per digit: 128-bit keys have 32 digits.
+const DIGIT: u32 = 4;
+/// Bucket `level * 16 + d` holds keys whose highest digit differing from
+/// the last key popped is digit `level`, where the key's digit is `d`; `d`
+/// is then above the last key's digit, so never 0, which leaves bucket 0
+/// for the key equal to the last one popped. A lower bucket holds only
+/// smaller keys.
+const BUCKETS: usize = 128 / DIGIT as usize * (1 << DIGIT);
+/// 64-bit words of the occupancy mask.
+const WORDS: usize = BUCKETS / 64;
+/// Entries an emptied bucket's vector may keep room for (16 KB).
+const KEEP: usize = 512;
 
 pub(super) struct RadixHeap<E> {
     buckets: Vec<Vec<(u128, E)>>,
     /// The key every bucket is relative to: the smallest key in the heap
     /// after the last `normalise`, never greater than any bucketed key.
     last: u128,
-    /// Bit b - 1 set when bucket b (1 to 128) holds a key, so the smallest
-    /// occupied bucket is one instruction away instead of a scan.
-    occupied: u128,
+    /// Bit b of word w set when bucket 64 w + b (1 and up) holds a key, so
+    /// the smallest occupied bucket is a few instructions away, not a scan.
+    occupied: [u64; WORDS],
+    /// Bit w set when word w of `occupied` is not zero.
+    words: u8,
     /// Keys pushed below `last`, ordered among themselves.
     early: BinaryHeap<Early<E>>,
     len: usize,
@@ -61,7 +75,8 @@ impl<E> Default for RadixHeap<E> {
         RadixHeap {
             buckets: (0..BUCKETS).map(|_| Vec::new()).collect(),
             last: 0,
-            occupied: 0,
+            occupied: [0; WORDS],
+            words: 0,
             early: BinaryHeap::new(),
             len: 0,
         }
@@ -70,7 +85,14 @@ impl<E> Default for RadixHeap<E> {
 
 #[inline]
 fn bucket(key: u128, last: u128) -> usize {
-    (128 - (key ^ last).leading_zeros()) as usize
+    let diff = key ^ last;
+    if diff == 0 {
+        return 0;
+    }
+    let level = (127 - diff.leading_zeros()) / DIGIT;
+    let shift = level * DIGIT;
+    let digit = ((key >> shift) & ((1 << DIGIT) - 1)) as usize;
+    ((level as usize) << DIGIT) | digit
 }
 
 impl<E> RadixHeap<E> {
@@ -92,7 +114,8 @@ impl<E> RadixHeap<E> {
     fn put(&mut self, key: u128, event: E, last: u128) {
         let b = bucket(key, last);
         if b > 0 {
-            self.occupied |= 1 << (b - 1);
+            self.occupied[b / 64] |= 1 << (b % 64);
+            self.words |= 1 << (b / 64);
         }
         self.buckets[b].push((key, event));
     }
@@ -104,21 +127,30 @@ impl<E> RadixHeap<E> {
         if !self.buckets[0].is_empty() {
             return true;
         }
-        if self.occupied == 0 {
+        if self.words == 0 {
             return false;
         }
-        let i = self.occupied.trailing_zeros() as usize + 1;
-        self.occupied &= !(1 << (i - 1));
+        let w = self.words.trailing_zeros() as usize;
+        let i = w * 64 + self.occupied[w].trailing_zeros() as usize;
+        self.occupied[w] &= !(1 << (i % 64));
+        if self.occupied[w] == 0 {
+            self.words &= !(1 << w);
+        }
         let mut moving = std::mem::take(&mut self.buckets[i]);
         let min = moving.iter().map(|e| e.0).min().expect("non-empty");
         self.last = min;
-        // Every key in bucket i shares the bits above bit i-1 with the new
-        // last, so each lands in a lower bucket.
+        // Every key in bucket i shares its digit and the digits above it
+        // with the new last, so each lands in a lower bucket.
         for (key, event) in moving.drain(..) {
             self.put(key, event, min);
         }
-        // Keep the emptied vector's capacity for the next time this bucket fills.
-        self.buckets[i] = moving;
+        // Keep the emptied vector's capacity for the next time this bucket
+        // fills, unless it is large: 512 buckets each keeping the most it
+        // ever held came to 7.5 MB of bench-1v1's peak, for 0.5% of its
+        // instructions.
+        if moving.capacity() <= KEEP {
+            self.buckets[i] = moving;
+        }
         true
     }
 
@@ -170,12 +202,12 @@ mod tests {
         /// gives, including pushes below the last key popped.
         #[test]
         fn pops_in_the_order_of_a_binary_heap(
-            ops in proptest::collection::vec((0u8..4, 0u64..1000, any::<bool>()), 1..400)
+            ops in proptest::collection::vec((0u8..4, 0u64..1000, 0u32..4, any::<bool>()), 1..400)
         ) {
             let mut radix = RadixHeap::default();
             let mut oracle = BinaryHeap::new();
             let mut floor = 0u128;
-            for (i, (op, dt, below)) in ops.into_iter().enumerate() {
+            for (i, (op, dt, scale, below)) in ops.into_iter().enumerate() {
                 if op == 0 {
                     let got = radix.pop();
                     let want = oracle.pop().map(|Reverse(e)| e);
@@ -184,11 +216,16 @@ mod tests {
                         floor = k;
                     }
                 } else {
-                    // Keys after the last popped, or now and then below it;
-                    // the low 64 bits are a sequence that keeps keys unique.
+                    // Keys after the last popped, or now and then below it,
+                    // by gaps from a millisecond to years so every digit of
+                    // the time differs somewhere; the low 64 bits keep keys
+                    // unique and, scattered by an odd multiplier, make
+                    // keys of one time differ in every digit of the sequence.
+                    let dt = dt << (scale * 12);
                     let time = (floor >> 64) as u64;
                     let time = if below { time.saturating_sub(dt) } else { time + dt };
-                    let key = (u128::from(time) << 64) | i as u128;
+                    let seq = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    let key = (u128::from(time) << 64) | u128::from(seq);
                     radix.push(key, i);
                     oracle.push(Reverse((key, i)));
                 }
