@@ -80,7 +80,24 @@ fn secs_to_ms(s: f64) -> u64 {
     } else if s >= u64::MAX as f64 / 1000.0 {
         u64::MAX
     } else {
-        (s * 1000.0).round() as u64
+        round_ms(s * 1000.0)
+    }
+}
+
+/// `x.round() as u64` for `x >= 0`, in integer arithmetic: `f64::round` is a
+/// software call on the default x86-64 target (no rounding instruction), and
+/// every event's delay goes through here. Below 2^52 the fraction
+/// `x - trunc(x)` is exact, so comparing it with one half rounds halves away
+/// from zero as `round` does; from 2^52 up every `f64` is a whole number.
+#[inline]
+fn round_ms(x: f64) -> u64 {
+    const WHOLE: f64 = 4_503_599_627_370_496.0; // 2^52
+    if x < WHOLE {
+        let t = x as i64;
+        let up = x - t as f64 >= 0.5;
+        (t + i64::from(up)) as u64
+    } else {
+        x as u64
     }
 }
 
@@ -126,6 +143,57 @@ impl fmt::Display for SimDuration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The obvious version `round_ms` replaces.
+    fn round_ms_plain(x: f64) -> u64 {
+        x.round() as u64
+    }
+
+    #[test]
+    fn integer_rounding_matches_round_at_the_edges() {
+        let edges = [
+            0.0,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            1234.5,
+            4_503_599_627_370_495.5,
+            4_503_599_627_370_496.0,
+            4_503_599_627_370_497.0,
+            9_007_199_254_740_993.0,
+            1.8e19,
+            f64::MIN_POSITIVE,
+        ];
+        for x in edges {
+            for v in [
+                x,
+                f64::from_bits(x.to_bits().saturating_sub(1)),
+                f64::from_bits(x.to_bits() + 1),
+            ] {
+                assert_eq!(round_ms(v), round_ms_plain(v), "{v:e}");
+            }
+        }
+    }
+
+    proptest! {
+        /// Bit patterns over every magnitude, halves (n + 0.5) and their
+        /// neighbours one ulp either side, near and above 2^52.
+        #[test]
+        fn integer_rounding_matches_round(
+            bits in 0u64..0x43F0_0000_0000_0000,
+            n in 0u64..(1 << 53),
+            ulps in -2i64..=2,
+        ) {
+            let x = f64::from_bits(bits);
+            prop_assert_eq!(round_ms(x), round_ms_plain(x));
+            let half = n as f64 + 0.5;
+            let near = f64::from_bits((half.to_bits() as i64 + ulps) as u64);
+            prop_assert_eq!(round_ms(half), round_ms_plain(half));
+            prop_assert_eq!(round_ms(near), round_ms_plain(near));
+        }
+    }
 
     #[test]
     fn seconds_round_to_milliseconds_and_clamp_at_zero() {

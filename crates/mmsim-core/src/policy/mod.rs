@@ -404,7 +404,11 @@ pub fn fill_from_nearest(
     if room == 0 {
         return Some(chosen);
     }
-    let mut roles = RoleFill::new(view.format.roles, view.format.teams, &seed.roles);
+    // Only a role queue needs the role fill: without roles it admits every
+    // party, and building it (a few hundred bytes, copied into place) was
+    // most of a 1v1 join's cost here.
+    let mut roles =
+        (view.format.roles).map(|comp| RoleFill::new(Some(comp), view.format.teams, &seed.roles));
     for (distance, t) in view.pool.nearest(seed.rating, seed.id) {
         if distance > max_distance {
             break;
@@ -412,10 +416,12 @@ pub fn fill_from_nearest(
         if t.size() <= room
             && t.size() <= view.format.team_size
             && accept(distance, t)
-            && roles.admits(&t.roles)
+            && roles.as_mut().is_none_or(|r| r.admits(&t.roles))
             && packing.try_add(t.size())
         {
-            roles.take(&t.roles);
+            if let Some(r) = &mut roles {
+                r.take(&t.roles);
+            }
             chosen.push(t.id);
             room -= t.size();
             if room == 0 {
@@ -907,6 +913,112 @@ mod tests {
     use crate::teams::Composition;
     use rand::{Rng, SeedableRng};
     use std::cell::Cell;
+
+    /// `fill_from_nearest` as it was, building the role fill for every
+    /// format (one without roles admits every party): the oracle.
+    fn fill_from_nearest_plain(
+        view: &PoolView<'_>,
+        seed: &WaitingTicket,
+        max_distance: f64,
+        mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
+    ) -> Option<Vec<TicketId>> {
+        let need = view.format.players();
+        if seed.size() > need || seed.size() > view.format.team_size || view.pool.players() < need {
+            return None;
+        }
+        let mut room = need - seed.size();
+        let mut chosen = vec![seed.id];
+        let mut packing = Packing::new(view.format.teams, view.format.team_size);
+        packing.try_add(seed.size());
+        if room == 0 {
+            return Some(chosen);
+        }
+        let mut roles = RoleFill::new(view.format.roles, view.format.teams, &seed.roles);
+        for (distance, t) in view.pool.nearest(seed.rating, seed.id) {
+            if distance > max_distance {
+                break;
+            }
+            if t.size() <= room
+                && t.size() <= view.format.team_size
+                && accept(distance, t)
+                && roles.admits(&t.roles)
+                && packing.try_add(t.size())
+            {
+                roles.take(&t.roles);
+                chosen.push(t.id);
+                room -= t.size();
+                if room == 0 {
+                    return Some(chosen);
+                }
+            }
+        }
+        None
+    }
+
+    /// Random pools of 1v1, 2v2 and 3v3 with parties, with and without a
+    /// role queue, every ticket a seed, windows of several widths and an
+    /// `accept` that turns some candidates down: `fill_from_nearest`
+    /// proposes what the oracle does.
+    #[test]
+    fn fill_from_nearest_proposes_what_the_plain_fill_does() {
+        let mut rng = Pcg64::seed_from_u64(29);
+        let (mut filled, mut roled) = (0, 0);
+        for round in 0..120 {
+            let team_size = [1, 2, 3][round % 3];
+            let roles = (round % 2 == 1 && team_size == 3).then(|| Composition::new(&[1, 1, 1]));
+            let format = MatchFormat {
+                teams: 2,
+                team_size,
+                roles,
+            };
+            let n = rng.random_range(0..60);
+            let mut players = Vec::new();
+            let mut pool = Pool::default();
+            for id in 0..n {
+                let size = if team_size > 1 && rng.random_bool(0.3) {
+                    rng.random_range(2..=team_size + 1)
+                } else {
+                    1
+                };
+                let rating = 1500.0 + rng.random_range(-300.0..300.0_f64);
+                let (members, mut masks) =
+                    role_members(&mut rng, &mut players, size, rating, 0.3, 0.3);
+                if roles.is_none() {
+                    masks.clear();
+                }
+                pool.insert(WaitingTicket {
+                    id: TicketId(id),
+                    players: members,
+                    rating,
+                    enqueued: SimTime::ZERO,
+                    requeue: false,
+                    roles: masks,
+                });
+            }
+            let view = PoolView {
+                now: SimTime::ZERO,
+                pool: &pool,
+                players: &players,
+                format,
+            };
+            let turned_down = rng.random_range(0..5u32);
+            for width in [10.0, 80.0, f64::INFINITY] {
+                for id in 0..n {
+                    let seed = pool.get(TicketId(id)).expect("waiting");
+                    let accept = |d: f64, t: &WaitingTicket| t.id.0 % 5 != turned_down || d < 5.0;
+                    let got = fill_from_nearest(&view, seed, width, accept);
+                    let want = fill_from_nearest_plain(&view, seed, width, accept);
+                    assert_eq!(got, want, "round {round}, seed {id}, width {width}");
+                    filled += usize::from(got.is_some());
+                    roled += usize::from(got.is_some() && roles.is_some());
+                }
+            }
+        }
+        assert!(
+            filled > 1000 && roled > 100,
+            "{filled} fills, {roled} with roles"
+        );
+    }
 
     thread_local! {
         /// Set: `window_can_fill` says yes without counting (the oracle).
