@@ -1257,62 +1257,46 @@ mod tests {
         }
     }
 
-    /// 1v1 with an expanding distance (the thread's widening, as a ruleset).
-    fn one_v_one(age: &str) -> RulesetParams {
+    /// Two teams of `team_size` with every player's skill within
+    /// `distances[0]` of every other's, widened to `distances[1]` and
+    /// `distances[2]` at the waits in `steps_s`; `age` picks whose wait
+    /// counts (`expansionAgeSelection`).
+    fn spread_rules(team_size: u32, distances: [u32; 3], steps_s: [f64; 2], age: &str) -> RulesetParams {
+        let [near, mid, far] = distances;
+        let [first, second] = steps_s;
         let json = format!(
             r#"{{ "ruleLanguageVersion": "1.0",
                  "playerAttributes": [{{ "name": "skill", "type": "number" }}],
                  "algorithm": {{ "expansionAgeSelection": "{age}" }},
-                 "teams": [{{ "name": "player", "maxPlayers": 1, "quantity": 2 }}],
-                 "rules": [{{ "name": "CloseSkill", "type": "distance",
+                 "teams": [{{ "name": "team", "maxPlayers": {team_size}, "quantity": 2 }}],
+                 "rules": [{{ "name": "Close", "type": "distance",
                      "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
                      "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
-                     "maxDistance": 20 }}],
-                 "expansions": [{{ "target": "rules[CloseSkill].maxDistance",
-                     "steps": [{{ "waitTimeSeconds": 7.5, "value": 60 }},
-                               {{ "waitTimeSeconds": 30, "value": 200 }}] }}] }}"#
+                     "maxDistance": {near} }}],
+                 "expansions": [{{ "target": "rules[Close].maxDistance",
+                     "steps": [{{ "waitTimeSeconds": {first}, "value": {mid} }},
+                               {{ "waitTimeSeconds": {second}, "value": {far} }}] }}] }}"#
         );
         params(&json)
     }
 
+    /// 1v1 with an expanding distance (the thread's widening, as a ruleset).
+    fn one_v_one(age: &str) -> RulesetParams {
+        spread_rules(1, [20, 60, 200], [7.5, 30.0], age)
+    }
+
     /// 2v2 with every player's skill within 40 of every other's, within
     /// 150 from 10 s and 400 from 40 s: the spread a growth's walk stops
-    /// at, over solos and duos; `age` picks whose wait counts.
+    /// at, over solos and duos.
     fn spread_2v2(age: &str) -> RulesetParams {
-        let json = format!(
-            r#"{{ "ruleLanguageVersion": "1.0",
-                 "playerAttributes": [{{ "name": "skill", "type": "number" }}],
-                 "algorithm": {{ "expansionAgeSelection": "{age}" }},
-                 "teams": [{{ "name": "duo", "maxPlayers": 2, "quantity": 2 }}],
-                 "rules": [{{ "name": "Close", "type": "distance",
-                     "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
-                     "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
-                     "maxDistance": 40 }}],
-                 "expansions": [{{ "target": "rules[Close].maxDistance",
-                     "steps": [{{ "waitTimeSeconds": 10, "value": 150 }},
-                               {{ "waitTimeSeconds": 40, "value": 400 }}] }}] }}"#
-        );
-        params(&json)
+        spread_rules(2, [40, 150, 400], [10.0, 40.0], age)
     }
 
     /// 3v3 with every player's skill within 60 of every other's, within
     /// 200 from 10 s and 500 from 40 s: with a role queue, the spread
     /// bounds the windows whose roles `unstaffed` counts.
     fn spread_3v3(age: &str) -> RulesetParams {
-        let json = format!(
-            r#"{{ "ruleLanguageVersion": "1.0",
-                 "playerAttributes": [{{ "name": "skill", "type": "number" }}],
-                 "algorithm": {{ "expansionAgeSelection": "{age}" }},
-                 "teams": [{{ "name": "trio", "maxPlayers": 3, "quantity": 2 }}],
-                 "rules": [{{ "name": "Close", "type": "distance",
-                     "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
-                     "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
-                     "maxDistance": 60 }}],
-                 "expansions": [{{ "target": "rules[Close].maxDistance",
-                     "steps": [{{ "waitTimeSeconds": 10, "value": 200 }},
-                               {{ "waitTimeSeconds": 40, "value": 500 }}] }}] }}"#
-        );
-        params(&json)
+        spread_rules(3, [60, 200, 500], [10.0, 40.0], age)
     }
 
     /// Drives the policy that keeps failed growths and the exhaustive one
