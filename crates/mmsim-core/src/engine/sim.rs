@@ -246,9 +246,6 @@ pub struct Simulation<'r> {
     /// with every rating after; empty unless the rating system reads it
     /// (`RatingSystem::settled_games`).
     spreads: Vec<Option<LadderSpread>>,
-    /// `RatingSystem::settled_games`, asked once here: `None` keeps no
-    /// spread.
-    settled_games: Option<u32>,
 }
 
 impl<'r> Simulation<'r> {
@@ -414,7 +411,6 @@ impl<'r> Simulation<'r> {
             queue: EventQueue::with_lanes(LANES),
             scratch: Scratch::default(),
             spreads: Vec::new(),
-            settled_games: parts.rating.settled_games(),
             collector,
             next_ticket: 0,
             next_match: 0,
@@ -1246,7 +1242,7 @@ impl<'r> Simulation<'r> {
         for (b, r) in before.iter_mut().zip(&ratings) {
             b.extend_from_slice(r);
         }
-        let spread = self.settled_games.map(|settled| {
+        let spread = self.parts.rating.settled_games().map(|settled| {
             if self.spreads.len() <= ladder {
                 self.spreads.resize(ladder + 1, None);
             }
@@ -1405,7 +1401,8 @@ impl<'r> Simulation<'r> {
     /// recount of its players, so a rating moved without `moved` shows.
     #[cfg(debug_assertions)]
     fn check_spread(&self, ladder: usize) {
-        let (Some(settled), Some(Some(kept))) = (self.settled_games, self.spreads.get(ladder))
+        let (Some(settled), Some(Some(kept))) =
+            (self.parts.rating.settled_games(), self.spreads.get(ladder))
         else {
             return;
         };
