@@ -33,8 +33,8 @@ pub trait RatingSystem: Send + Sync {
     /// The games after which a rating counts among its ladder's settled
     /// ones, when the system reads other players against the ladder's
     /// spread ([`RatingSystem::update_on`]); `None` (the default) when it
-    /// does not, and the engine then keeps no spread. Asked once, when the
-    /// engine is built.
+    /// does not, and the engine then keeps no spread. Asked at every rated
+    /// match (a constant; one call against the update it saves).
     fn settled_games(&self) -> Option<u32> {
         None
     }
