@@ -851,11 +851,14 @@ impl RulesetPolicy {
     /// it has slots (Hall's condition, necessary). Under a spread bound
     /// every two tickets of a match lie within `reach` of each other, so
     /// each window of that width around the seed is asked on its own.
-    fn unstaffed(
+    /// `pos` is the seed's position in the pass's rating order, `near`'s
+    /// positions are the walk's.
+    fn unstaffed<'p>(
         &self,
         view: &PoolView<'_>,
-        seed: &WaitingTicket,
-        near: &[(usize, &WaitingTicket)],
+        seed: &'p WaitingTicket,
+        pos: usize,
+        near: &[(usize, &'p WaitingTicket)],
         reach: Option<f64>,
         capped: bool,
         bound_until: SimTime,
@@ -874,10 +877,22 @@ impl RulesetPolicy {
                 roles.short()
             }
             Some(reach) => {
-                let mut by_rating: SmallVec<[(f64, &[u8]); 64]> =
-                    near.iter().map(|(_, t)| (t.rating, &t.roles[..])).collect();
-                by_rating.push((seed.rating, &seed.roles[..]));
-                by_rating.sort_by(|a, b| a.0.total_cmp(&b.0));
+                // The walk visits the pass's rating order outwards from the
+                // seed's position `pos`, so the tickets below it come in
+                // falling order and those above in rising order: reversing
+                // the first gives the rating order without a sort. (Among
+                // equal ratings the order is the walk's, which changes no
+                // answer below: a window starting at a tie holds the next
+                // one's, so the later is short wherever the earlier is.)
+                let entry = |t: &&'p WaitingTicket| (t.rating, &t.roles[..]);
+                let mut by_rating: SmallVec<[(f64, &[u8]); 64]> = SmallVec::with_capacity(near.len() + 1);
+                by_rating.extend(near.iter().rev().filter(|(at, _)| *at < pos).map(|(_, t)| entry(t)));
+                by_rating.push(entry(&seed));
+                by_rating.extend(near.iter().filter(|(at, _)| *at > pos).map(|(_, t)| entry(t)));
+                debug_assert!(
+                    by_rating.windows(2).all(|w| w[0].0 <= w[1].0),
+                    "the walk's tickets are not in rating order"
+                );
                 // As `rating_reach`'s own margin: rounding may not shut a
                 // ticket out of a window it belongs to.
                 let width = reach * (1.0 + 1e-9) + 1e-9;
@@ -1030,7 +1045,7 @@ impl Policy for RulesetPolicy {
                     };
                     if self.remember {
                         if let Some(miss) =
-                            self.unstaffed(view, seed, &near, reach, capped, bound_until)
+                            self.unstaffed(view, seed, pos, &near, reach, capped, bound_until)
                         {
                             #[cfg(test)]
                             {
