@@ -517,6 +517,19 @@ impl<'p> Partial<'_, 'p> {
         }
     }
 
+    /// `passes_with` once `spreads_pass_with` has said yes to the same
+    /// ticket and age: the rules other than the spreads.
+    fn others_pass_with(&mut self, rs: &Ruleset, t: Option<&CandTicket<'p>>, age_s: f64) -> bool {
+        match self {
+            Partial::Folded(g) => {
+                let ok = g.others_pass_with(rs, t, age_s);
+                debug_assert_eq!(ok, g.passes_with(rs, t, age_s), "the spreads were not asked first");
+                ok
+            }
+            _ => self.passes_with(rs, t, age_s),
+        }
+    }
+
     /// Ticket `t` as the team-free rules read it (on team 0); `None` when
     /// no rule reads it.
     fn read(&self, view: &PoolView<'p>, t: &WaitingTicket) -> Option<CandTicket<'p>> {
@@ -705,21 +718,23 @@ impl<'g, 'p> Growth<'g, 'p> {
         // A conjunction, so the order of its tests changes no answer: a
         // distance between players, cheap and turning down most far-off
         // candidates, goes before the role fill.
-        let read = if self.spread_first {
+        let (read, ok) = if self.spread_first {
             let read = self.partial.read(view, t);
             if !self.partial.spreads_pass_with(rs, read.as_ref(), with_t.of(rs))
                 || !self.roles.admits(&t.roles)
             {
                 return false;
             }
-            read
+            let ok = self.partial.others_pass_with(rs, read.as_ref(), with_t.of(rs));
+            (read, ok)
         } else {
             if !self.roles.admits(&t.roles) {
                 return false;
             }
-            self.partial.read(view, t)
+            let read = self.partial.read(view, t);
+            let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
+            (read, ok)
         };
-        let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
         if !ok || !self.packing.try_add(t.size()) {
             return false;
         }
@@ -1361,6 +1376,42 @@ mod tests {
         spread_rules(3, [60, 200, 500], [10.0, 40.0], age)
     }
 
+    /// `spread_3v3` with a limit of `medics` players who would play a
+    /// medic (the second role) in the match: a team-free rule besides the
+    /// spread, which a growth asks after the spread and the roles.
+    fn spread_3v3_medics(age: &str, medics: u32) -> RulesetParams {
+        let json = format!(
+            r#"{{ "ruleLanguageVersion": "1.0",
+                 "playerAttributes": [{{ "name": "skill", "type": "number" }},
+                     {{ "name": "character", "type": "string_list" }}],
+                 "algorithm": {{ "expansionAgeSelection": "{age}" }},
+                 "teams": [{{ "name": "team", "maxPlayers": 3, "quantity": 2 }}],
+                 "rules": [{{ "name": "Close", "type": "distance",
+                     "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+                     "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
+                     "maxDistance": 60 }},
+                   {{ "name": "Medics", "type": "collection",
+                     "measurements": ["flatten(teams[*].players.attributes[character])"],
+                     "operation": "reference_intersection_count",
+                     "referenceValue": ["medic"], "maxCount": {medics} }}],
+                 "expansions": [{{ "target": "rules[Close].maxDistance",
+                     "steps": [{{ "waitTimeSeconds": 10, "value": 200 }},
+                               {{ "waitTimeSeconds": 40, "value": 500 }}] }}] }}"#
+        );
+        let mut rs = Ruleset::parse(&json).unwrap_or_else(|e| panic!("{e}"));
+        rs.bind(
+            |a| match a {
+                "character" => Some(Source::Roles),
+                other => Source::by_convention(other),
+            },
+            |_| Some(vec!["peasant".into(), "medic".into(), "archer".into()]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        RulesetParams {
+            ruleset: Some(Arc::new(rs)),
+        }
+    }
+
     /// Drives the policy that keeps failed growths and the exhaustive one
     /// through the same random joins, departures, passes and refused
     /// matches, and asserts they propose the same on every call; returns
@@ -1501,6 +1552,8 @@ mod tests {
                 (spread_2v2("newest"), duos),
                 (spread_3v3("oldest"), trios_roles),
                 (spread_3v3("newest"), trios_roles),
+                (spread_3v3_medics("oldest", 2), trios_roles),
+                (spread_3v3_medics("newest", 3), MatchFormat { roles: None, ..trios_roles }),
             ]
             .into_iter()
             .enumerate()
