@@ -866,13 +866,12 @@ impl RulesetPolicy {
     /// it has slots (Hall's condition, necessary). Under a spread bound
     /// every two tickets of a match lie within `reach` of each other, so
     /// each window of that width around the seed is asked on its own.
-    /// `pos` is the seed's position in the pass's rating order, `near`'s
-    /// positions are the walk's.
+    /// `pos` is the seed's position in the pass's rating order; `near`
+    /// holds the walk's positions and tickets.
     fn unstaffed<'p>(
         &self,
         view: &PoolView<'_>,
-        seed: &'p WaitingTicket,
-        pos: usize,
+        (pos, seed): (usize, &'p WaitingTicket),
         near: &[(usize, &'p WaitingTicket)],
         reach: Option<f64>,
         capped: bool,
@@ -1060,7 +1059,7 @@ impl Policy for RulesetPolicy {
                     };
                     if self.remember {
                         if let Some(miss) =
-                            self.unstaffed(view, seed, pos, &near, reach, capped, bound_until)
+                            self.unstaffed(view, (pos, seed), &near, reach, capped, bound_until)
                         {
                             #[cfg(test)]
                             {
