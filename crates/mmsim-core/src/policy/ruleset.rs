@@ -102,6 +102,10 @@ pub struct RulesetPolicy {
     any_team_free: bool,
     /// `Ruleset::step_waits`: the waits at which a rule's limit changes.
     steps: Vec<f64>,
+    /// For each of `steps`, the first whole millisecond of wait that
+    /// reaches it (`first_ms_at`): `next_step` runs for every candidate a
+    /// growth examines, so the search for it is done once.
+    step_ms: Vec<u64>,
     /// Whether seeds keep their failed growth between passes (off: the
     /// oracle, which grows every seed on every pass).
     remember: bool,
@@ -208,8 +212,10 @@ impl RulesetPolicy {
             .rules
             .iter()
             .any(|r| !r.in_compound && r.team_free);
+        let steps = rs.step_waits();
         RulesetPolicy {
-            steps: rs.step_waits(),
+            step_ms: steps.iter().map(|&w| first_ms_at(w)).collect(),
+            steps,
             fold: Growing::new(&rs),
             rs,
             any_team_free,
@@ -245,16 +251,11 @@ impl RulesetPolicy {
     /// `w`, as `Steps::at` compares), or `SimTime::MAX` if none is left.
     fn next_step(&self, enqueued: SimTime, now: SimTime) -> SimTime {
         let age = now.since(enqueued).as_secs_f64();
-        let Some(&w) = self.steps.iter().find(|&&w| w > age) else {
+        let Some(i) = self.steps.iter().position(|&w| w > age) else {
             return SimTime::MAX;
         };
-        // The first whole millisecond of wait at which `w <= age` holds,
-        // found as `age_s` computes it, so no rounding can differ.
-        let mut ms = ((w * 1000.0).floor() as u64).saturating_sub(1);
-        while (ms as f64 / 1000.0) < w {
-            ms += 1;
-        }
-        SimTime::from_ms(enqueued.as_ms() + ms)
+        debug_assert_eq!(self.step_ms[i], first_ms_at(self.steps[i]));
+        SimTime::from_ms(enqueued.as_ms() + self.step_ms[i])
     }
 
     /// Brings `kept` up to the pool, oldest first, and starts this pass's
@@ -457,6 +458,16 @@ impl RulesetPolicy {
     }
 }
 
+/// The first whole millisecond of wait at which `w <= age` holds, found as
+/// `age_s` computes it, so no rounding can differ.
+fn first_ms_at(w: f64) -> u64 {
+    let mut ms = ((w * 1000.0).floor() as u64).saturating_sub(1);
+    while (ms as f64 / 1000.0) < w {
+        ms += 1;
+    }
+    ms
+}
+
 fn cand_ticket<'a>(view: &PoolView<'a>, t: &WaitingTicket, team: usize) -> CandTicket<'a> {
     CandTicket {
         team,
@@ -503,6 +514,19 @@ impl<'p> Partial<'_, 'p> {
         match self {
             Partial::Folded(g) => g.spreads_pass_with(rs, t, age_s),
             _ => true,
+        }
+    }
+
+    /// `passes_with` once `spreads_pass_with` has said yes to the same
+    /// ticket and age: the rules other than the spreads.
+    fn others_pass_with(&mut self, rs: &Ruleset, t: Option<&CandTicket<'p>>, age_s: f64) -> bool {
+        match self {
+            Partial::Folded(g) => {
+                let ok = g.others_pass_with(rs, t, age_s);
+                debug_assert_eq!(ok, g.passes_with(rs, t, age_s), "the spreads were not asked first");
+                ok
+            }
+            _ => self.passes_with(rs, t, age_s),
         }
     }
 
@@ -565,7 +589,43 @@ impl Ages {
 
 /// Teams by rating: largest parties first, each to the team with room whose
 /// rating sum is lowest. `None` if the greedy placement strands a party.
-fn split(tickets: &[&WaitingTicket], format: MatchFormat) -> Option<Vec<usize>> {
+///
+/// Every growth that takes a full match asks for it, and most of those
+/// matches then fail the rules on teams, so it sorts a copy of its keys on
+/// the stack rather than indices through the tickets, and keeps nothing on
+/// the heap. The key ends with the ticket's id, so the order is total and
+/// an unstable sort puts every key where `split_plain` (the test oracle)
+/// puts it.
+fn split(tickets: &[&WaitingTicket], format: MatchFormat) -> Option<SmallVec<[usize; 16]>> {
+    let mut order: SmallVec<[(usize, f64, TicketId, usize); 16]> = tickets
+        .iter()
+        .enumerate()
+        .map(|(i, t)| (t.size(), t.rating, t.id, i))
+        .collect();
+    order.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    let mut room: SmallVec<[usize; 4]> = smallvec::smallvec![format.team_size; format.teams];
+    let mut sum: SmallVec<[f64; 4]> = smallvec::smallvec![0.0; format.teams];
+    let mut team_of: SmallVec<[usize; 16]> = smallvec::smallvec![0; tickets.len()];
+    for (size, rating, _, i) in order {
+        // The lowest sum among the teams with room, the lower team on a tie.
+        let mut best: Option<usize> = None;
+        for k in 0..format.teams {
+            if room[k] >= size && best.is_none_or(|b| sum[k].total_cmp(&sum[b]).is_lt()) {
+                best = Some(k);
+            }
+        }
+        let team = best?;
+        room[team] -= size;
+        sum[team] += rating * size as f64;
+        team_of[i] = team;
+    }
+    Some(team_of)
+}
+
+/// `split` as first written, indices sorted through the tickets: the
+/// oracle `split_is_the_plain_split` holds `split` to.
+#[cfg(test)]
+fn split_plain(tickets: &[&WaitingTicket], format: MatchFormat) -> Option<Vec<usize>> {
     let mut order: Vec<usize> = (0..tickets.len()).collect();
     order.sort_by(|&a, &b| {
         tickets[b]
@@ -658,21 +718,23 @@ impl<'g, 'p> Growth<'g, 'p> {
         // A conjunction, so the order of its tests changes no answer: a
         // distance between players, cheap and turning down most far-off
         // candidates, goes before the role fill.
-        let read = if self.spread_first {
+        let (read, ok) = if self.spread_first {
             let read = self.partial.read(view, t);
             if !self.partial.spreads_pass_with(rs, read.as_ref(), with_t.of(rs))
                 || !self.roles.admits(&t.roles)
             {
                 return false;
             }
-            read
+            let ok = self.partial.others_pass_with(rs, read.as_ref(), with_t.of(rs));
+            (read, ok)
         } else {
             if !self.roles.admits(&t.roles) {
                 return false;
             }
-            self.partial.read(view, t)
+            let read = self.partial.read(view, t);
+            let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
+            (read, ok)
         };
-        let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
         if !ok || !self.packing.try_add(t.size()) {
             return false;
         }
@@ -804,11 +866,13 @@ impl RulesetPolicy {
     /// it has slots (Hall's condition, necessary). Under a spread bound
     /// every two tickets of a match lie within `reach` of each other, so
     /// each window of that width around the seed is asked on its own.
-    fn unstaffed(
+    /// `pos` is the seed's position in the pass's rating order; `near`
+    /// holds the walk's positions and tickets.
+    fn unstaffed<'p>(
         &self,
         view: &PoolView<'_>,
-        seed: &WaitingTicket,
-        near: &[(usize, &WaitingTicket)],
+        (pos, seed): (usize, &'p WaitingTicket),
+        near: &[(usize, &'p WaitingTicket)],
         reach: Option<f64>,
         capped: bool,
         bound_until: SimTime,
@@ -827,10 +891,22 @@ impl RulesetPolicy {
                 roles.short()
             }
             Some(reach) => {
-                let mut by_rating: SmallVec<[(f64, &[u8]); 64]> =
-                    near.iter().map(|(_, t)| (t.rating, &t.roles[..])).collect();
-                by_rating.push((seed.rating, &seed.roles[..]));
-                by_rating.sort_by(|a, b| a.0.total_cmp(&b.0));
+                // The walk visits the pass's rating order outwards from the
+                // seed's position `pos`, so the tickets below it come in
+                // falling order and those above in rising order: reversing
+                // the first gives the rating order without a sort. (Among
+                // equal ratings the order is the walk's, which changes no
+                // answer below: a window starting at a tie holds the next
+                // one's, so the later is short wherever the earlier is.)
+                let entry = |t: &&'p WaitingTicket| (t.rating, &t.roles[..]);
+                let mut by_rating: SmallVec<[(f64, &[u8]); 64]> = SmallVec::with_capacity(near.len() + 1);
+                by_rating.extend(near.iter().rev().filter(|(at, _)| *at < pos).map(|(_, t)| entry(t)));
+                by_rating.push(entry(&seed));
+                by_rating.extend(near.iter().filter(|(at, _)| *at > pos).map(|(_, t)| entry(t)));
+                debug_assert!(
+                    by_rating.windows(2).all(|w| w[0].0 <= w[1].0),
+                    "the walk's tickets are not in rating order"
+                );
                 // As `rating_reach`'s own margin: rounding may not shut a
                 // ticket out of a window it belongs to.
                 let width = reach * (1.0 + 1e-9) + 1e-9;
@@ -983,7 +1059,7 @@ impl Policy for RulesetPolicy {
                     };
                     if self.remember {
                         if let Some(miss) =
-                            self.unstaffed(view, seed, &near, reach, capped, bound_until)
+                            self.unstaffed(view, (pos, seed), &near, reach, capped, bound_until)
                         {
                             #[cfg(test)]
                             {
@@ -1299,6 +1375,42 @@ mod tests {
         spread_rules(3, [60, 200, 500], [10.0, 40.0], age)
     }
 
+    /// `spread_3v3` with a limit of `medics` players who would play a
+    /// medic (the second role) in the match: a team-free rule besides the
+    /// spread, which a growth asks after the spread and the roles.
+    fn spread_3v3_medics(age: &str, medics: u32) -> RulesetParams {
+        let json = format!(
+            r#"{{ "ruleLanguageVersion": "1.0",
+                 "playerAttributes": [{{ "name": "skill", "type": "number" }},
+                     {{ "name": "character", "type": "string_list" }}],
+                 "algorithm": {{ "expansionAgeSelection": "{age}" }},
+                 "teams": [{{ "name": "team", "maxPlayers": 3, "quantity": 2 }}],
+                 "rules": [{{ "name": "Close", "type": "distance",
+                     "measurements": ["max(flatten(teams[*].players.attributes[skill]))"],
+                     "referenceValue": "min(flatten(teams[*].players.attributes[skill]))",
+                     "maxDistance": 60 }},
+                   {{ "name": "Medics", "type": "collection",
+                     "measurements": ["flatten(teams[*].players.attributes[character])"],
+                     "operation": "reference_intersection_count",
+                     "referenceValue": ["medic"], "maxCount": {medics} }}],
+                 "expansions": [{{ "target": "rules[Close].maxDistance",
+                     "steps": [{{ "waitTimeSeconds": 10, "value": 200 }},
+                               {{ "waitTimeSeconds": 40, "value": 500 }}] }}] }}"#
+        );
+        let mut rs = Ruleset::parse(&json).unwrap_or_else(|e| panic!("{e}"));
+        rs.bind(
+            |a| match a {
+                "character" => Some(Source::Roles),
+                other => Source::by_convention(other),
+            },
+            |_| Some(vec!["peasant".into(), "medic".into(), "archer".into()]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        RulesetParams {
+            ruleset: Some(Arc::new(rs)),
+        }
+    }
+
     /// Drives the policy that keeps failed growths and the exhaustive one
     /// through the same random joins, departures, passes and refused
     /// matches, and asserts they propose the same on every call; returns
@@ -1439,6 +1551,8 @@ mod tests {
                 (spread_2v2("newest"), duos),
                 (spread_3v3("oldest"), trios_roles),
                 (spread_3v3("newest"), trios_roles),
+                (spread_3v3_medics("oldest", 2), trios_roles),
+                (spread_3v3_medics("newest", 3), MatchFormat { roles: None, ..trios_roles }),
             ]
             .into_iter()
             .enumerate()
@@ -1455,6 +1569,75 @@ mod tests {
         // and some kept across passes.
         assert!(unstaffed[0] > 100 && unstaffed[1] > 100, "unstaffed misses: {unstaffed:?}");
         assert!(unstaffed_kept > 100, "unstaffed misses kept: {unstaffed_kept}");
+    }
+
+    /// The greedy split of the policy, on the stack, against the one that
+    /// sorted indices through the tickets: random matches of solos, duos
+    /// and trios on two to four teams, ratings drawn from few values so
+    /// ties (broken by id) are common, and some that strand a party.
+    #[test]
+    fn split_is_the_plain_split() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = Pcg64::seed_from_u64(25);
+        let (mut placed, mut stranded) = (0, 0);
+        for _ in 0..4000 {
+            let format = MatchFormat {
+                teams: rng.random_range(2..=4),
+                team_size: rng.random_range(1..=5),
+                roles: None,
+            };
+            let mut tickets = Vec::new();
+            let mut players = 0;
+            let mut next_player = 0u32;
+            while players < format.players() {
+                let size = rng.random_range(1..=3usize).min(format.players() - players);
+                let members = (0..size)
+                    .map(|_| {
+                        next_player += 1;
+                        crate::model::PlayerId(next_player)
+                    })
+                    .collect();
+                tickets.push(WaitingTicket {
+                    id: TicketId(rng.random_range(0..1000)),
+                    players: members,
+                    rating: 1500.0 + 25.0 * f64::from(rng.random_range(-4..=4)),
+                    enqueued: SimTime::ZERO,
+                    requeue: false,
+                    roles: SmallVec::new(),
+                });
+                players += size;
+            }
+            // Ids are distinct within a match.
+            tickets.sort_by_key(|t| t.id);
+            tickets.dedup_by_key(|t| t.id);
+            let refs: Vec<&WaitingTicket> = tickets.iter().collect();
+            let fast = split(&refs, format);
+            assert_eq!(fast.as_deref(), split_plain(&refs, format).as_deref(), "{format:?}");
+            if fast.is_some() {
+                placed += 1;
+            } else {
+                stranded += 1;
+            }
+        }
+        assert!(placed > 1000 && stranded > 100, "placed {placed}, stranded {stranded}");
+    }
+
+    /// The first millisecond of wait at a step, found once per step,
+    /// against the least whole millisecond whose wait `age_s` reads as the
+    /// step's or more, found by counting.
+    #[test]
+    fn a_step_s_first_millisecond_is_the_least_that_reaches_it() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = Pcg64::seed_from_u64(3);
+        let mut waits = vec![0.0, 0.001, 0.0015, 0.1, 0.3, 1.0, 7.5, 10.0, 29.999, 60.0, 0.1 + 0.2];
+        waits.extend((0..2000).map(|_| rng.random_range(0.0..120.0_f64)));
+        waits.extend((0..2000).map(|_| f64::from(rng.random_range(0..120_000u32)) / 1000.0));
+        for w in waits {
+            let ms = first_ms_at(w);
+            let reads = |ms: u64| SimDuration::from_ms(ms).as_secs_f64();
+            assert!(reads(ms) >= w, "{w}: {ms} ms is short of it");
+            assert!(ms == 0 || reads(ms - 1) < w, "{w}: {ms} ms is not the first");
+        }
     }
 
     /// Seeds near 1000 one archer short of a 3v3 (one tank, healer and

@@ -540,11 +540,31 @@ impl Growing {
     /// expansions at `age_s`: what `rs.passes(.., age_s, true)` says of
     /// that match.
     pub fn passes_with(&self, rs: &Ruleset, t: Option<&CandTicket<'_>>, age_s: f64) -> bool {
+        self.rules_pass_with(rs, t, age_s, false)
+    }
+
+    /// `passes_with` for a candidate the spread-shaped rules have already
+    /// passed (`spreads_pass_with`, same `t` and age): the rest of the
+    /// rules, so a growth that asks the spreads first does not ask them
+    /// twice.
+    pub fn others_pass_with(&self, rs: &Ruleset, t: Option<&CandTicket<'_>>, age_s: f64) -> bool {
+        self.rules_pass_with(rs, t, age_s, true)
+    }
+
+    fn rules_pass_with(
+        &self,
+        rs: &Ruleset,
+        t: Option<&CandTicket<'_>>,
+        age_s: f64,
+        skip_spreads: bool,
+    ) -> bool {
         self.rules.iter().all(|(rule, agg, i)| {
             let agg = *agg;
             let (min, max) = limits(&rs.rules[*i].kind);
             match rule {
-                Folded::Spread { .. } => spread_holds(rule, t, agg, min, max, age_s),
+                Folded::Spread { .. } => {
+                    skip_spreads || spread_holds(rule, t, agg, min, max, age_s)
+                }
                 Folded::Distance { measure, reference } => {
                     let xs: SmallVec<[f64; 4]> = measure.iter().map(|m| m.value(t, agg)).collect();
                     let r = reference.as_ref().map(|r| r.value(t, agg));
