@@ -47,7 +47,6 @@ use super::{
 use crate::model::{SimTime, TicketId};
 use crate::pool::WaitingTicket;
 use rand_pcg::Pcg64;
-use rustc_hash::FxHashMap;
 use smallvec::SmallVec;
 
 /// A mutual window that depends on the ticket and the time alone and never
@@ -63,6 +62,9 @@ pub trait GrowingWindow: MutualWindow {
 
 /// Why a seed's last fill failed, and how long that answer stands.
 struct Kept {
+    /// The seed's ticket: the record sits in the pool slot the seed had,
+    /// which a later ticket may reuse.
+    id: TicketId,
     /// The pass that last confirmed it; only the next pass may use it.
     pass: u64,
     /// Before this instant the seed's own window does not reach `reach`.
@@ -101,12 +103,17 @@ enum Verdict {
 /// pass's failures kept between passes.
 pub struct Windowed<W> {
     rule: W,
-    kept: FxHashMap<TicketId, Kept>,
+    /// Kept failures by the seed's pool slot (`Pool::slot_of`), read at
+    /// every seed of every pass: an index, where a hash map by id cost two
+    /// lookups a seed. A record is another ticket's when its `id` differs,
+    /// and stale when its `pass` is not the last one: a ticket away from
+    /// the pool at a pass, or back in another slot, walks again.
+    kept: Vec<Option<Kept>>,
     passes: u64,
-    /// The pool at the last pass: (id, enqueued, rating), by id.
-    last: Vec<(TicketId, SimTime, f64)>,
+    /// The pool at the last pass: (id, enqueued, rating, slot), by id.
+    last: Vec<(TicketId, SimTime, f64, u32)>,
     /// The snapshot before `last`, kept for its buffer.
-    spare: Vec<(TicketId, SimTime, f64)>,
+    spare: Vec<(TicketId, SimTime, f64, u32)>,
     /// Ratings of the tickets that entered (or changed) since the last
     /// pass, sorted.
     joins: Vec<f64>,
@@ -134,7 +141,7 @@ impl<W> Windowed<W> {
     pub fn new(rule: W) -> Self {
         Windowed {
             rule,
-            kept: FxHashMap::default(),
+            kept: Vec::new(),
             passes: 0,
             last: Vec::new(),
             spare: Vec::new(),
@@ -160,10 +167,12 @@ impl<W: GrowingWindow> Windowed<W> {
         now.clear();
         let (last, mut i) = (&self.last, 0);
         let mut tally = PoolTally::new(view.format);
-        for t in view.pool.oldest_first() {
+        // A departed ticket's record is left where it is: its slot's next
+        // ticket has another id, and the ticket itself, if it comes back,
+        // finds its record a pass old.
+        for (slot, t) in view.pool.oldest_first_slots() {
             tally.add(t);
             while i < last.len() && last[i].0 < t.id {
-                self.kept.remove(&last[i].0);
                 self.gone.push(last[i].0);
                 i += 1;
             }
@@ -172,7 +181,9 @@ impl<W: GrowingWindow> Windowed<W> {
                 Some(l) => {
                     // Back with a new wait or rating: a new ticket here and
                     // a departure there.
-                    self.kept.remove(&t.id);
+                    if let Some(k) = self.kept.get_mut(slot as usize) {
+                        *k = None;
+                    }
                     self.gone.push(t.id);
                     self.joins.extend([l.2, t.rating]);
                     self.joined.push(t.id);
@@ -183,10 +194,9 @@ impl<W: GrowingWindow> Windowed<W> {
                     self.joined.push(t.id);
                 }
             }
-            now.push((t.id, t.enqueued, t.rating));
+            now.push((t.id, t.enqueued, t.rating, slot));
         }
         for l in &last[i..] {
-            self.kept.remove(&l.0);
             self.gone.push(l.0);
         }
         for &id in &self.proposed {
@@ -200,6 +210,7 @@ impl<W: GrowingWindow> Windowed<W> {
         self.joined.sort_unstable();
         self.spare = std::mem::replace(&mut self.last, now);
         self.pool_can_fill = tally.can_fill();
+        self.kept.resize_with(view.pool.slots(), || None);
     }
 
     /// What to do with the seed at this point of the pass: its kept
@@ -208,15 +219,24 @@ impl<W: GrowingWindow> Windowed<W> {
     /// they left since or this pass took them. A ticket that entered beyond
     /// the seed's window only brings nearer the instant at which the window
     /// reaches a ticket it has not walked.
-    fn verdict(&mut self, seed: &WaitingTicket, now: SimTime) -> Verdict {
-        let Some(k) = self.kept.get_mut(&seed.id) else {
+    ///
+    /// A failure that stands is confirmed for this pass here (a standing
+    /// seed has nothing else done to it), saving a second look-up.
+    fn verdict(&mut self, seed: &WaitingTicket, slot: u32, now: SimTime) -> Verdict {
+        let passes = self.passes;
+        let (joins, gone, proposed) = (&self.joins, &self.gone, &self.proposed);
+        let rule = &self.rule;
+        let Some(k) = self.kept[slot as usize]
+            .as_mut()
+            .filter(|k| k.id == seed.id)
+        else {
             return Verdict::Walk;
         };
-        if k.pass + 1 != self.passes
+        if k.pass + 1 != passes
             || now >= k.others
             || k.chosen
                 .iter()
-                .any(|id| self.gone.binary_search(id).is_ok() || self.proposed.contains(id))
+                .any(|id| gone.binary_search(id).is_ok() || proposed.contains(id))
         {
             return Verdict::Walk;
         }
@@ -229,34 +249,27 @@ impl<W: GrowingWindow> Windowed<W> {
         // Rounding slack: a join this close to an edge counts as inside.
         let slack = 1e-9 * (1.0 + r.abs() + k.reach.min(1e12));
         let (lo, hi) = (r - k.reach - slack, r + k.reach + slack);
-        let i = self.joins.partition_point(|&j| j < lo);
-        let near = self.joins[i..].iter().take_while(|&&j| j <= hi);
+        let i = joins.partition_point(|&j| j < lo);
+        let near = joins[i..].iter().take_while(|&&j| j <= hi);
         let mut window = None;
         for &j in near {
             // As `FreePass::walk` measures it.
             let d = if j < r { r - j } else { j - r };
-            let w = *window.get_or_insert_with(|| self.rule.window(seed, now));
+            let w = *window.get_or_insert_with(|| rule.window(seed, now));
             if d <= w + slack {
                 return guided;
             }
             if d < k.reach {
                 k.reach = d;
-                k.grows = k.grows.min(self.rule.reaches(seed, d));
+                k.grows = k.grows.min(rule.reaches(seed, d));
             }
         }
         if now < k.grows {
+            k.pass = passes;
             Verdict::Stands
         } else {
             guided
         }
-    }
-
-    /// Marks seed `id`'s kept failure as standing at this pass.
-    fn confirm(&mut self, id: TicketId) {
-        self.kept
-            .get_mut(&id)
-            .expect("a standing failure is kept")
-            .pass = self.passes;
     }
 
     /// The tick pass: `greedy_pass` with mutual windows, skipping seeds
@@ -281,7 +294,8 @@ impl<W: GrowingWindow> Windowed<W> {
         let mut first = None;
         for (k, seed) in view.pool.oldest_first().enumerate() {
             self.work.seed_visits += 1;
-            let verdict = self.verdict(seed, now);
+            let slot = self.last[k].3;
+            let verdict = self.verdict(seed, slot, now);
             if verdict != Verdict::Stands {
                 first = Some((k, verdict));
                 break;
@@ -289,9 +303,8 @@ impl<W: GrowingWindow> Windowed<W> {
             #[cfg(test)]
             {
                 let (pos, _) = check.seed(k).expect("nothing is taken yet");
-                self.assert_still_fails(&check, pos, now, format);
+                self.assert_still_fails(&check, pos, slot, now, format);
             }
-            self.confirm(seed.id);
         }
         let Some((start, first)) = first else {
             return;
@@ -316,16 +329,18 @@ impl<W: GrowingWindow> Windowed<W> {
             let Some((pos, seed)) = pass.seed(k) else {
                 continue;
             };
+            // The snapshot is the pool's tickets in the order of the
+            // pass's seeds.
+            let slot = self.last[k].3;
             let verdict = if k == start {
                 first
             } else {
                 self.work.seed_visits += 1;
-                self.verdict(seed, now)
+                self.verdict(seed, slot, now)
             };
             if verdict == Verdict::Stands {
                 #[cfg(test)]
-                self.assert_still_fails(&pass, pos, now, format);
-                self.confirm(seed.id);
+                self.assert_still_fails(&pass, pos, slot, now, format);
                 continue;
             }
             self.work.searches += 1;
@@ -336,7 +351,11 @@ impl<W: GrowingWindow> Windowed<W> {
             let grows = rule.reaches(seed, reach);
             // A guided walk keeps the turned-down tickets' instant: the
             // tickets it does not decide again are turned down as before.
-            let before = (verdict == Verdict::Guided).then(|| &self.kept[&seed.id]);
+            let before = (verdict == Verdict::Guided).then(|| {
+                self.kept[slot as usize]
+                    .as_ref()
+                    .expect("a guided walk's record")
+            });
             let mut others = before.map_or(SimTime::MAX, |k| k.others);
             let fresh = &fresh;
             #[cfg(test)]
@@ -370,13 +389,14 @@ impl<W: GrowingWindow> Windowed<W> {
             }
             match fill {
                 Ok(tickets) => {
-                    self.kept.remove(&seed.id);
+                    self.kept[slot as usize] = None;
                     self.proposed.extend_from_slice(&tickets);
                     out.push(Proposal::new(tickets));
                 }
                 Err(chosen) => {
                     let chosen = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();
                     let kept = Kept {
+                        id: seed.id,
                         pass: self.passes,
                         grows,
                         others,
@@ -384,7 +404,7 @@ impl<W: GrowingWindow> Windowed<W> {
                         chosen,
                         walked,
                     };
-                    self.kept.insert(seed.id, kept);
+                    self.kept[slot as usize] = Some(kept);
                 }
             }
         }
@@ -425,6 +445,7 @@ impl<W: GrowingWindow> Windowed<W> {
         &self,
         pass: &FreePass<'_>,
         pos: usize,
+        slot: u32,
         now: SimTime,
         format: super::MatchFormat,
     ) {
@@ -436,7 +457,7 @@ impl<W: GrowingWindow> Windowed<W> {
             Ok(tickets) => panic!("a kept failure fills {tickets:?}"),
             Err(ids) => assert_eq!(
                 ids[1..],
-                self.kept[&seed.id].chosen[..],
+                self.kept[slot as usize].as_ref().expect("kept").chosen[..],
                 "a kept failure chose other tickets"
             ),
         }
@@ -545,9 +566,11 @@ mod tests {
 
     /// Random role queues over many passes, with joins, departures, join
     /// triggers, proposals left unformed (as a failed ready check leaves
-    /// them) and tickets back with a new wait: the pass that keeps its
-    /// failures proposes exactly what the plain pass proposes, and keeps
-    /// most of them.
+    /// them), tickets back with a new wait, and tickets back unchanged
+    /// (a ready check that keeps the wait) after some passes away or at
+    /// once in each other's pool slots: the pass that keeps its failures
+    /// proposes exactly what the plain pass proposes, and keeps most of
+    /// them.
     #[test]
     fn kept_failures_propose_what_the_plain_pass_proposes() {
         let mut work = SearchWork::default();
@@ -570,7 +593,13 @@ mod tests {
             let (mut pool, mut players) = (Pool::default(), Vec::new());
             let mut now = SimTime::ZERO;
             let mut next_id = 0u32;
-            for _ in 0..300 {
+            // Tickets out of the pool for a few passes, with the pass at
+            // which each comes back as it was.
+            let mut away: Vec<(usize, WaitingTicket)> = Vec::new();
+            for round in 0..300 {
+                for (_, t) in away.extract_if(.., |(back, _)| *back <= round) {
+                    pool.insert(t);
+                }
                 now += SimDuration::from_ms(rng.random_range(100..3000));
                 for _ in 0..rng.random_range(0..4) {
                     let t = ticket(&mut rng, next_id, now, &mut players);
@@ -593,13 +622,35 @@ mod tests {
                     }
                 }
                 let ids: Vec<TicketId> = pool.oldest_first().map(|t| t.id).collect();
+                if ids.len() >= 2 && rng.random_bool(0.3) {
+                    // Two tickets out and back as they were: the pool
+                    // reuses the last slot freed first, so they swap slots.
+                    let (a, b) = (
+                        ids[rng.random_range(0..ids.len())],
+                        ids[rng.random_range(0..ids.len())],
+                    );
+                    if a != b {
+                        let ta = pool.remove(a).expect("waiting");
+                        let tb = pool.remove(b).expect("waiting");
+                        pool.insert(ta);
+                        pool.insert(tb);
+                    }
+                }
                 for id in ids {
                     if rng.random_bool(0.02) {
                         pool.remove(id);
                     } else if rng.random_bool(0.02) {
-                        // Back from a failed ready check without its wait.
+                        let t = pool.remove(id).expect("waiting");
+                        away.push((round + rng.random_range(1..4), t));
+                    } else if rng.random_bool(0.02) {
+                        // Back from a failed ready check without its wait,
+                        // now and then rated anew (its record, if its slot
+                        // kept it, measured distances from the old rating).
                         let mut t = pool.remove(id).expect("waiting");
                         t.enqueued = now;
+                        if rng.random_bool(0.5) {
+                            t.rating += rng.random_range(-60.0..60.0_f64).round();
+                        }
                         pool.insert(t);
                     }
                 }

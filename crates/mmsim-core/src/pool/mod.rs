@@ -121,6 +121,13 @@ impl Pool {
         self.by_id.values().copied()
     }
 
+    /// Waiting tickets, longest-waiting first, each with its slot
+    /// (`by_rating_slots`): one walk of the index instead of two for a
+    /// policy that keeps its own state per slot.
+    pub fn oldest_first_slots(&self) -> impl Iterator<Item = (u32, &WaitingTicket)> + '_ {
+        self.by_id.values().map(|&slot| (slot, self.at(slot)))
+    }
+
     /// The slot (`by_rating_slots`) of waiting ticket `id`.
     pub fn slot_of(&self, id: TicketId) -> Option<u32> {
         self.by_id.get(&id).copied()
