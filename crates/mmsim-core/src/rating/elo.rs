@@ -305,7 +305,7 @@ mod tests {
                 scale: [400.0, 173.7, 1000.0][round % 3],
                 initial: 1500.0,
             });
-            let mut team = |rng: &mut rand_pcg::Pcg64| -> Vec<Rating> {
+            let team = |rng: &mut rand_pcg::Pcg64| -> Vec<Rating> {
                 (0..rng.random_range(1..=5))
                     .map(|_| {
                         let mut r = rated(match rng.random_range(0..4) {
