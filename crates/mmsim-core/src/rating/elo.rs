@@ -87,7 +87,57 @@ impl RatingSystem for Elo {
     }
 
     fn update(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime) {
-        // Per-team buffers inline (two teams fit): this runs once per match.
+        if let ([a, b], 0..=1) = (&mut *teams, winner) {
+            #[cfg(debug_assertions)]
+            let plain = {
+                let mut copy = vec![a.clone(), b.clone()];
+                self.update_plain(&mut copy, winner, weight, now);
+                copy
+            };
+            self.update_two(a, b, winner, weight, now);
+            #[cfg(debug_assertions)]
+            debug_assert!(same_bits(&plain, teams), "two teams' update differs");
+            return;
+        }
+        self.update_plain(teams, winner, weight, now);
+    }
+
+    fn win_probability(&self, a: &[Rating], b: &[Rating], _now: SimTime) -> f64 {
+        expected_score(mean_value(a), mean_value(b), self.params.scale)
+    }
+}
+
+impl Elo {
+    /// `update` for two teams and a winner among them (every 1v1 and team
+    /// match), with the same arithmetic in the same order as
+    /// `update_plain` (its oracle), without gathering each team's games
+    /// and means into buffers first: that bookkeeping cost twice the two
+    /// `powf` calls on `bench-1v1`.
+    fn update_two(
+        &self,
+        a: &mut [Rating],
+        b: &mut [Rating],
+        winner: usize,
+        weight: f64,
+        now: SimTime,
+    ) {
+        let means = [mean_value(a), mean_value(b)];
+        let (k, scale) = (self.params.k, self.params.scale);
+        for (i, team) in [a, b].into_iter().enumerate() {
+            let score = if i == winner { 1.0 } else { 0.0 };
+            let game = [(means[1 - i], score)];
+            let team_change = rate_period(means[i], &game, k, scale) - means[i];
+            for r in team.iter_mut() {
+                r.value = blend(r.value, r.value + team_change, weight);
+                stamp(r, now);
+            }
+        }
+    }
+
+    /// `update` for any number of teams: the general rule, and the oracle
+    /// of `update_two`.
+    fn update_plain(&self, teams: &mut [Vec<Rating>], winner: usize, weight: f64, now: SimTime) {
+        // Per-team buffers inline (two teams fit).
         let means: PerTeam<f64> = teams.iter().map(|t| mean_value(t)).collect();
         let n = teams.len();
         for (i, team) in teams.iter_mut().enumerate() {
@@ -106,10 +156,17 @@ impl RatingSystem for Elo {
             }
         }
     }
+}
 
-    fn win_probability(&self, a: &[Rating], b: &[Rating], _now: SimTime) -> f64 {
-        expected_score(mean_value(a), mean_value(b), self.params.scale)
-    }
+/// Whether two lists of teams' ratings are equal to the bit (the oracle
+/// checks; `==` would call -0.0 and 0.0 the same).
+#[cfg(any(test, debug_assertions))]
+fn same_bits(a: &[Vec<Rating>], b: &[Vec<Rating>]) -> bool {
+    let bits = |r: &Rating| (r.value.to_bits(), r.deviation.to_bits(), r.volatility.to_bits(), r.games, r.last_played);
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| {
+            x.len() == y.len() && x.iter().zip(y).all(|(r, s)| bits(r) == bits(s))
+        })
 }
 
 #[cfg(test)]
@@ -232,6 +289,45 @@ mod tests {
         });
         let p = wide.win_probability(&[rated(2300.0)], &[rated(1500.0)], SimTime::ZERO);
         assert!((p - 10.0 / 11.0).abs() < 1e-12);
+    }
+
+    /// Two teams of one to five, random ratings (some equal, some far
+    /// apart), weights and parameters: the two-team path moves every
+    /// rating to the same bits as the general rule. Release builds run the
+    /// check too (no debug assertion there).
+    #[test]
+    fn two_teams_update_as_the_general_rule_does() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(25);
+        for round in 0..2000 {
+            let elo = Elo::new(EloParams {
+                k: [32.0, 16.0, 40.5][round % 3],
+                scale: [400.0, 173.7, 1000.0][round % 3],
+                initial: 1500.0,
+            });
+            let team = |rng: &mut rand_pcg::Pcg64| -> Vec<Rating> {
+                (0..rng.random_range(1..=5))
+                    .map(|_| {
+                        let mut r = rated(match rng.random_range(0..4) {
+                            0 => 1500.0,
+                            1 => rng.random_range(-500.0..4000.0),
+                            2 => rng.random_range(1400.0..1600.0),
+                            _ => -0.0,
+                        });
+                        r.games = rng.random_range(0..100);
+                        r
+                    })
+                    .collect()
+            };
+            let teams = vec![team(&mut rng), team(&mut rng)];
+            let winner = rng.random_range(0..3);
+            let weight = [1.0, 0.5, rng.random_range(0.01..1.0)][round % 3];
+            let now = SimTime::from_ms(rng.random_range(0..1u64 << 40));
+            let (mut fast, mut plain) = (teams.clone(), teams);
+            elo.update(&mut fast, winner, weight, now);
+            elo.update_plain(&mut plain, winner, weight, now);
+            assert!(same_bits(&fast, &plain), "{fast:?} vs {plain:?}");
+        }
     }
 
     #[test]
