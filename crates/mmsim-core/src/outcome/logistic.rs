@@ -134,19 +134,9 @@ pub fn team_win_probabilities(strengths: &[f64], scale: f64) -> PerTeam<f64> {
 }
 
 /// `10^(gap / scale)`, the Bradley-Terry weight of a team `gap` above the
-/// strongest. The strongest team's own exponent is zero, and `pow(x, ±0)`
-/// is exactly 1 for every `x` (C99 Annex F, which the C library follows),
-/// so the branch changes no bit. It saves nothing either: the compiler
-/// knows the same identity and folds the branch back into the call
-/// (callgrind still counts two `powf` a 1v1 match). Left as it is because
-/// the binary compared byte for byte against main was built with it.
+/// strongest, computed as `team_win_probabilities_plain` computes it.
 fn bt_weight(gap: f64, scale: f64) -> f64 {
-    let e = gap / scale;
-    if e == 0.0 {
-        1.0
-    } else {
-        10f64.powf(e)
-    }
+    10f64.powf(gap / scale)
 }
 
 /// `team_win_probabilities` for any number of teams, one `powf` per team:
@@ -155,7 +145,7 @@ fn team_win_probabilities_plain(strengths: &[f64], scale: f64) -> PerTeam<f64> {
     let max = strengths.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let w: PerTeam<f64> = strengths
         .iter()
-        .map(|s| 10f64.powf((s - max) / scale))
+        .map(|s| bt_weight(s - max, scale))
         .collect();
     let total: f64 = w.iter().sum();
     w.into_iter().map(|x| x / total).collect()

@@ -1296,6 +1296,23 @@ mod tests {
         assert_eq!(teams, vec![vec![0, 3], vec![1, 2]]);
     }
 
+    /// A ruleset from `json` whose `character` attribute is read from the
+    /// players' roles (peasant, medic, archer).
+    fn with_characters_as_roles(json: &str) -> RulesetParams {
+        let mut rs = Ruleset::parse(json).unwrap_or_else(|e| panic!("{e}"));
+        rs.bind(
+            |a| match a {
+                "character" => Some(Source::Roles),
+                other => Source::by_convention(other),
+            },
+            |_| Some(vec!["peasant".into(), "medic".into(), "archer".into()]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        RulesetParams {
+            ruleset: Some(Arc::new(rs)),
+        }
+    }
+
     /// A three-team game in the shape of FlexMatch's example (team
     /// averages within `fair` of the match's, at most `medics` medics), its
     /// limit widening at 10 s and 20 s, its `character` bound to roles.
@@ -1319,18 +1336,7 @@ mod tests {
             fair * 2.0,
             fair * 4.0
         );
-        let mut rs = Ruleset::parse(&json).unwrap_or_else(|e| panic!("{e}"));
-        rs.bind(
-            |a| match a {
-                "character" => Some(Source::Roles),
-                other => Source::by_convention(other),
-            },
-            |_| Some(vec!["peasant".into(), "medic".into(), "archer".into()]),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        RulesetParams {
-            ruleset: Some(Arc::new(rs)),
-        }
+        with_characters_as_roles(&json)
     }
 
     /// Two teams of `team_size` with every player's skill within
@@ -1397,18 +1403,7 @@ mod tests {
                      "steps": [{{ "waitTimeSeconds": 10, "value": 200 }},
                                {{ "waitTimeSeconds": 40, "value": 500 }}] }}] }}"#
         );
-        let mut rs = Ruleset::parse(&json).unwrap_or_else(|e| panic!("{e}"));
-        rs.bind(
-            |a| match a {
-                "character" => Some(Source::Roles),
-                other => Source::by_convention(other),
-            },
-            |_| Some(vec!["peasant".into(), "medic".into(), "archer".into()]),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        RulesetParams {
-            ruleset: Some(Arc::new(rs)),
-        }
+        with_characters_as_roles(&json)
     }
 
     /// Drives the policy that keeps failed growths and the exhaustive one

@@ -413,8 +413,6 @@ pub fn smooth(
     ts: usize,
     threshold: f64,
 ) -> usize {
-    // Rounding must not stop a gap of exactly one point from being worked on.
-    const EPS: f64 = 1e-12;
     let mut swaps = 0;
     // Both lists are rebuilt at every swap, in buffers kept across swaps.
     // Sorted by (win rate, index) packed as one key: the index breaks every
@@ -422,7 +420,7 @@ pub fn smooth(
     let (mut best_first, mut worst_first) = (Vec::new(), Vec::new());
     loop {
         let gap = win_rate_gap(players, side);
-        if gap.abs() < threshold - EPS {
+        if gap.abs() < threshold - SMOOTH_EPS {
             return swaps;
         }
         let over = if gap > 0.0 { 0 } else { 1 };
@@ -447,25 +445,40 @@ pub fn smooth(
             });
             debug_assert_eq!(plain, worst_first);
         }
-        let found = best_first.iter().find_map(|&i| {
-            worst_first
-                .iter()
-                .find(|&&j| {
-                    let (a, b) = (&players[i], &players[j]);
-                    let narrowed = gap.abs() - 2.0 * (a.win_rate - b.win_rate) / ts as f64;
-                    a.tier == b.tier
-                        && a.category == b.category
-                        && a.win_rate > b.win_rate
-                        && narrowed >= -EPS
-                })
-                .map(|&j| (i, j))
-        });
-        let Some((i, j)) = found else {
+        let Some((i, j)) = first_swap(players, &best_first, &worst_first, gap, ts) else {
             return swaps;
         };
         side.swap(i, j);
         swaps += 1;
     }
+}
+
+/// Rounding must not stop a gap of exactly one point from being worked on.
+const SMOOTH_EPS: f64 = 1e-12;
+
+/// `smooth`'s swap: the first pair, best of the team over first and worst
+/// of the other first, of the same tier and category whose swap narrows
+/// the win-rate `gap` without overshooting it.
+fn first_swap(
+    players: &[AbbaPlayer],
+    best_first: &[usize],
+    worst_first: &[usize],
+    gap: f64,
+    ts: usize,
+) -> Option<(usize, usize)> {
+    best_first.iter().find_map(|&i| {
+        worst_first
+            .iter()
+            .find(|&&j| {
+                let (a, b) = (&players[i], &players[j]);
+                let narrowed = gap.abs() - 2.0 * (a.win_rate - b.win_rate) / ts as f64;
+                a.tier == b.tier
+                    && a.category == b.category
+                    && a.win_rate > b.win_rate
+                    && narrowed >= -SMOOTH_EPS
+            })
+            .map(|&j| (i, j))
+    })
 }
 
 /// The Armored Warfare former; two teams only.
@@ -739,7 +752,8 @@ mod tests {
     }
 
     /// `smooth` as it was, sorting both lists by the post's comparison
-    /// at every swap: the oracle of the packed-key sorts.
+    /// at every swap: the oracle of the packed-key sorts (the swap chosen
+    /// from the sorted lists is the same `first_swap`).
     fn smooth_plain(
         players: &[AbbaPlayer],
         side: &mut [usize],
@@ -747,11 +761,10 @@ mod tests {
         ts: usize,
         threshold: f64,
     ) -> usize {
-        const EPS: f64 = 1e-12;
         let mut swaps = 0;
         loop {
             let gap = win_rate_gap(players, side);
-            if gap.abs() < threshold - EPS {
+            if gap.abs() < threshold - SMOOTH_EPS {
                 return swaps;
             }
             let over = if gap > 0.0 { 0 } else { 1 };
@@ -768,20 +781,7 @@ mod tests {
             worst_first.sort_by(|&a, &b| {
                 (players[a].win_rate.total_cmp(&players[b].win_rate)).then(a.cmp(&b))
             });
-            let found = best_first.iter().find_map(|&i| {
-                worst_first
-                    .iter()
-                    .find(|&&j| {
-                        let (a, b) = (&players[i], &players[j]);
-                        let narrowed = gap.abs() - 2.0 * (a.win_rate - b.win_rate) / ts as f64;
-                        a.tier == b.tier
-                            && a.category == b.category
-                            && a.win_rate > b.win_rate
-                            && narrowed >= -EPS
-                    })
-                    .map(|&j| (i, j))
-            });
-            let Some((i, j)) = found else {
+            let Some((i, j)) = first_swap(players, &best_first, &worst_first, gap, ts) else {
                 return swaps;
             };
             side.swap(i, j);
