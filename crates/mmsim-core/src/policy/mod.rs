@@ -441,6 +441,9 @@ pub fn fill_from_nearest(
 #[derive(Clone)]
 pub struct FreePass<'a> {
     sorted: Vec<&'a WaitingTicket>,
+    /// The pool slot of the ticket at each position: what a kept frame
+    /// (`PassFrame`) needs to find its tickets again.
+    slots: Vec<u32>,
     /// Position in `sorted` of the ticket in each pool slot.
     position: Vec<u32>,
     /// `sorted`'s ratings, dense: the walks and window bounds read them.
@@ -462,10 +465,49 @@ pub struct FreePass<'a> {
     /// Whether `windows` could staff a match from the whole pass: asked
     /// before every seed, changed only by a take.
     all_can_fill: bool,
+    /// Whether the pass took a ticket: its counts then no longer describe
+    /// the pool, and its frame is not kept as current.
+    took: bool,
+}
+
+/// A pass's buffers, kept by a policy between its passes
+/// (`FreePass::reusing`), and while the pool is as the pass found it, the
+/// pass's rating order, seeds and role counts too. A windowed role queue
+/// builds a pass on most ticks over the same forty-odd tickets (in
+/// `regions-roles-5v5`, half of its passes found the pool as the last one
+/// left it), and building it was a tenth of the whole run.
+#[derive(Default)]
+pub struct PassFrame {
+    slots: Vec<u32>,
+    position: Vec<u32>,
+    ratings: Vec<f64>,
+    seeds: Vec<u32>,
+    up: Vec<u32>,
+    down: Vec<u32>,
+    taken: Vec<bool>,
+    windows: Option<RoleWindows>,
+    /// Whether the contents describe the pool as it is. The policy that
+    /// keeps the frame clears it (`stale`) whenever a ticket joined, left
+    /// or moved to another slot since the pass that built it; a pass that
+    /// took a ticket leaves it cleared.
+    current: bool,
+}
+
+impl PassFrame {
+    /// Says the pool changed since the frame's pass: the next pass is
+    /// built again (in the same buffers).
+    pub fn stale(&mut self) {
+        self.current = false;
+    }
 }
 
 impl<'a> FreePass<'a> {
     /// A pass over every ticket of `pool`, none taken yet.
+    ///
+    /// Built in fresh vectors, each allocated at its size: for a pass
+    /// built once, that is cheaper than `reusing`'s refills (+4% on
+    /// `backfill-5v5` when `new` went through them). Its `slots` are not
+    /// kept, so its frame (`into_frame`) is never current.
     pub fn new(pool: &'a Pool) -> Self {
         // Each ticket's position by rating, found through its pool slot:
         // the seeds in age order without sorting ids on every pass.
@@ -487,20 +529,158 @@ impl<'a> FreePass<'a> {
             free_players: pool.players(),
             windows: None,
             all_can_fill: true,
+            took: false,
             ratings: sorted.iter().map(|t| t.rating).collect(),
+            slots: Vec::new(),
             sorted,
+        }
+    }
+
+    /// `new` followed by `track_roles(format)`, built in `frame`'s buffers;
+    /// when the frame is current (the pool has not changed since the pass
+    /// that left it), its rating order, seeds and role counts are taken as
+    /// they are. `oldest_first` is `pool.slots_oldest_first()`, or the same
+    /// slots as the caller already holds them (a second walk of the pool's
+    /// index was a tenth of building a pass). `into_frame` hands the
+    /// buffers back.
+    pub fn reusing(
+        pool: &'a Pool,
+        frame: &mut PassFrame,
+        format: MatchFormat,
+        oldest_first: impl ExactSizeIterator<Item = u32>,
+    ) -> Self {
+        let (current, windows) = (frame.current, frame.windows.take());
+        let mut pass = Self::build(pool, frame, oldest_first);
+        if current {
+            pass.windows = windows;
+            pass.all_can_fill = pass.count_all();
+        } else {
+            pass.count_roles(format, windows);
+        }
+        #[cfg(debug_assertions)]
+        if current {
+            let mut fresh = FreePass::new(pool);
+            fresh.track_roles(format);
+            pass.assert_same(&fresh, pool);
+        }
+        pass
+    }
+
+    /// `new` in `frame`'s buffers (left empty), its order and seeds taken
+    /// from the frame when it is current.
+    fn build(
+        pool: &'a Pool,
+        frame: &mut PassFrame,
+        oldest_first: impl ExactSizeIterator<Item = u32>,
+    ) -> Self {
+        let mut f = std::mem::take(frame);
+        let mut sorted = Vec::with_capacity(pool.len());
+        // A ticket that joined and left between two passes may have added
+        // a slot, which no ticket of a current frame is in.
+        f.position.resize(pool.slots(), 0);
+        if f.current {
+            sorted.extend(f.slots.iter().map(|&slot| pool.at(slot)));
+        } else {
+            // Each ticket's position by rating, found through its pool
+            // slot: the seeds in age order without sorting ids. Each
+            // vector is filled by one exact-length loop of its own.
+            f.slots.clear();
+            f.slots.extend(pool.slots_by_rating());
+            sorted.extend(f.slots.iter().map(|&slot| pool.at(slot)));
+            f.ratings.clear();
+            f.ratings.extend(sorted.iter().map(|t| t.rating));
+            for (pos, &slot) in f.slots.iter().enumerate() {
+                f.position[slot as usize] = pos as u32;
+            }
+            f.seeds.clear();
+            let position = &f.position;
+            (f.seeds).extend(oldest_first.map(|slot| position[slot as usize]));
+        }
+        let n = sorted.len() as u32;
+        f.up.clear();
+        f.up.extend(0..=n);
+        f.down.clear();
+        f.down.extend(0..=n);
+        f.taken.clear();
+        f.taken.resize(n as usize, false);
+        FreePass {
+            sorted,
+            slots: f.slots,
+            position: f.position,
+            ratings: f.ratings,
+            seeds: f.seeds,
+            up: f.up,
+            down: f.down,
+            taken: f.taken,
+            free_players: pool.players(),
+            windows: None,
+            all_can_fill: true,
+            took: false,
+        }
+    }
+
+    /// Hands the pass's buffers back to `frame`, current unless the pass
+    /// took a ticket (or came from `new`, which keeps no slots).
+    pub fn into_frame(self, frame: &mut PassFrame) {
+        *frame = PassFrame {
+            current: !self.took && self.slots.len() == self.sorted.len(),
+            slots: self.slots,
+            position: self.position,
+            ratings: self.ratings,
+            seeds: self.seeds,
+            up: self.up,
+            down: self.down,
+            taken: self.taken,
+            windows: self.windows,
+        };
+    }
+
+    /// Debug builds: a pass taken from a current frame is the pass built
+    /// afresh, order, seeds and role counts alike.
+    #[cfg(debug_assertions)]
+    fn assert_same(&self, fresh: &FreePass<'_>, pool: &Pool) {
+        let ids = |p: &FreePass<'_>| p.sorted.iter().map(|t| t.id).collect::<Vec<_>>();
+        assert_eq!(ids(self), ids(fresh), "a kept frame's rating order");
+        let slots: Vec<u32> = pool.slots_by_rating().collect();
+        assert_eq!(self.slots, slots, "a kept frame's slots");
+        assert_eq!(self.seeds, fresh.seeds, "a kept frame's seeds");
+        assert_eq!(self.ratings, fresh.ratings, "a kept frame's ratings");
+        for &slot in &self.slots {
+            assert_eq!(self.position_of_slot(slot), fresh.position_of_slot(slot));
+        }
+        assert_eq!(self.free_players, fresh.free_players);
+        assert_eq!(
+            self.all_can_fill, fresh.all_can_fill,
+            "a kept frame's role counts"
+        );
+        for (lo, hi) in [
+            (0, self.len()),
+            (0, self.len() / 2),
+            (self.len() / 2, self.len()),
+        ] {
+            assert_eq!(
+                self.windows.as_ref().map(|w| w.can_fill(lo, hi)),
+                fresh.windows.as_ref().map(|w| w.can_fill(lo, hi)),
+                "a kept frame's role counts over {lo}..{hi}"
+            );
         }
     }
 
     /// Starts counting the free players by role mask for a role queue of
     /// `format` (nothing without one, or when a ticket lacks its roles).
     pub fn track_roles(&mut self, format: MatchFormat) {
+        self.count_roles(format, None);
+    }
+
+    /// `track_roles`, counting in `spare`'s buffer when there is one.
+    fn count_roles(&mut self, format: MatchFormat, spare: Option<RoleWindows>) {
         let Some(comp) = format.roles else { return };
         if self.sorted.iter().any(|t| t.roles.len() != t.size()) {
             return;
         }
         let (sorted, taken) = (&self.sorted, &self.taken);
-        self.windows = RoleWindows::new(comp, format.teams, sorted.len(), |i| {
+        let rows = spare.map(RoleWindows::into_rows).unwrap_or_default();
+        self.windows = RoleWindows::new_in(rows, comp, format.teams, sorted.len(), |i| {
             if taken[i] {
                 &[]
             } else {
@@ -604,6 +784,7 @@ impl<'a> FreePass<'a> {
     pub fn take(&mut self, pos: usize) {
         if !self.taken[pos] {
             self.taken[pos] = true;
+            self.took = true;
             self.free_players -= self.sorted[pos].size();
             if let Some(w) = self.windows.as_mut() {
                 w.remove(pos);

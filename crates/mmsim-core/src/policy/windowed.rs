@@ -41,8 +41,8 @@
 //! compared with a plain one on a copy of the pass.
 
 use super::{
-    propose_mutual_windows, Explain, FreePass, MutualWindow, Policy, PoolTally, PoolView, Proposal,
-    Schedule, SearchWork, Trigger,
+    propose_mutual_windows, Explain, FreePass, MutualWindow, PassFrame, Policy, PoolTally,
+    PoolView, Proposal, Schedule, SearchWork, Trigger,
 };
 use crate::model::{SimTime, TicketId};
 use crate::pool::WaitingTicket;
@@ -133,6 +133,9 @@ pub struct Windowed<W> {
     /// Whether the pool at this pass could staff a match by its role
     /// counts (`PoolTally`), tallied as `sync` reads it.
     pool_can_fill: bool,
+    /// The last pass built, kept for the next: `sync` marks it stale when
+    /// the pool changed.
+    frame: PassFrame,
     work: SearchWork,
 }
 
@@ -151,6 +154,7 @@ impl<W> Windowed<W> {
             proposed: Vec::new(),
             fresh: Vec::new(),
             pool_can_fill: true,
+            frame: PassFrame::default(),
             work: SearchWork::default(),
         }
     }
@@ -167,6 +171,7 @@ impl<W: GrowingWindow> Windowed<W> {
         now.clear();
         let (last, mut i) = (&self.last, 0);
         let mut tally = PoolTally::new(view.format);
+        let mut moved = false;
         // A departed ticket's record is left where it is: its slot's next
         // ticket has another id, and the ticket itself, if it comes back,
         // finds its record a pass old.
@@ -177,7 +182,12 @@ impl<W: GrowingWindow> Windowed<W> {
                 i += 1;
             }
             match last.get(i).filter(|l| l.0 == t.id) {
-                Some(l) if l.1 == t.enqueued && l.2 == t.rating => i += 1,
+                Some(l) if l.1 == t.enqueued && l.2 == t.rating => {
+                    // Back in another slot: the same ticket to a kept
+                    // failure, but not to the kept pass.
+                    moved |= l.3 != slot;
+                    i += 1;
+                }
                 Some(l) => {
                     // Back with a new wait or rating: a new ticket here and
                     // a departure there.
@@ -206,6 +216,9 @@ impl<W: GrowingWindow> Windowed<W> {
             }
         }
         self.proposed.clear();
+        if moved || !self.joined.is_empty() || !self.gone.is_empty() {
+            self.frame.stale();
+        }
         self.joins.sort_unstable_by(f64::total_cmp);
         self.joined.sort_unstable();
         self.spare = std::mem::replace(&mut self.last, now);
@@ -232,12 +245,13 @@ impl<W: GrowingWindow> Windowed<W> {
         else {
             return Verdict::Walk;
         };
-        if k.pass + 1 != passes
-            || now >= k.others
-            || k.chosen
+        // With no departure and nothing proposed since (most passes of a
+        // role queue), every chosen ticket is still free.
+        let departed = !(gone.is_empty() && proposed.is_empty())
+            && k.chosen
                 .iter()
-                .any(|id| gone.binary_search(id).is_ok() || proposed.contains(id))
-        {
+                .any(|id| gone.binary_search(id).is_ok() || proposed.contains(id));
+        if k.pass + 1 != passes || now >= k.others || departed {
             return Verdict::Walk;
         }
         let guided = if k.walked {
@@ -309,8 +323,8 @@ impl<W: GrowingWindow> Windowed<W> {
         let Some((start, first)) = first else {
             return;
         };
-        let mut pass = FreePass::new(view.pool);
-        pass.track_roles(format);
+        let oldest_first = self.last.iter().map(|l| l.3);
+        let mut pass = FreePass::reusing(view.pool, &mut self.frame, format, oldest_first);
         // The positions of the tickets that joined since the last pass: a
         // guided walk decides for them, and looks each ticket up here
         // rather than among the joins.
@@ -409,6 +423,7 @@ impl<W: GrowingWindow> Windowed<W> {
             }
         }
         self.fresh = fresh;
+        pass.into_frame(&mut self.frame);
     }
 }
 

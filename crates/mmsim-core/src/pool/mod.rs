@@ -89,7 +89,8 @@ impl Pool {
         self.by_id.contains_key(&id)
     }
 
-    fn at(&self, slot: u32) -> &WaitingTicket {
+    /// The ticket in `slot`, which must hold one (`by_rating_slots`).
+    pub(crate) fn at(&self, slot: u32) -> &WaitingTicket {
         self.slab[slot as usize]
             .as_ref()
             .expect("indexed slots hold a ticket")
@@ -113,6 +114,12 @@ impl Pool {
         self.by_rating
             .iter()
             .map(|&(_, _, slot)| (slot, self.at(slot)))
+    }
+
+    /// The slots (`by_rating_slots`) of the waiting tickets in ascending
+    /// rating order.
+    pub fn slots_by_rating(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.by_rating.iter().map(|&(_, _, slot)| slot)
     }
 
     /// The slots (`by_rating_slots`) of the waiting tickets, longest-waiting

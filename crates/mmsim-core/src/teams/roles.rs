@@ -1152,11 +1152,23 @@ impl RoleWindows {
         n: usize,
         masks: impl Fn(usize) -> &'m [u8],
     ) -> Option<RoleWindows> {
+        Self::new_in(Vec::with_capacity(n + 1), comp, teams, n, masks)
+    }
+
+    /// `new`, counting into `rows`' buffer (emptied first) rather than a
+    /// new one: a policy that builds a pass per tick keeps it.
+    pub fn new_in<'m>(
+        mut rows: Vec<Inside>,
+        comp: Composition,
+        teams: usize,
+        n: usize,
+        masks: impl Fn(usize) -> &'m [u8],
+    ) -> Option<RoleWindows> {
         if comp.roles() > SUBSET_ROLES {
             return None;
         }
         let subsets = 1usize << comp.roles();
-        let mut rows = Vec::with_capacity(n + 1);
+        rows.clear();
         let mut row: Inside = [0; 1 << SUBSET_ROLES];
         rows.push(row);
         for i in 0..n {
@@ -1174,6 +1186,11 @@ impl RoleWindows {
             rows,
             removed: Vec::new(),
         })
+    }
+
+    /// The rows' buffer, for `new_in`.
+    pub fn into_rows(self) -> Vec<Inside> {
+        self.rows
     }
 
     /// The Hall counts of the players at positions `lo..hi`, as summed.
