@@ -65,7 +65,6 @@ pub(super) struct Scratch {
     /// The neighbours that share no language with the seed, while `walk`
     /// lays down `language_order`.
     pub(super) other_languages: Vec<usize>,
-    pub(super) keys: Vec<f64>,
     pub(super) chosen: Vec<usize>,
     pub(super) counts: Vec<usize>,
     pub(super) caps: Vec<usize>,
@@ -115,6 +114,12 @@ impl Ord for ByKey {
 pub(super) fn packed_key(key: f64, index: usize) -> u128 {
     debug_assert!(key.is_sign_positive(), "combined key {key}");
     (u128::from(key.to_bits()) << 64) | index as u128
+}
+
+/// `packed_key`'s key and index again, bit for bit: the heap's values
+/// carry the keys, so the walk keeps no list of them beside it.
+pub(super) fn unpack_key(packed: u128) -> (f64, usize) {
+    (f64::from_bits((packed >> 64) as u64), packed as u64 as usize)
 }
 
 impl Quality {
@@ -326,7 +331,6 @@ impl Quality {
         nb.clear();
         s.language_order.clear();
         s.other_languages.clear();
-        s.keys.clear();
         s.heap.clear();
         let (mut below, mut above) = (q, q);
         while nb.len() < k {
@@ -345,7 +349,6 @@ impl Quality {
                 s.other_languages.push(at);
             }
             let key = d / skill_range + (t.experience - seed_exp).abs() / experience_range;
-            s.keys.push(key);
             s.heap.push(Reverse(packed_key(key, at)));
         }
         s.language_order.extend_from_slice(&s.other_languages);
@@ -375,7 +378,6 @@ impl Quality {
         let n = s.nb.len();
         let seed_lang = seed_e.facts.languages;
         let nb = &s.nb;
-        let keys = &s.keys;
         let mut heap = BinaryHeap::from(std::mem::take(&mut s.heap));
 
         s.caps.clear();
@@ -409,6 +411,9 @@ impl Quality {
             let mut two = TwoTeamFill::new(&s.caps, seed_e.size);
             s.chosen.clear();
             let mut last = None;
+            // The combined key of the last ticket the third order yielded,
+            // read back from the heap's packed value.
+            let mut last_key = 0.0;
             let mut at = 0;
             // A role queue's check: the set can still fill every team's composition.
             let mut role_fill = format
@@ -424,7 +429,19 @@ impl Quality {
                         None => break,
                     },
                     _ => match heap.pop() {
-                        Some(Reverse(x)) => x as u64 as usize,
+                        Some(Reverse(x)) => {
+                            let (key, i) = unpack_key(x);
+                            debug_assert_eq!(
+                                key.to_bits(),
+                                (nb[i].0 / p.skill_range
+                                    + (nb[i].1.experience - seed_e.facts.aggregate.experience).abs()
+                                        / p.experience_range)
+                                    .to_bits(),
+                                "the walk's combined key"
+                            );
+                            last_key = key;
+                            i
+                        }
                         None => break,
                     },
                 };
@@ -485,13 +502,13 @@ impl Quality {
                     0 => nb[i].0,
                     1 if nb[i].1.languages & seed_lang != 0 => nb[i].0,
                     1 => reach,
-                    _ => keys[i] * p.skill_range,
+                    _ => last_key * p.skill_range,
                 },
                 _ => reach,
             };
             radius = radius.max(prefix);
             if let (Some(fine), Some(i), 0) = (&mut fine, last, room) {
-                fine[which] = if which == 2 { keys[i] } else { nb[i].0 };
+                fine[which] = if which == 2 { last_key } else { nb[i].0 };
             }
             // Two prefixes stay exact past the edge: the rating-and-
             // experience one is a key, not a distance; and a language fill
