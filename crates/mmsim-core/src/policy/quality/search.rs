@@ -604,7 +604,7 @@ impl Quality {
                 enqueued,
                 ceiling: Criteria { wait: 1.0, ..bound }.score(&p.weights),
                 bound,
-                splits: [None, None],
+                splits: None,
             });
         }
         // A change farther than every prefix's reach sorts after each
@@ -716,7 +716,7 @@ impl Quality {
             .as_ref()
             .expect("searched seed");
         let memo = &cache.fills[fill];
-        if memo.splits[kind].is_some() {
+        if memo.split(kind).is_some() {
             return;
         }
         let priority = team_priority(salt, kind, &memo.ids, format.teams);
@@ -773,7 +773,7 @@ impl Quality {
             .as_mut()
             .expect("searched seed")
             .fills[fill];
-        memo.splits[kind] = Some(SplitMemo { team_of, criteria });
+        memo.splits.get_or_insert_default()[kind] = Some(SplitMemo { team_of, criteria });
     }
 
     /// One seed's turn in a pass: search again if its kept search is
@@ -826,7 +826,7 @@ impl Quality {
         };
         let e = self.entry(seed);
         let memo = &e.cache.as_ref().expect("searched seed").fills[f];
-        let split = memo.splits[kind].as_ref().expect("a split");
+        let split = memo.split(kind).expect("a split");
         let team_of = split.team_of.as_ref().expect("a split");
         let mut teams = vec![Vec::new(); format.teams];
         for (p, &t) in team_of.iter().enumerate() {
@@ -880,7 +880,7 @@ impl Quality {
             self.split_for(seed, f, 0, format);
             self.split_for(seed, f, 1, format);
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
-            let [Some(ma), Some(mb)] = &memo.splits else {
+            let (Some(ma), Some(mb)) = (memo.split(0), memo.split(1)) else {
                 unreachable!("both splits computed above");
             };
             let mut consider = |m: &SplitMemo, kind: usize| {
@@ -928,9 +928,9 @@ impl Quality {
         let mut soonest = f64::INFINITY;
         for memo in &cache.fills {
             // The best this candidate can score with a wait criterion of 0.
-            let at_zero = match &memo.splits {
-                [None, None] => Criteria { wait: 0.0, ..memo.bound }.score(weights),
-                splits => splits
+            let at_zero = match memo.splits.as_deref() {
+                None | Some([None, None]) => Criteria { wait: 0.0, ..memo.bound }.score(weights),
+                Some(splits) => splits
                     .iter()
                     .flatten()
                     .filter(|m| m.team_of.is_some())

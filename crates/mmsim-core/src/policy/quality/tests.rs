@@ -562,7 +562,7 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
                 wait: 0.0,
             },
             ceiling: 1.0,
-            splits: [None, None],
+            splits: None,
         });
         c.chosen = chosen_bits(&c.fills);
         c
