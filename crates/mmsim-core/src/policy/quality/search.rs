@@ -192,6 +192,9 @@ impl Quality {
                 cache: None,
                 searched_at: SimTime::ZERO,
                 next_look: SimTime::ZERO,
+                look_from: None,
+                #[cfg(debug_assertions)]
+                look_at_once: SimTime::ZERO,
             };
             self.changes.push(Change::of(&entry, true));
             let slot = match self.free.pop() {
@@ -803,7 +806,17 @@ impl Quality {
             let e = self.entries[seed as usize].as_mut().expect("live slot");
             e.cache = Some(cache);
             e.searched_at = view.now;
+            // The last look's fills are gone, and `next_look` with them.
+            e.look_from = None;
         } else {
+            if let Some(at) = self.entry(seed).look_from {
+                let next_look = self.next_look(seed, at);
+                let e = self.entries[seed as usize].as_mut().expect("live slot");
+                #[cfg(debug_assertions)]
+                debug_assert_eq!(next_look, e.look_at_once, "a late next look");
+                e.next_look = next_look;
+                e.look_from = None;
+            }
             // With a cadence a kept search may miss tickets that joined
             // since: by definition, not a stale cache.
             #[cfg(test)]
@@ -820,8 +833,14 @@ impl Quality {
         let threshold = self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64());
         let best = self.best(seed, view, threshold);
         let Some((_, f, kind)) = best.filter(|b| b.0 >= threshold) else {
-            let next_look = self.next_look(seed, view.now);
-            self.entries[seed as usize].as_mut().expect("live slot").next_look = next_look;
+            #[cfg(debug_assertions)]
+            let at_once = self.next_look(seed, view.now);
+            let e = self.entries[seed as usize].as_mut().expect("live slot");
+            e.look_from = Some(view.now);
+            #[cfg(debug_assertions)]
+            {
+                e.look_at_once = at_once;
+            }
             return;
         };
         let e = self.entry(seed);
