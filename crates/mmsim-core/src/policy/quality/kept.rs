@@ -28,6 +28,17 @@ pub(super) struct Entry {
     /// its candidates (their scores rise and the threshold falls at known
     /// rates), so passes before it skip the seed.
     pub(super) next_look: SimTime,
+    /// The pass of the last look that found no candidate passing, while
+    /// `next_look` is not yet worked out from it: only a later pass that
+    /// finds `cache` still current reads `next_look`, and most searches are
+    /// stale again by then. Worked out late it is the same time, to the
+    /// bit: it reads only this pass's time, the seed's wait and the kept
+    /// fills with their splits, and no pass in between changes those.
+    pub(super) look_from: Option<SimTime>,
+    /// Debug builds: `next_look` as the look itself worked it out, which
+    /// the late one must equal.
+    #[cfg(debug_assertions)]
+    pub(super) look_at_once: SimTime,
 }
 
 /// A ticket as a seed's search reads it.

@@ -65,7 +65,6 @@ pub(super) struct Scratch {
     /// The neighbours that share no language with the seed, while `walk`
     /// lays down `language_order`.
     pub(super) other_languages: Vec<usize>,
-    pub(super) keys: Vec<f64>,
     pub(super) chosen: Vec<usize>,
     pub(super) counts: Vec<usize>,
     pub(super) caps: Vec<usize>,
@@ -115,6 +114,12 @@ impl Ord for ByKey {
 pub(super) fn packed_key(key: f64, index: usize) -> u128 {
     debug_assert!(key.is_sign_positive(), "combined key {key}");
     (u128::from(key.to_bits()) << 64) | index as u128
+}
+
+/// `packed_key`'s key and index again, bit for bit: the heap's values
+/// carry the keys, so the walk keeps no list of them beside it.
+pub(super) fn unpack_key(packed: u128) -> (f64, usize) {
+    (f64::from_bits((packed >> 64) as u64), packed as u64 as usize)
 }
 
 impl Quality {
@@ -187,6 +192,9 @@ impl Quality {
                 cache: None,
                 searched_at: SimTime::ZERO,
                 next_look: SimTime::ZERO,
+                look_from: None,
+                #[cfg(debug_assertions)]
+                look_at_once: SimTime::ZERO,
             };
             self.changes.push(Change::of(&entry, true));
             let slot = match self.free.pop() {
@@ -326,7 +334,6 @@ impl Quality {
         nb.clear();
         s.language_order.clear();
         s.other_languages.clear();
-        s.keys.clear();
         s.heap.clear();
         let (mut below, mut above) = (q, q);
         while nb.len() < k {
@@ -345,7 +352,6 @@ impl Quality {
                 s.other_languages.push(at);
             }
             let key = d / skill_range + (t.experience - seed_exp).abs() / experience_range;
-            s.keys.push(key);
             s.heap.push(Reverse(packed_key(key, at)));
         }
         s.language_order.extend_from_slice(&s.other_languages);
@@ -375,7 +381,6 @@ impl Quality {
         let n = s.nb.len();
         let seed_lang = seed_e.facts.languages;
         let nb = &s.nb;
-        let keys = &s.keys;
         let mut heap = BinaryHeap::from(std::mem::take(&mut s.heap));
 
         s.caps.clear();
@@ -409,6 +414,9 @@ impl Quality {
             let mut two = TwoTeamFill::new(&s.caps, seed_e.size);
             s.chosen.clear();
             let mut last = None;
+            // The combined key of the last ticket the third order yielded,
+            // read back from the heap's packed value.
+            let mut last_key = 0.0;
             let mut at = 0;
             // A role queue's check: the set can still fill every team's composition.
             let mut role_fill = format
@@ -424,7 +432,19 @@ impl Quality {
                         None => break,
                     },
                     _ => match heap.pop() {
-                        Some(Reverse(x)) => x as u64 as usize,
+                        Some(Reverse(x)) => {
+                            let (key, i) = unpack_key(x);
+                            debug_assert_eq!(
+                                key.to_bits(),
+                                (nb[i].0 / p.skill_range
+                                    + (nb[i].1.experience - seed_e.facts.aggregate.experience).abs()
+                                        / p.experience_range)
+                                    .to_bits(),
+                                "the walk's combined key"
+                            );
+                            last_key = key;
+                            i
+                        }
                         None => break,
                     },
                 };
@@ -485,13 +505,13 @@ impl Quality {
                     0 => nb[i].0,
                     1 if nb[i].1.languages & seed_lang != 0 => nb[i].0,
                     1 => reach,
-                    _ => keys[i] * p.skill_range,
+                    _ => last_key * p.skill_range,
                 },
                 _ => reach,
             };
             radius = radius.max(prefix);
             if let (Some(fine), Some(i), 0) = (&mut fine, last, room) {
-                fine[which] = if which == 2 { keys[i] } else { nb[i].0 };
+                fine[which] = if which == 2 { last_key } else { nb[i].0 };
             }
             // Two prefixes stay exact past the edge: the rating-and-
             // experience one is a key, not a distance; and a language fill
@@ -587,7 +607,7 @@ impl Quality {
                 enqueued,
                 ceiling: Criteria { wait: 1.0, ..bound }.score(&p.weights),
                 bound,
-                splits: [None, None],
+                splits: None,
             });
         }
         // A change farther than every prefix's reach sorts after each
@@ -699,7 +719,7 @@ impl Quality {
             .as_ref()
             .expect("searched seed");
         let memo = &cache.fills[fill];
-        if memo.splits[kind].is_some() {
+        if memo.split(kind).is_some() {
             return;
         }
         let priority = team_priority(salt, kind, &memo.ids, format.teams);
@@ -756,7 +776,7 @@ impl Quality {
             .as_mut()
             .expect("searched seed")
             .fills[fill];
-        memo.splits[kind] = Some(SplitMemo { team_of, criteria });
+        memo.splits.get_or_insert_default()[kind] = Some(SplitMemo { team_of, criteria });
     }
 
     /// One seed's turn in a pass: search again if its kept search is
@@ -786,7 +806,17 @@ impl Quality {
             let e = self.entries[seed as usize].as_mut().expect("live slot");
             e.cache = Some(cache);
             e.searched_at = view.now;
+            // The last look's fills are gone, and `next_look` with them.
+            e.look_from = None;
         } else {
+            if let Some(at) = self.entry(seed).look_from {
+                let next_look = self.next_look(seed, at);
+                let e = self.entries[seed as usize].as_mut().expect("live slot");
+                #[cfg(debug_assertions)]
+                debug_assert_eq!(next_look, e.look_at_once, "a late next look");
+                e.next_look = next_look;
+                e.look_from = None;
+            }
             // With a cadence a kept search may miss tickets that joined
             // since: by definition, not a stale cache.
             #[cfg(test)]
@@ -803,13 +833,19 @@ impl Quality {
         let threshold = self.params.threshold_at(view.now.since(e.enqueued).as_secs_f64());
         let best = self.best(seed, view, threshold);
         let Some((_, f, kind)) = best.filter(|b| b.0 >= threshold) else {
-            let next_look = self.next_look(seed, view.now);
-            self.entries[seed as usize].as_mut().expect("live slot").next_look = next_look;
+            #[cfg(debug_assertions)]
+            let at_once = self.next_look(seed, view.now);
+            let e = self.entries[seed as usize].as_mut().expect("live slot");
+            e.look_from = Some(view.now);
+            #[cfg(debug_assertions)]
+            {
+                e.look_at_once = at_once;
+            }
             return;
         };
         let e = self.entry(seed);
         let memo = &e.cache.as_ref().expect("searched seed").fills[f];
-        let split = memo.splits[kind].as_ref().expect("a split");
+        let split = memo.split(kind).expect("a split");
         let team_of = split.team_of.as_ref().expect("a split");
         let mut teams = vec![Vec::new(); format.teams];
         for (p, &t) in team_of.iter().enumerate() {
@@ -863,7 +899,7 @@ impl Quality {
             self.split_for(seed, f, 0, format);
             self.split_for(seed, f, 1, format);
             let memo = &self.entry(seed).cache.as_ref().expect("searched seed").fills[f];
-            let [Some(ma), Some(mb)] = &memo.splits else {
+            let (Some(ma), Some(mb)) = (memo.split(0), memo.split(1)) else {
                 unreachable!("both splits computed above");
             };
             let mut consider = |m: &SplitMemo, kind: usize| {
@@ -911,9 +947,9 @@ impl Quality {
         let mut soonest = f64::INFINITY;
         for memo in &cache.fills {
             // The best this candidate can score with a wait criterion of 0.
-            let at_zero = match &memo.splits {
-                [None, None] => Criteria { wait: 0.0, ..memo.bound }.score(weights),
-                splits => splits
+            let at_zero = match memo.splits.as_deref() {
+                None | Some([None, None]) => Criteria { wait: 0.0, ..memo.bound }.score(weights),
+                Some(splits) => splits
                     .iter()
                     .flatten()
                     .filter(|m| m.team_of.is_some())

@@ -562,7 +562,7 @@ fn a_kept_search_goes_stale_when_a_change_enters_a_prefix_or_the_room_runs_out()
                 wait: 0.0,
             },
             ceiling: 1.0,
-            splits: [None, None],
+            splits: None,
         });
         c.chosen = chosen_bits(&c.fills);
         c
@@ -905,10 +905,11 @@ fn validation_names_the_key() {
 
 /// The search's heap orders neighbours by `packed_key`; the oracle's
 /// stable sort, by key then index (`ByKey`). Over random non-negative
-/// keys, with ties, zeros, tiny and huge values, both orders agree.
+/// keys, with ties, zeros, tiny and huge values, both orders agree, and
+/// `unpack_key` gives each key and index back to the bit.
 #[test]
 fn packed_keys_order_as_the_keys_and_indices_do() {
-    use super::search::{packed_key, ByKey};
+    use super::search::{packed_key, unpack_key, ByKey};
     let mut g = Pcg64::seed_from_u64(13);
     let pick = |g: &mut Pcg64| match g.random_range(0..6) {
         0 => 0.0,
@@ -926,6 +927,11 @@ fn packed_keys_order_as_the_keys_and_indices_do() {
         let mut packed: Vec<usize> = (0..n).collect();
         packed.sort_by_key(|&i| packed_key(keys[i], i));
         assert_eq!(plain, packed, "{keys:?}");
+        // The fills read each key back from its packed value.
+        for (i, &key) in keys.iter().enumerate() {
+            let (back, at) = unpack_key(packed_key(key, i));
+            assert_eq!((back.to_bits(), at), (key.to_bits(), i));
+        }
     }
 }
 
