@@ -737,11 +737,11 @@ struct CountedSearch<'a> {
     sums: Vec<f64>,
     best: Option<(f64, Vec<usize>)>,
     budget: usize,
-    /// For a full match, per depth k and count m: the sums of the m
-    /// smallest (`least[k][m]`) and largest (`most[k][m]`) per-player
-    /// strengths among the parties `order[k..]`. Empty otherwise.
-    least: Vec<Vec<f64>>,
-    most: Vec<Vec<f64>>,
+    /// For a full match, per depth k and count m, at
+    /// `k * (team_size + 1) + m`: the sums of the m smallest and of the m largest per-player
+    /// strengths among the parties `order[k..]`, side by side (one row per
+    /// depth, read with one bounds check a team). Empty otherwise.
+    ends: Vec<[f64; 2]>,
     /// Rounding allowance of the bound: it prunes only a node whose teams
     /// end further apart than the best by more than this.
     slack: f64,
@@ -763,7 +763,7 @@ impl<'a> CountedSearch<'a> {
         let party_inside = parties.iter().map(|p| Packed::party(p, subsets)).collect();
         let cap = Packed::of(&slots_by_subset(comp, 1));
         let players: usize = parties.iter().map(|p| p.len()).sum();
-        let (mut least, mut most) = (Vec::new(), Vec::new());
+        let mut ends = Vec::new();
         if players == teams * comp.team_size() {
             for k in 0..order.len() {
                 let mut each: Vec<f64> = order[k..]
@@ -781,15 +781,22 @@ impl<'a> CountedSearch<'a> {
                     }
                     acc
                 };
-                least.push(sums(&mut each.iter().copied()));
-                most.push(sums(&mut each.iter().rev().copied()));
+                let least = sums(&mut each.iter().copied());
+                let most = sums(&mut each.iter().rev().copied());
+                // Counts beyond the players left are never read: a team's
+                // room is at most what is left to place.
+                ends.extend((0..=comp.team_size()).map(|m| {
+                    [
+                        least.get(m).copied().unwrap_or(f64::NAN),
+                        most.get(m).copied().unwrap_or(f64::NAN),
+                    ]
+                }));
             }
         }
         let total: f64 = strengths.iter().map(|s| s.abs()).sum();
         let mean = strengths.iter().sum::<f64>() / teams as f64;
         CountedSearch {
-            least,
-            most,
+            ends,
             slack: 1e-9 * (1.0 + total),
             mean,
             bound_only: false,
@@ -819,7 +826,7 @@ impl<'a> CountedSearch<'a> {
     /// saved. Returns the greedy placement, for a search whose budget ends
     /// before it finds one as even; `None` when greedy strands a party.
     fn bound_by_greedy(&mut self) -> Option<Vec<usize>> {
-        if self.least.is_empty() {
+        if self.ends.is_empty() {
             return None;
         }
         let mut order = self.order.clone();
@@ -874,15 +881,17 @@ impl<'a> CountedSearch<'a> {
             }
             return;
         };
-        if let (Some((best, _)), Some(least), Some(most)) =
-            (&self.best, self.least.get(k), self.most.get(k))
+        let stride = self.team_size + 1;
+        if let (Some((best, _)), Some(ends)) =
+            (&self.best, self.ends.get(k * stride..(k + 1) * stride))
         {
             let mut hi = f64::NEG_INFINITY;
             let mut lo = f64::INFINITY;
             // Compared, not `f64::max`: the same for sums that are numbers,
             // without the NaN handling's extra instructions on every node.
             for (sum, &room) in self.sums.iter().zip(&self.room) {
-                let (high, low) = (sum + least[room], sum + most[room]);
+                let [least, most] = ends[room];
+                let (high, low) = (sum + least, sum + most);
                 if high > hi {
                     hi = high;
                 }
@@ -892,8 +901,10 @@ impl<'a> CountedSearch<'a> {
             }
             // The teams' final sums average `mean`, so the highest ends at
             // or above it and the lowest at or below: each bound alone
-            // holds against the mean too.
-            if (hi - lo).max(hi - self.mean).max(self.mean - lo) > best + self.slack {
+            // holds against the mean too. Three comparisons, as
+            // `f64::max` of the three would (which passes over a NaN).
+            let limit = best + self.slack;
+            if hi - lo > limit || hi - self.mean > limit || self.mean - lo > limit {
                 return;
             }
         }
