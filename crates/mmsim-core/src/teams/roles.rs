@@ -1279,15 +1279,20 @@ pub struct RoleFill<'a> {
     solos: Packed,
     /// Hall counts of each chosen party of two players or more, in the
     /// order taken.
-    parties: SmallVec<[Packed; 8]>,
+    /// Two inline: the fill lives in every growth, moved as it goes, and
+    /// most fills hold none or one.
+    parties: SmallVec<[Packed; 2]>,
     /// A placement of `parties[..placed]` on teams, per team the Hall
     /// counts of its parties, each within one team's slots. It is the
     /// fill's witness when it places every party and the solos fit the
     /// slack it leaves (`room`); brought up to date by `settle`, and
     /// empty until it is first needed.
-    witness: SmallVec<[Packed; MAX_ROLE_TEAMS]>,
+    /// Teams from `teams` on stay empty.
+    witness: [Packed; MAX_ROLE_TEAMS],
     /// Per team, `least_slack` of its slots less its witness parties.
-    slack: SmallVec<[Packed; MAX_ROLE_TEAMS]>,
+    slack: [Packed; MAX_ROLE_TEAMS],
+    /// `witness` and `slack` hold the teams (not yet when still empty).
+    witnessed: bool,
     /// The teams' `slack` summed: Hall's right-hand side for the solos.
     room: Packed,
     placed: usize,
@@ -1314,8 +1319,9 @@ impl<'a> RoleFill<'a> {
             groups: 0,
             solos: Packed::default(),
             parties: SmallVec::new(),
-            witness: SmallVec::new(),
-            slack: SmallVec::new(),
+            witness: [Packed::default(); MAX_ROLE_TEAMS],
+            slack: [Packed::default(); MAX_ROLE_TEAMS],
+            witnessed: false,
             room: Packed::default(),
             placed: 0,
             stuck: false,
@@ -1323,7 +1329,9 @@ impl<'a> RoleFill<'a> {
             roles: 0,
         };
         if let Some(c) = comp {
-            if c.roles() <= SUBSET_ROLES {
+            // Past `MAX_ROLE_TEAMS` (which scenarios cannot ask for) the
+            // witness has no room, and `placement` decides.
+            if c.roles() <= SUBSET_ROLES && teams <= MAX_ROLE_TEAMS {
                 fill.subsets = 1 << c.roles();
                 fill.roles = c.roles();
                 // `slots_by_subset` straight into the lanes: a fill is
@@ -1422,11 +1430,11 @@ impl<'a> RoleFill<'a> {
         if self.stuck {
             return false;
         }
-        if self.witness.is_empty() {
+        if !self.witnessed {
             // The first party or question: every team empty.
             let empty = Packed(least_slack(self.one.0, self.roles));
-            self.witness = smallvec::smallvec![Packed::default(); self.teams];
-            self.slack = smallvec::smallvec![empty; self.teams];
+            self.slack[..self.teams].fill(empty);
+            self.witnessed = true;
             self.room = Packed(empty.0 * self.teams as u128);
         }
         while self.placed < self.parties.len() {
@@ -1465,7 +1473,7 @@ impl<'a> RoleFill<'a> {
     /// players leave every count within its slots); none found without
     /// a candidate leaves the fill `stuck`.
     fn search(&mut self, extra: Option<Packed>, extra_solo: Packed) -> bool {
-        let mut all: SmallVec<[Packed; 8]> = self.parties.clone();
+        let mut all: SmallVec<[Packed; 8]> = self.parties.iter().copied().collect();
         all.extend(extra);
         let free = all
             .iter()
@@ -1486,7 +1494,10 @@ impl<'a> RoleFill<'a> {
             *w = w.plus(p);
         }
         self.room = Packed::default();
-        for (w, s) in self.witness.iter().zip(self.slack.iter_mut()) {
+        for (w, s) in self.witness[..self.teams]
+            .iter()
+            .zip(self.slack[..self.teams].iter_mut())
+        {
             *s = Packed(least_slack(one.minus(*w).0, roles));
             self.room = self.room.plus(*s);
         }
