@@ -737,11 +737,11 @@ struct CountedSearch<'a> {
     sums: Vec<f64>,
     best: Option<(f64, Vec<usize>)>,
     budget: usize,
-    /// For a full match, per depth k and count m: the sums of the m
-    /// smallest (`least[k][m]`) and largest (`most[k][m]`) per-player
-    /// strengths among the parties `order[k..]`. Empty otherwise.
-    least: Vec<Vec<f64>>,
-    most: Vec<Vec<f64>>,
+    /// For a full match, per depth k and count m, at
+    /// `k * (team_size + 1) + m`: the sums of the m smallest and of the m largest per-player
+    /// strengths among the parties `order[k..]`, side by side (one row per
+    /// depth, read with one bounds check a team). Empty otherwise.
+    ends: Vec<[f64; 2]>,
     /// Rounding allowance of the bound: it prunes only a node whose teams
     /// end further apart than the best by more than this.
     slack: f64,
@@ -763,7 +763,7 @@ impl<'a> CountedSearch<'a> {
         let party_inside = parties.iter().map(|p| Packed::party(p, subsets)).collect();
         let cap = Packed::of(&slots_by_subset(comp, 1));
         let players: usize = parties.iter().map(|p| p.len()).sum();
-        let (mut least, mut most) = (Vec::new(), Vec::new());
+        let mut ends = Vec::new();
         if players == teams * comp.team_size() {
             for k in 0..order.len() {
                 let mut each: Vec<f64> = order[k..]
@@ -781,15 +781,22 @@ impl<'a> CountedSearch<'a> {
                     }
                     acc
                 };
-                least.push(sums(&mut each.iter().copied()));
-                most.push(sums(&mut each.iter().rev().copied()));
+                let least = sums(&mut each.iter().copied());
+                let most = sums(&mut each.iter().rev().copied());
+                // Counts beyond the players left are never read: a team's
+                // room is at most what is left to place.
+                ends.extend((0..=comp.team_size()).map(|m| {
+                    [
+                        least.get(m).copied().unwrap_or(f64::NAN),
+                        most.get(m).copied().unwrap_or(f64::NAN),
+                    ]
+                }));
             }
         }
         let total: f64 = strengths.iter().map(|s| s.abs()).sum();
         let mean = strengths.iter().sum::<f64>() / teams as f64;
         CountedSearch {
-            least,
-            most,
+            ends,
             slack: 1e-9 * (1.0 + total),
             mean,
             bound_only: false,
@@ -819,7 +826,7 @@ impl<'a> CountedSearch<'a> {
     /// saved. Returns the greedy placement, for a search whose budget ends
     /// before it finds one as even; `None` when greedy strands a party.
     fn bound_by_greedy(&mut self) -> Option<Vec<usize>> {
-        if self.least.is_empty() {
+        if self.ends.is_empty() {
             return None;
         }
         let mut order = self.order.clone();
@@ -874,15 +881,17 @@ impl<'a> CountedSearch<'a> {
             }
             return;
         };
-        if let (Some((best, _)), Some(least), Some(most)) =
-            (&self.best, self.least.get(k), self.most.get(k))
+        let stride = self.team_size + 1;
+        if let (Some((best, _)), Some(ends)) =
+            (&self.best, self.ends.get(k * stride..(k + 1) * stride))
         {
             let mut hi = f64::NEG_INFINITY;
             let mut lo = f64::INFINITY;
             // Compared, not `f64::max`: the same for sums that are numbers,
             // without the NaN handling's extra instructions on every node.
             for (sum, &room) in self.sums.iter().zip(&self.room) {
-                let (high, low) = (sum + least[room], sum + most[room]);
+                let [least, most] = ends[room];
+                let (high, low) = (sum + least, sum + most);
                 if high > hi {
                     hi = high;
                 }
@@ -892,8 +901,10 @@ impl<'a> CountedSearch<'a> {
             }
             // The teams' final sums average `mean`, so the highest ends at
             // or above it and the lowest at or below: each bound alone
-            // holds against the mean too.
-            if (hi - lo).max(hi - self.mean).max(self.mean - lo) > best + self.slack {
+            // holds against the mean too. Three comparisons, as
+            // `f64::max` of the three would (which passes over a NaN).
+            let limit = best + self.slack;
+            if hi - lo > limit || hi - self.mean > limit || self.mean - lo > limit {
                 return;
             }
         }
@@ -1249,6 +1260,16 @@ impl RoleWindows {
 /// The candidate check of a policy's fill: the role masks of the parties
 /// chosen so far. With roles off (`comp` is `None`) it admits everything
 /// and never allocates.
+///
+/// Up to `SUBSET_ROLES` roles it decides by counting, exactly: only the
+/// parties of two players or more need a team chosen for them, and for
+/// one such placement Hall's condition tells in one comparison whether
+/// the solos can take the slots left (`least_slack`). A placement that
+/// works (the witness) is kept from candidate to candidate, so most
+/// candidates cost a few integer operations, and only one that fits no
+/// team of it is searched for (`place_parties`, over the parties alone).
+/// With more roles `placement` (a search with a flow, remembered)
+/// decides, and in debug builds it checks every counted answer.
 pub struct RoleFill<'a> {
     comp: Option<Composition>,
     teams: usize,
@@ -1271,17 +1292,33 @@ pub struct RoleFill<'a> {
     /// Chosen parties of two players or more: with none, the pooled test
     /// is exact.
     groups: usize,
-    /// A placement of the chosen parties on teams that works, when the
-    /// counts are kept: per team its Hall counts and its room. A party
-    /// that fits some team of it keeps the fill feasible without a search;
-    /// only one that fits none needs `placement` (a search, or its
-    /// memory). `None` once no placement is known. Brought up to date only
-    /// when a party is involved (the pooled test decides solos alone):
-    /// `placed` counts the chosen parties in it.
-    witness: Option<SmallVec<[(Packed, usize); 4]>>,
+    /// Hall counts of the chosen solos.
+    solos: Packed,
+    /// Hall counts of each chosen party of two players or more, in the
+    /// order taken.
+    /// Two inline: the fill lives in every growth, moved as it goes, and
+    /// most fills hold none or one.
+    parties: SmallVec<[Packed; 2]>,
+    /// A placement of `parties[..placed]` on teams, per team the Hall
+    /// counts of its parties, each within one team's slots. It is the
+    /// fill's witness when it places every party and the solos fit the
+    /// slack it leaves (`room`); brought up to date by `settle`, and
+    /// empty until it is first needed.
+    /// Teams from `teams` on stay empty.
+    witness: [Packed; MAX_ROLE_TEAMS],
+    /// Per team, `least_slack` of its slots less its witness parties.
+    slack: [Packed; MAX_ROLE_TEAMS],
+    /// `witness` and `slack` hold the teams (not yet when still empty).
+    witnessed: bool,
+    /// The teams' `slack` summed: Hall's right-hand side for the solos.
+    room: Packed,
     placed: usize,
+    /// No placement of the chosen parties leaves room for the solos: the
+    /// fill cannot be completed, whatever joins it.
+    stuck: bool,
     /// The composition's slots in each subset of roles, on one team.
     one: Packed,
+    roles: usize,
 }
 
 impl<'a> RoleFill<'a> {
@@ -1297,16 +1334,35 @@ impl<'a> RoleFill<'a> {
             full: 0,
             over: false,
             groups: 0,
-            witness: None,
+            solos: Packed::default(),
+            parties: SmallVec::new(),
+            witness: [Packed::default(); MAX_ROLE_TEAMS],
+            slack: [Packed::default(); MAX_ROLE_TEAMS],
+            witnessed: false,
+            room: Packed::default(),
             placed: 0,
+            stuck: false,
             one: Packed::default(),
+            roles: 0,
         };
         if let Some(c) = comp {
-            if c.roles() <= SUBSET_ROLES {
+            // Past `MAX_ROLE_TEAMS` (which scenarios cannot ask for) the
+            // witness has no room, and `placement` decides.
+            if c.roles() <= SUBSET_ROLES && teams <= MAX_ROLE_TEAMS {
                 fill.subsets = 1 << c.roles();
-                fill.cap = Packed::of(&slots_by_subset(c, teams));
-                fill.one = Packed::of(&slots_by_subset(c, 1));
-                fill.witness = Some(smallvec::smallvec![(Packed::default(), c.team_size()); teams]);
+                fill.roles = c.roles();
+                // `slots_by_subset` straight into the lanes: a fill is
+                // made for every growth, and most never need more.
+                let mut one = [0u8; 16];
+                for s in 1..fill.subsets {
+                    one[s] = one[s & (s - 1)] + c.slots(s.trailing_zeros() as usize) as u8;
+                }
+                fill.one = Packed(u128::from_le_bytes(one));
+                // Every team's slots in one multiplication: no lane of
+                // one team's (at most 16) times `MAX_ROLE_TEAMS` carries.
+                fill.cap = Packed(fill.one.0 * teams as u128);
+                debug_assert_eq!(fill.one, Packed::of(&slots_by_subset(c, 1)));
+                debug_assert_eq!(fill.cap, Packed::of(&slots_by_subset(c, teams)));
             }
             fill.take(seed_masks);
         }
@@ -1341,14 +1397,129 @@ impl<'a> RoleFill<'a> {
         if self.groups == 0 && masks.len() == 1 {
             return true;
         }
-        self.place_chosen(comp);
-        if self.fits_witness(masks).is_some() {
-            return true;
-        }
         self.chosen.push(masks);
-        let ok = placement(&self.chosen, self.teams, comp).is_some();
+        let ok = if self.subsets > 0 {
+            let ok = self.counted_admits(masks);
+            debug_assert_eq!(
+                ok,
+                placement(&self.chosen, self.teams, comp).is_some(),
+                "the counted fill and the placement search disagree"
+            );
+            ok
+        } else {
+            placement(&self.chosen, self.teams, comp).is_some()
+        };
         self.chosen.pop();
         ok
+    }
+
+    /// `admits` past the pooled test, by the witness and, when it does not
+    /// take the candidate, a search over the parties.
+    fn counted_admits(&mut self, masks: &[u8]) -> bool {
+        if !self.settle() {
+            return false;
+        }
+        let party = Packed::party(masks, self.subsets);
+        if masks.len() == 1 {
+            return self.solos.plus(party).within(self.room) || self.search(None, party);
+        }
+        for t in 0..self.teams {
+            let with = self.witness[t].plus(party);
+            if !with.within(self.one) {
+                continue;
+            }
+            let room = self
+                .room
+                .minus(self.slack[t])
+                .plus(Packed(least_slack(self.one.minus(with).0, self.roles)));
+            if self.solos.within(room) {
+                return true;
+            }
+        }
+        self.search(Some(party), Packed::default())
+    }
+
+    /// Brings the witness up to date with the parties and solos taken
+    /// since: each new party on the first team that keeps the rest
+    /// fitting, and when none does, or the solos no longer fit, a search.
+    /// False when the chosen parties cannot be completed at all.
+    fn settle(&mut self) -> bool {
+        if self.stuck {
+            return false;
+        }
+        if !self.witnessed {
+            // The first party or question: every team empty.
+            let empty = Packed(least_slack(self.one.0, self.roles));
+            self.slack[..self.teams].fill(empty);
+            self.witnessed = true;
+            self.room = Packed(empty.0 * self.teams as u128);
+        }
+        while self.placed < self.parties.len() {
+            let p = self.parties[self.placed];
+            // The parties still to place count as solos: necessary only.
+            let rest = self.parties[self.placed + 1..]
+                .iter()
+                .fold(self.solos, |acc, &q| acc.plus(q));
+            let mut put = None;
+            for t in 0..self.teams {
+                let with = self.witness[t].plus(p);
+                if !with.within(self.one) {
+                    continue;
+                }
+                let slack = Packed(least_slack(self.one.minus(with).0, self.roles));
+                let room = self.room.minus(self.slack[t]).plus(slack);
+                if rest.within(room) {
+                    put = Some((t, with, slack, room));
+                    break;
+                }
+            }
+            let Some((t, with, slack, room)) = put else {
+                return self.search(None, Packed::default());
+            };
+            self.witness[t] = with;
+            self.slack[t] = slack;
+            self.room = room;
+            self.placed += 1;
+        }
+        self.solos.within(self.room) || self.search(None, Packed::default())
+    }
+
+    /// Whether the chosen parties, with `extra` (a party of two or more)
+    /// or the solo `extra_solo` besides, can be placed so that the solos
+    /// fit. A placement found becomes the witness (without `extra`: fewer
+    /// players leave every count within its slots); none found without
+    /// a candidate leaves the fill `stuck`.
+    fn search(&mut self, extra: Option<Packed>, extra_solo: Packed) -> bool {
+        let mut all: SmallVec<[Packed; 8]> = self.parties.iter().copied().collect();
+        all.extend(extra);
+        let free = all
+            .iter()
+            .fold(self.solos.plus(extra_solo), |acc, &p| acc.plus(p));
+        let mut teams: SmallVec<[Packed; MAX_ROLE_TEAMS]> =
+            smallvec::smallvec![Packed::default(); self.teams];
+        let mut team_of: SmallVec<[u8; 8]> = smallvec::smallvec![0; all.len()];
+        let (one, roles) = (self.one, self.roles);
+        if !place_parties(&all, &mut teams, &mut team_of, free, one, roles) {
+            if extra.is_none() && extra_solo == Packed::default() {
+                self.stuck = true;
+            }
+            return false;
+        }
+        self.witness.iter_mut().for_each(|w| *w = Packed::default());
+        for (&p, &t) in self.parties.iter().zip(&team_of) {
+            let w = &mut self.witness[usize::from(t)];
+            *w = w.plus(p);
+        }
+        self.room = Packed::default();
+        for (w, s) in self.witness[..self.teams]
+            .iter()
+            .zip(self.slack[..self.teams].iter_mut())
+        {
+            *s = Packed(least_slack(one.minus(*w).0, roles));
+            self.room = self.room.plus(*s);
+        }
+        self.placed = self.parties.len();
+        true
     }
 
     /// Whether a solo of role `mask` passes `admits`' first test, the
@@ -1363,49 +1534,6 @@ impl<'a> RoleFill<'a> {
         !self.over && self.full & (Packed::party(&[mask], self.subsets).0 << 7) == 0
     }
 
-    /// The first team of the witness placement that party `masks` fits
-    /// (room, and Hall's condition on the team's own slots, which is exact
-    /// for one team): then the chosen parties with it can be placed.
-    fn fits_witness(&self, masks: &[u8]) -> Option<usize> {
-        let witness = self.witness.as_ref()?;
-        let party = Packed::party(masks, self.subsets);
-        witness
-            .iter()
-            .position(|(inside, room)| *room >= masks.len() && inside.plus(party).within(self.one))
-    }
-
-    /// Places the chosen parties not yet in the witness: each on a team it
-    /// fits, or, when one fits none, all of them by solving the fill again.
-    fn place_chosen(&mut self, comp: Composition) {
-        while self.placed < self.chosen.len() && self.subsets > 0 {
-            let masks = self.chosen[self.placed];
-            match self.fits_witness(masks) {
-                Some(t) => {
-                    let (inside, room) = &mut self.witness.as_mut().expect("fits a witness")[t];
-                    *inside = inside.plus(Packed::party(masks, self.subsets));
-                    *room -= masks.len();
-                }
-                None => {
-                    self.witness = placement(&self.chosen, self.teams, comp).map(|team_of| {
-                        let mut teams: SmallVec<[(Packed, usize); 4]> = smallvec::smallvec![
-                            (Packed::default(), comp.team_size());
-                            self.teams
-                        ];
-                        for (p, t) in self.chosen.iter().zip(team_of) {
-                            let t = t as usize;
-                            teams[t].0 = teams[t].0.plus(Packed::party(p, self.subsets));
-                            teams[t].1 -= p.len();
-                        }
-                        teams
-                    });
-                    self.placed = self.chosen.len();
-                    return;
-                }
-            }
-            self.placed += 1;
-        }
-    }
-
     /// Records a party the fill took.
     pub fn take(&mut self, masks: &'a [u8]) {
         if self.comp.is_some() {
@@ -1414,12 +1542,107 @@ impl<'a> RoleFill<'a> {
                 self.groups += 1;
             }
             if self.subsets > 0 {
-                self.inside = self.inside.plus(Packed::party(masks, self.subsets));
+                let party = Packed::party(masks, self.subsets);
+                self.inside = self.inside.plus(party);
                 self.full = self.inside.reaches(self.cap, self.subsets);
                 self.over = !self.inside.within(self.cap);
+                if masks.len() >= 2 {
+                    self.parties.push(party);
+                } else {
+                    self.solos = self.solos.plus(party);
+                }
             }
         }
     }
+}
+
+/// For each lane I below 2^`roles` of `free` (a team's open slots per
+/// subset of roles: its slots less the Hall counts of its players), the
+/// least of the lanes of I's supersets. With the parties of two or more
+/// placed, the solos (free to go to any team) can all take a slot exactly
+/// when, for every set I of roles, those whose roles all lie in I number
+/// at most these values of I summed over the teams: Hall's condition for
+/// the players and the (team, role) slots, where a set of slots is a set
+/// S_t of roles on each team t, its solos those whose roles lie in every
+/// S_t, and each team's term is least for its own S_t. Every lane must be
+/// below 128 (a team's slots are at most 16); eight operations per role.
+fn least_slack(free: u128, roles: usize) -> u128 {
+    let mut v = free;
+    for (i, &clear) in CLEAR_LANES.iter().enumerate().take(roles) {
+        // Lane I + 2^i moved down to lane I.
+        let up = v >> (8 << i);
+        // High bit of each lane where `v >= up`, spread to the whole lane.
+        let ge = ((v | HIGH) - up) & HIGH;
+        let take_up = (ge - (ge >> 7)) | ge;
+        let least = (up & take_up) | (v & !take_up);
+        v = (least & clear) | (v & !clear);
+    }
+    v
+}
+
+/// Per role bit i, 0xff in each of the 16 lanes whose subset lacks role i.
+const CLEAR_LANES: [u128; SUBSET_ROLES] = {
+    let mut table = [0u128; SUBSET_ROLES];
+    let mut i = 0;
+    while i < SUBSET_ROLES {
+        let mut s = 0;
+        while s < 1 << SUBSET_ROLES {
+            if s & (1 << i) == 0 {
+                table[i] |= 0xff << (8 * s);
+            }
+            s += 1;
+        }
+        i += 1;
+    }
+    table
+};
+
+/// Places `parties` (each a party's Hall counts) on `teams` (the Hall
+/// counts each team holds) in order, each team within `one` team's slots,
+/// so that the solos, `free` less the parties, fit the slack the teams
+/// leave (`least_slack`); `team_of` receives each party's team. At each
+/// step the parties not yet placed count as solos too, a necessary
+/// condition that prunes, and teams nobody is on yet are interchangeable,
+/// so a party tries the first of them only.
+fn place_parties(
+    parties: &[Packed],
+    teams: &mut [Packed],
+    team_of: &mut [u8],
+    free: Packed,
+    one: Packed,
+    roles: usize,
+) -> bool {
+    let room = teams.iter().fold(Packed::default(), |acc, &t| {
+        acc.plus(Packed(least_slack(one.minus(t).0, roles)))
+    });
+    if !free.within(room) {
+        return false;
+    }
+    let Some((&p, rest)) = parties.split_first() else {
+        return true;
+    };
+    let free = free.minus(p);
+    let mut tried_empty = false;
+    for t in 0..teams.len() {
+        if teams[t] == Packed::default() {
+            if tried_empty {
+                continue;
+            }
+            tried_empty = true;
+        }
+        let before = teams[t];
+        let with = before.plus(p);
+        if !with.within(one) {
+            continue;
+        }
+        teams[t] = with;
+        team_of[0] = t as u8;
+        if place_parties(rest, teams, &mut team_of[1..], free, one, roles) {
+            return true;
+        }
+        teams[t] = before;
+    }
+    false
 }
 
 #[cfg(test)]
@@ -1845,6 +2068,78 @@ mod tests {
                     let b = balanced_split(&refs, &vec![1.0; refs.len()], teams, c);
                     prop_assert!(b.as_ref().is_some_and(|s| split_fits(&refs, s, c)), "{:?}", b);
                 }
+            }
+        }
+    }
+
+    /// A fill of up to four teams, four roles and parties of up to five,
+    /// wider than `case` (whose exhaustive oracle is slow beyond three
+    /// teams): the candidates are held to `placement`, the search with a
+    /// flow that decided them before the counted fill.
+    fn wide_case() -> impl Strategy<Value = (usize, Vec<u8>, Vec<Vec<u8>>)> {
+        (1usize..=4, prop::collection::vec(0u8..=3, 1..=SUBSET_ROLES)).prop_flat_map(
+            |(teams, slots)| {
+                let roles = slots.len();
+                let team_size: usize = slots.iter().map(|&s| s as usize).sum::<usize>().max(1);
+                // Masks beyond the composition's roles too, and now and
+                // then none of them.
+                let mask = prop_oneof![8 => 1u8..(1u8 << roles), 1 => any::<u8>()];
+                let party = prop::collection::vec(mask, 1..=team_size.min(5));
+                let sized = prop_oneof![3 => party.clone(), 1 => party.prop_map(|mut p| {
+                    p.truncate(1);
+                    p
+                })];
+                (
+                    Just(teams),
+                    Just(slots),
+                    prop::collection::vec(sized, 1..=teams * team_size + 3),
+                )
+            },
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The counted fill admits exactly what the placement search can
+        /// place, candidate after candidate, on fills that take what it
+        /// admits: the witness kept, moved, and searched for again.
+        #[test]
+        fn the_counted_fill_admits_what_the_placement_search_places(
+            (teams, slots, parties) in wide_case(),
+        ) {
+            let c = Composition::new(&slots);
+            prop_assume!(c.team_size() > 0);
+            let mut fill = RoleFill::new(Some(c), teams, &parties[0]);
+            let mut chosen: Vec<&[u8]> = vec![&parties[0]];
+            for p in &parties[1..] {
+                chosen.push(p);
+                let expected = solve(&chosen, teams, c).is_some();
+                chosen.pop();
+                prop_assert_eq!(fill.admits(p), expected, "{:?} {:?} + {:?}", slots, chosen, p);
+                // Asked twice, the same answer (the first may have moved
+                // the witness).
+                prop_assert_eq!(fill.admits(p), expected);
+                if expected {
+                    fill.take(p);
+                    chosen.push(p);
+                }
+            }
+        }
+
+        /// `least_slack` is the least over supersets, lane by lane.
+        #[test]
+        fn least_slack_is_the_least_over_supersets(
+            roles in 1usize..=SUBSET_ROLES,
+            lanes in proptest::collection::vec(0u8..128, 16),
+        ) {
+            let subsets = 1usize << roles;
+            let mut bytes = [0u8; 16];
+            bytes[..subsets].copy_from_slice(&lanes[..subsets]);
+            let got = least_slack(u128::from_le_bytes(bytes), roles).to_le_bytes();
+            for (i, &lane) in got.iter().enumerate().take(subsets) {
+                let least = (0..subsets).filter(|s| s & i == i).map(|s| bytes[s]).min();
+                prop_assert_eq!(Some(lane), least, "lane {}", i);
             }
         }
     }
