@@ -441,28 +441,13 @@ pub fn fill_from_nearest(
 #[derive(Clone)]
 pub struct FreePass<'a> {
     sorted: Vec<&'a WaitingTicket>,
-    /// The pool slot of the ticket at each position: what a kept frame
-    /// (`PassFrame`) needs to find its tickets again.
-    slots: Vec<u32>,
-    /// Position in `sorted` of the ticket in each pool slot.
-    position: Vec<u32>,
-    /// `sorted`'s ratings, dense: the walks and window bounds read them.
-    ratings: Vec<f64>,
-    /// Positions in `sorted`, longest-waiting first.
-    seeds: Vec<u32>,
-    /// `up[i]`: a position >= i that may be free (n: none).
-    up: Vec<u32>,
-    /// `down[k]`: shifted by one, a position + 1 <= k that may be free (0: none).
-    down: Vec<u32>,
-    taken: Vec<bool>,
+    /// Everything else the pass lays down per ticket, in buffers a policy
+    /// may keep between passes (`reusing`, `into_frame`).
+    buf: PassFrame,
     /// Players in tickets not yet taken: once fewer than a match needs, the
     /// rest of a pass cannot form anything.
     free_players: usize,
-    /// In a role queue, once asked (`track_roles`): the free players by
-    /// role mask along the rating axis, to tell when no role-feasible
-    /// match is left, in the pool or within a seed's window.
-    windows: Option<RoleWindows>,
-    /// Whether `windows` could staff a match from the whole pass: asked
+    /// Whether `buf.windows` could staff a match from the whole pass: asked
     /// before every seed, changed only by a take.
     all_can_fill: bool,
     /// Whether the pass took a ticket: its counts then no longer describe
@@ -476,15 +461,26 @@ pub struct FreePass<'a> {
 /// builds a pass on most ticks over the same forty-odd tickets (in
 /// `regions-roles-5v5`, half of its passes found the pool as the last one
 /// left it), and building it was a tenth of the whole run.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct PassFrame {
+    /// The pool slot of the ticket at each position: what a kept frame
+    /// needs to find its tickets again (empty in a pass from `new`).
     slots: Vec<u32>,
+    /// Position in rating order of the ticket in each pool slot.
     position: Vec<u32>,
+    /// The ratings in rating order, dense: the walks and window bounds
+    /// read them.
     ratings: Vec<f64>,
+    /// Positions in rating order, longest-waiting first.
     seeds: Vec<u32>,
+    /// `up[i]`: a position >= i that may be free (n: none).
     up: Vec<u32>,
+    /// `down[k]`: shifted by one, a position + 1 <= k that may be free (0: none).
     down: Vec<u32>,
     taken: Vec<bool>,
+    /// In a role queue, once asked (`track_roles`): the free players by
+    /// role mask along the rating axis, to tell when no role-feasible
+    /// match is left, in the pool or within a seed's window.
     windows: Option<RoleWindows>,
     /// Whether the contents describe the pool as it is. The policy that
     /// keeps the frame clears it (`stale`) whenever a ticket joined, left
@@ -518,7 +514,7 @@ impl<'a> FreePass<'a> {
             sorted.push(t);
         }
         let n = sorted.len() as u32;
-        FreePass {
+        let buf = PassFrame {
             seeds: (pool.slots_oldest_first())
                 .map(|slot| position[slot as usize])
                 .collect(),
@@ -526,13 +522,17 @@ impl<'a> FreePass<'a> {
             up: (0..=n).collect(),
             down: (0..=n).collect(),
             taken: vec![false; n as usize],
-            free_players: pool.players(),
             windows: None,
-            all_can_fill: true,
-            took: false,
             ratings: sorted.iter().map(|t| t.rating).collect(),
             slots: Vec::new(),
+            current: false,
+        };
+        FreePass {
             sorted,
+            buf,
+            free_players: pool.players(),
+            all_can_fill: true,
+            took: false,
         }
     }
 
@@ -552,7 +552,7 @@ impl<'a> FreePass<'a> {
         let (current, windows) = (frame.current, frame.windows.take());
         let mut pass = Self::build(pool, frame, oldest_first);
         if current {
-            pass.windows = windows;
+            pass.buf.windows = windows;
             pass.all_can_fill = pass.count_all();
         } else {
             pass.count_roles(format, windows);
@@ -603,17 +603,11 @@ impl<'a> FreePass<'a> {
         f.down.extend(0..=n);
         f.taken.clear();
         f.taken.resize(n as usize, false);
+        f.current = false;
         FreePass {
             sorted,
-            slots: f.slots,
-            position: f.position,
-            ratings: f.ratings,
-            seeds: f.seeds,
-            up: f.up,
-            down: f.down,
-            taken: f.taken,
+            buf: f,
             free_players: pool.players(),
-            windows: None,
             all_can_fill: true,
             took: false,
         }
@@ -622,16 +616,10 @@ impl<'a> FreePass<'a> {
     /// Hands the pass's buffers back to `frame`, current unless the pass
     /// took a ticket (or came from `new`, which keeps no slots).
     pub fn into_frame(self, frame: &mut PassFrame) {
+        let current = !self.took && self.buf.slots.len() == self.sorted.len();
         *frame = PassFrame {
-            current: !self.took && self.slots.len() == self.sorted.len(),
-            slots: self.slots,
-            position: self.position,
-            ratings: self.ratings,
-            seeds: self.seeds,
-            up: self.up,
-            down: self.down,
-            taken: self.taken,
-            windows: self.windows,
+            current,
+            ..self.buf
         };
     }
 
@@ -642,10 +630,13 @@ impl<'a> FreePass<'a> {
         let ids = |p: &FreePass<'_>| p.sorted.iter().map(|t| t.id).collect::<Vec<_>>();
         assert_eq!(ids(self), ids(fresh), "a kept frame's rating order");
         let slots: Vec<u32> = pool.slots_by_rating().collect();
-        assert_eq!(self.slots, slots, "a kept frame's slots");
-        assert_eq!(self.seeds, fresh.seeds, "a kept frame's seeds");
-        assert_eq!(self.ratings, fresh.ratings, "a kept frame's ratings");
-        for &slot in &self.slots {
+        assert_eq!(self.buf.slots, slots, "a kept frame's slots");
+        assert_eq!(self.buf.seeds, fresh.buf.seeds, "a kept frame's seeds");
+        assert_eq!(
+            self.buf.ratings, fresh.buf.ratings,
+            "a kept frame's ratings"
+        );
+        for &slot in &self.buf.slots {
             assert_eq!(self.position_of_slot(slot), fresh.position_of_slot(slot));
         }
         assert_eq!(self.free_players, fresh.free_players);
@@ -659,8 +650,8 @@ impl<'a> FreePass<'a> {
             (self.len() / 2, self.len()),
         ] {
             assert_eq!(
-                self.windows.as_ref().map(|w| w.can_fill(lo, hi)),
-                fresh.windows.as_ref().map(|w| w.can_fill(lo, hi)),
+                self.buf.windows.as_ref().map(|w| w.can_fill(lo, hi)),
+                fresh.buf.windows.as_ref().map(|w| w.can_fill(lo, hi)),
                 "a kept frame's role counts over {lo}..{hi}"
             );
         }
@@ -678,9 +669,9 @@ impl<'a> FreePass<'a> {
         if self.sorted.iter().any(|t| t.roles.len() != t.size()) {
             return;
         }
-        let (sorted, taken) = (&self.sorted, &self.taken);
+        let (sorted, taken) = (&self.sorted, &self.buf.taken);
         let rows = spare.map(RoleWindows::into_rows).unwrap_or_default();
-        self.windows = RoleWindows::new_in(rows, comp, format.teams, sorted.len(), |i| {
+        self.buf.windows = RoleWindows::new_in(rows, comp, format.teams, sorted.len(), |i| {
             if taken[i] {
                 &[]
             } else {
@@ -691,7 +682,8 @@ impl<'a> FreePass<'a> {
     }
 
     fn count_all(&self) -> bool {
-        self.windows
+        self.buf
+            .windows
             .as_ref()
             .is_none_or(|w| w.can_fill(0, self.sorted.len()))
     }
@@ -709,15 +701,15 @@ impl<'a> FreePass<'a> {
     /// ticket at `pos`: the bounds `walk` tests, computed as it computes
     /// them.
     fn bounds(&self, pos: usize, max_distance: f64) -> (usize, usize) {
-        let r = self.ratings[pos];
-        let lo = self.ratings.partition_point(|&x| r - x > max_distance);
-        let hi = self.ratings.partition_point(|&x| x - r <= max_distance);
+        let r = self.buf.ratings[pos];
+        let lo = self.buf.ratings.partition_point(|&x| r - x > max_distance);
+        let hi = self.buf.ratings.partition_point(|&x| x - r <= max_distance);
         (lo, hi)
     }
 
     /// `window_can_fill` for the window of `bounds`.
     fn can_fill_within(&self, pos: usize, lo: usize, hi: usize) -> bool {
-        let Some(w) = self.windows.as_ref() else {
+        let Some(w) = self.buf.windows.as_ref() else {
             return true;
         };
         #[cfg(test)]
@@ -732,11 +724,11 @@ impl<'a> FreePass<'a> {
     /// window must reach it before `walk` can visit a ticket it did not;
     /// infinite when there is none.
     fn beyond(&self, pos: usize, lo: usize, hi: usize) -> f64 {
-        let r = self.ratings[pos];
+        let r = self.buf.ratings[pos];
         let below = lo
             .checked_sub(1)
-            .map_or(f64::INFINITY, |i| r - self.ratings[i]);
-        let above = self.ratings.get(hi).map_or(f64::INFINITY, |&x| x - r);
+            .map_or(f64::INFINITY, |i| r - self.buf.ratings[i]);
+        let above = self.buf.ratings.get(hi).map_or(f64::INFINITY, |&x| x - r);
         below.min(above)
     }
 
@@ -765,14 +757,14 @@ impl<'a> FreePass<'a> {
     /// The `k`-th ticket by age (longest-waiting first) and its position, if
     /// it is still free.
     pub fn seed(&self, k: usize) -> Option<(usize, &'a WaitingTicket)> {
-        let pos = self.seeds[k] as usize;
-        (!self.taken[pos]).then(|| (pos, self.sorted[pos]))
+        let pos = self.buf.seeds[k] as usize;
+        (!self.buf.taken[pos]).then(|| (pos, self.sorted[pos]))
     }
 
     /// The position of the waiting ticket in pool slot `slot`
     /// (`Pool::slot_of`).
     pub fn position_of_slot(&self, slot: u32) -> usize {
-        self.position[slot as usize] as usize
+        self.buf.position[slot as usize] as usize
     }
 
     /// The ticket at position `pos` in rating order.
@@ -782,24 +774,24 @@ impl<'a> FreePass<'a> {
 
     /// Marks the ticket at `pos` as matched in this pass.
     pub fn take(&mut self, pos: usize) {
-        if !self.taken[pos] {
-            self.taken[pos] = true;
+        if !self.buf.taken[pos] {
+            self.buf.taken[pos] = true;
             self.took = true;
             self.free_players -= self.sorted[pos].size();
-            if let Some(w) = self.windows.as_mut() {
+            if let Some(w) = self.buf.windows.as_mut() {
                 w.remove(pos);
                 self.all_can_fill = self.count_all();
             }
-            self.up[pos] = pos as u32 + 1;
-            self.down[pos + 1] = pos as u32;
+            self.buf.up[pos] = pos as u32 + 1;
+            self.buf.down[pos + 1] = pos as u32;
         }
     }
 
     fn free_above(&mut self, pos: usize) -> Option<usize> {
         let mut i = pos + 1;
-        while self.up[i] as usize != i {
-            let next = self.up[self.up[i] as usize];
-            self.up[i] = next;
+        while self.buf.up[i] as usize != i {
+            let next = self.buf.up[self.buf.up[i] as usize];
+            self.buf.up[i] = next;
             i = next as usize;
         }
         (i < self.sorted.len()).then_some(i)
@@ -807,9 +799,9 @@ impl<'a> FreePass<'a> {
 
     fn free_below(&mut self, pos: usize) -> Option<usize> {
         let mut k = pos;
-        while self.down[k] as usize != k {
-            let next = self.down[self.down[k] as usize];
-            self.down[k] = next;
+        while self.buf.down[k] as usize != k {
+            let next = self.buf.down[self.buf.down[k] as usize];
+            self.buf.down[k] = next;
             k = next as usize;
         }
         (k > 0).then(|| k - 1)
@@ -824,11 +816,11 @@ impl<'a> FreePass<'a> {
         max_distance: f64,
         mut visit: impl FnMut(f64, usize, &'a WaitingTicket) -> bool,
     ) {
-        let r = self.ratings[pos];
+        let r = self.buf.ratings[pos];
         let (mut below, mut above) = (self.free_below(pos), self.free_above(pos));
         loop {
-            let db = below.map(|b| r - self.ratings[b]);
-            let da = above.map(|a| self.ratings[a] - r);
+            let db = below.map(|b| r - self.buf.ratings[b]);
+            let da = above.map(|a| self.buf.ratings[a] - r);
             let take_below = match (db, da) {
                 (None, None) => return,
                 (Some(_), None) => true,
