@@ -23,6 +23,11 @@ use crate::pool::{Pool, WaitingTicket};
 use crate::teams::{Packing, PoolRoles, RoleFill, RoleWindows};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
+use smallvec::SmallVec;
+
+/// The pass positions a fill chose, seed first: what a failed fill
+/// reports to a policy that keeps failures.
+pub(crate) type Chosen = SmallVec<[usize; 10]>;
 
 /// What a policy sees: the pool, the players, the format. Read-only.
 pub struct PoolView<'a> {
@@ -872,15 +877,16 @@ impl<'a> FreePass<'a> {
         max_distance: f64,
         mut accept: impl FnMut(f64, &WaitingTicket) -> bool,
         mut recorded: impl FnMut(f64, usize, &WaitingTicket) -> Option<bool>,
-    ) -> Result<Vec<TicketId>, Vec<usize>> {
+    ) -> Result<Vec<TicketId>, Chosen> {
         let seed = self.sorted[pos];
         let need = format.players();
         if seed.size() > need || seed.size() > format.team_size {
-            return Err(vec![pos]);
+            return Err(Chosen::from_elem(pos, 1));
         }
         let mut room = need - seed.size();
-        // At most one ticket per player: no growing as the walk chooses.
-        let mut chosen = Vec::with_capacity(need);
+        // At most one ticket per player; inline up to a 5v5's ten, so a
+        // role queue's failed search (most of them) allocates nothing.
+        let mut chosen = Chosen::new();
         chosen.push(pos);
         // A party joins only if the set can still be split into full teams
         // (as in `fill_from_nearest`).

@@ -393,7 +393,7 @@ impl<W: GrowingWindow> Windowed<W> {
                     },
                 )
             } else {
-                Err(vec![pos])
+                Err(super::Chosen::from_elem(pos, 1))
             };
             #[cfg(test)]
             if let Some(plain) = plain {
