@@ -241,6 +241,20 @@ impl Store {
     }
 }
 
+/// `y.ceil() as i32` without `ceil`, a library call on the default x86-64
+/// target (no rounding instruction), paid for every value a sketch adds.
+/// `as i32` truncates toward zero and saturates (NaN to 0), so one step up
+/// when the truncation fell below `y` gives the ceiling, saturated alike.
+#[inline]
+fn ceil_i32(y: f64) -> i32 {
+    let t = y as i32;
+    if f64::from(t) < y {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 /// Real values in logarithmic buckets of relative width `2 * REL_ERR`.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Sketch {
@@ -265,7 +279,7 @@ impl Sketch {
     }
 
     fn index(abs: f64) -> i32 {
-        (abs.ln() / Self::gamma_ln()).ceil() as i32
+        ceil_i32(abs.ln() / Self::gamma_ln())
     }
 
     /// The point of bucket `i` = (gamma^(i-1), gamma^i] nearest, in relative
@@ -352,7 +366,55 @@ mod tests {
 
     const QS: [f64; 9] = [0.0, 0.01, 0.1, 0.25, 0.5, 0.9, 0.99, 0.999, 1.0];
 
+    /// `ceil_i32` is `f64::ceil` then `as i32` on every value: integers,
+    /// halves and their neighbours, both zeros, NaN, infinities and values
+    /// past `i32`'s range either side.
+    #[test]
+    fn ceil_i32_is_ceil_then_cast() {
+        let mut ys = vec![
+            0.0,
+            -0.0,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            f64::MAX,
+            f64::MIN,
+            f64::from(i32::MAX),
+            f64::from(i32::MIN),
+            f64::from(i32::MAX) + 0.5,
+            f64::from(i32::MAX) - 0.5,
+            f64::from(i32::MIN) - 0.5,
+            f64::from(i32::MIN) + 0.5,
+            1e12,
+            -1e12,
+        ];
+        for k in -2_000..2_000 {
+            let x = f64::from(k) / 4.0;
+            ys.extend([x, x.next_up(), x.next_down()]);
+        }
+        for y in ys {
+            assert_eq!(ceil_i32(y), y.ceil() as i32, "{y:e}");
+        }
+    }
+
     proptest! {
+        /// As above, over random bit patterns (every exponent and sign).
+        #[test]
+        fn ceil_i32_is_ceil_then_cast_on_any_bits(bits in any::<u64>()) {
+            let y = f64::from_bits(bits);
+            prop_assert_eq!(ceil_i32(y), y.ceil() as i32);
+        }
+
+        /// A sketch's bucket index is the one `f64::ceil` gives, over the
+        /// positive values a sketch files (above its zero, up to infinity).
+        #[test]
+        fn sketch_index_is_the_ceil_of_the_log(bits in 0x3E11_2E0B_E826_D695u64..=0x7FF0_0000_0000_0000) {
+            let abs = f64::from_bits(bits);
+            prop_assert_eq!(Sketch::index(abs), (abs.ln() / Sketch::gamma_ln()).ceil() as i32);
+        }
+
         #[test]
         fn ms_histogram_percentiles_equal_sorting_to_the_bit(ms in proptest::collection::vec(0u64..5_000_000, 1..400)) {
             let mut h = MsHist::default();
