@@ -30,8 +30,6 @@ pub struct RankCorr {
     /// The moved ratings, then (reused) the players who have played in
     /// true-skill order.
     fresh: Vec<(f64, u32)>,
-    /// The radix sort's scratch, kept between samples.
-    sort_buf: Vec<(f64, u32)>,
     rating_ranks: Vec<f64>,
     skill_ranks: Vec<f64>,
 }
@@ -50,7 +48,6 @@ impl RankCorr {
             by_skill,
             rated: Vec::new(),
             fresh: Vec::new(),
-            sort_buf: Vec::new(),
             rating_ranks: Vec::new(),
             skill_ranks: Vec::new(),
         }
@@ -86,11 +83,12 @@ impl RankCorr {
             let last = &self.last;
             self.rated
                 .retain(|&(v, i)| v.to_bits() == last[i as usize].to_bits());
-            // Pushed in id order, as `sort_pairs` needs.
-            super::key_sort::sort_pairs(&mut self.fresh, &mut self.sort_buf);
             // Merged in place from the back, so no second copy of everyone.
             let (mut i, mut j) = (self.rated.len(), self.fresh.len());
             self.rated.resize(i + j, (0.0, 0));
+            // Pushed in id order, as `sort_pairs_in` needs; sorted in the
+            // room the merge is about to fill, so no scratch list either.
+            super::key_sort::sort_pairs_in(&mut self.fresh, &mut self.rated[i..]);
             for k in (0..self.rated.len()).rev() {
                 if j == 0 {
                     break;
