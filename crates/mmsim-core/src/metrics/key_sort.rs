@@ -1,14 +1,16 @@
-//! A radix sort of (value, index) pairs: the population's skill order (once
-//! per run, 200k players on `bench-1v1`) and each rank-correlation sample's
-//! moved ratings were comparison sorts costing several hundred instructions
-//! a pair; sorting by digits of the value's `total_cmp` key costs fewer and
-//! gives the same order.
+//! A radix sort of (value, index) pairs: each rank-correlation sample's
+//! moved ratings (up to 200k on `bench-1v1`) were a comparison sort costing
+//! several hundred instructions a pair; sorting by digits of the value's
+//! `total_cmp` key costs fewer and gives the same order.
 
 /// Pairs shorter than this are sorted by comparison: the radix passes'
 /// fixed cost (six histograms of 2,048 counts, zeroed and summed) is not
 /// worth it for them (at 256, `dota2-5v5`'s samples of a few hundred
 /// moved ratings cost 0.02% more than by comparison).
 const SMALL: usize = 1024;
+
+/// A value and the index that breaks its ties.
+type Pair = (f64, u32);
 
 /// Bits per digit: six passes cover the 64 bits of a key, and a digit's
 /// histogram (2,048 counts) stays small beside the lists sorted.
@@ -69,7 +71,7 @@ pub fn sort_pairs_in(pairs: &mut [(f64, u32)], buf: &mut [(f64, u32)]) {
         for x in c.iter_mut() {
             (*x, start) = (start, start + *x);
         }
-        let (from, to): (&[(f64, u32)], &mut [(f64, u32)]) = if in_buf {
+        let (from, to): (&[Pair], &mut [Pair]) = if in_buf {
             (&*buf, &mut *pairs)
         } else {
             (&*pairs, &mut *buf)
