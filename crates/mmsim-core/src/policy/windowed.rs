@@ -19,6 +19,12 @@
 //! - no ticket turned down by its own window (the rule is mutual) has had
 //!   its window grow to reach the seed.
 //!
+//! A ticket whose roles the failed fill had closed (`RoleFill::closed`:
+//! every slot they could take already full) before the walk reached its
+//! distance is turned down before anything else is asked, so it counts
+//! for none of these: a damage player joining, or the window growing to
+//! reach one, leaves a fill that lacks a tank failing (`Kept::closed`).
+//!
 //! Windows only grow, with time alone (`GrowingWindow`), so each condition
 //! has a first instant or is checked against the joins since the last pass.
 //! A seed the window's role counts skipped is kept the same way, with
@@ -41,11 +47,12 @@
 //! compared with a plain one on a copy of the pass.
 
 use super::{
-    propose_mutual_windows, Explain, FreePass, MutualWindow, PassFrame, Policy, PoolTally,
+    propose_mutual_windows, Explain, Failed, FreePass, MutualWindow, PassFrame, Policy, PoolTally,
     PoolView, Proposal, Schedule, SearchWork, Trigger,
 };
 use crate::model::{SimTime, TicketId};
 use crate::pool::WaitingTicket;
+use crate::teams::{closed_lanes, hall_subsets};
 use rand_pcg::Pcg64;
 use smallvec::SmallVec;
 
@@ -81,6 +88,15 @@ struct Kept {
     /// Whether the fill walked the window (not skipped on its role counts):
     /// only then are its decisions known for every ticket within `reach`.
     walked: bool,
+    /// The lanes the fill had closed when it failed, and the distance
+    /// beyond which all of them were (`Failed`): a ticket farther than
+    /// that whose lanes meet them would be turned down before anything
+    /// else, so its joining changes nothing, and `reach` passes over such
+    /// tickets beyond the window. In a busy role queue most joins are
+    /// damage players, and a failed seed that lacks a tank no longer
+    /// walks again for each of them.
+    closed: u128,
+    closed_from: f64,
 }
 
 /// What a pass does with a seed that has a kept failure.
@@ -115,8 +131,9 @@ pub struct Windowed<W> {
     /// The snapshot before `last`, kept for its buffer.
     spare: Vec<(TicketId, SimTime, f64, u32)>,
     /// Ratings of the tickets that entered (or changed) since the last
-    /// pass, sorted.
-    joins: Vec<f64>,
+    /// pass, sorted, each with its `closed_lanes` (0 when none are kept,
+    /// and for a changed ticket's old place).
+    joins: Vec<(f64, u128)>,
     /// Those tickets' ids, sorted (a changed ticket's old place is in
     /// `joins` only: it is gone from there, which changes nothing unless
     /// it was chosen).
@@ -172,6 +189,17 @@ impl<W: GrowingWindow> Windowed<W> {
         let (last, mut i) = (&self.last, 0);
         let mut tally = PoolTally::new(view.format);
         let mut moved = false;
+        let subsets = view
+            .format
+            .roles
+            .map_or(0, |c| hall_subsets(c, view.format.teams));
+        let lanes = |t: &WaitingTicket| {
+            if subsets > 0 && t.roles.len() == t.size() {
+                closed_lanes(&t.roles, subsets)
+            } else {
+                0
+            }
+        };
         // A departed ticket's record is left where it is: its slot's next
         // ticket has another id, and the ticket itself, if it comes back,
         // finds its record a pass old.
@@ -195,12 +223,12 @@ impl<W: GrowingWindow> Windowed<W> {
                         *k = None;
                     }
                     self.gone.push(t.id);
-                    self.joins.extend([l.2, t.rating]);
+                    self.joins.extend([(l.2, 0), (t.rating, lanes(t))]);
                     self.joined.push(t.id);
                     i += 1;
                 }
                 None => {
-                    self.joins.push(t.rating);
+                    self.joins.push((t.rating, lanes(t)));
                     self.joined.push(t.id);
                 }
             }
@@ -211,7 +239,7 @@ impl<W: GrowingWindow> Windowed<W> {
         }
         for &id in &self.proposed {
             if let Some(t) = view.pool.get(id) {
-                self.joins.push(t.rating);
+                self.joins.push((t.rating, lanes(t)));
                 self.joined.push(t.id);
             }
         }
@@ -219,7 +247,7 @@ impl<W: GrowingWindow> Windowed<W> {
         if moved || !self.joined.is_empty() || !self.gone.is_empty() {
             self.frame.stale();
         }
-        self.joins.sort_unstable_by(f64::total_cmp);
+        self.joins.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
         self.joined.sort_unstable();
         self.spare = std::mem::replace(&mut self.last, now);
         self.pool_can_fill = tally.can_fill();
@@ -263,12 +291,15 @@ impl<W: GrowingWindow> Windowed<W> {
         // Rounding slack: a join this close to an edge counts as inside.
         let slack = 1e-9 * (1.0 + r.abs() + k.reach.min(1e12));
         let (lo, hi) = (r - k.reach - slack, r + k.reach + slack);
-        let i = joins.partition_point(|&j| j < lo);
-        let near = joins[i..].iter().take_while(|&&j| j <= hi);
+        let i = joins.partition_point(|&(j, _)| j < lo);
+        let near = joins[i..].iter().take_while(|&&(j, _)| j <= hi);
         let mut window = None;
-        for &j in near {
+        for &(j, lanes) in near {
             // As `FreePass::walk` measures it.
             let d = if j < r { r - j } else { j - r };
+            if lanes & k.closed != 0 && d > k.closed_from {
+                continue;
+            }
             let w = *window.get_or_insert_with(|| rule.window(seed, now));
             if d <= w + slack {
                 return guided;
@@ -361,8 +392,6 @@ impl<W: GrowingWindow> Windowed<W> {
             let rule = &self.rule;
             let w = rule.window(seed, now);
             let (lo, hi) = pass.bounds(pos, w);
-            let reach = pass.beyond(pos, lo, hi);
-            let grows = rule.reaches(seed, reach);
             // A guided walk keeps the turned-down tickets' instant: the
             // tickets it does not decide again are turned down as before.
             let before = (verdict == Verdict::Guided).then(|| {
@@ -393,12 +422,15 @@ impl<W: GrowingWindow> Windowed<W> {
                     },
                 )
             } else {
-                Err(super::Chosen::from_elem(pos, 1))
+                Err(Failed::seed(pos))
             };
             #[cfg(test)]
             if let Some(plain) = plain {
-                let got = (fill.clone())
-                    .map_err(|c| c.iter().map(|&at| pass.ticket(at).id).collect::<Vec<_>>());
+                let got = (fill.clone()).map_err(|f| {
+                    (f.chosen.iter())
+                        .map(|&at| pass.ticket(at).id)
+                        .collect::<Vec<_>>()
+                });
                 assert_eq!(got, plain, "a guided walk differs from a plain one");
             }
             match fill {
@@ -407,8 +439,13 @@ impl<W: GrowingWindow> Windowed<W> {
                     self.proposed.extend_from_slice(&tickets);
                     out.push(Proposal::new(tickets));
                 }
-                Err(chosen) => {
-                    let chosen = chosen[1..].iter().map(|&at| pass.ticket(at).id).collect();
+                Err(failed) => {
+                    let chosen = failed.chosen[1..]
+                        .iter()
+                        .map(|&at| pass.ticket(at).id)
+                        .collect();
+                    let reach = pass.beyond_open(pos, lo, hi, failed.closed);
+                    let grows = rule.reaches(seed, reach);
                     let kept = Kept {
                         id: seed.id,
                         pass: self.passes,
@@ -417,6 +454,8 @@ impl<W: GrowingWindow> Windowed<W> {
                         reach,
                         chosen,
                         walked,
+                        closed: failed.closed,
+                        closed_from: failed.closed_from,
                     };
                     self.kept[slot as usize] = Some(kept);
                 }
@@ -451,7 +490,7 @@ impl<W: GrowingWindow> Windowed<W> {
             |d, t| d <= rule.window(t, now),
             |_, _, _| None,
         )
-        .map_err(|c| c.iter().map(|&at| pass.ticket(at).id).collect())
+        .map_err(|f| f.chosen.iter().map(|&at| pass.ticket(at).id).collect())
     }
 
     /// Tests: a kept failure must be what the walk finds now, chosen

@@ -20,7 +20,9 @@ pub use accelbyte::AccelByteMode;
 pub use balanced::{balanced_split, RatingSource};
 pub use dota::PartyAdjust;
 pub use fill::{can_fill, can_place_parties, check_fill, FillError, Packing};
-pub use roles::{Composition, PartyRoles, PoolRoles, RoleFill, RoleWindows};
+pub use roles::{
+    closed_lanes, hall_subsets, Composition, PartyRoles, PoolRoles, RoleFill, RoleWindows,
+};
 
 use crate::model::{ParamError, Player};
 use rand_pcg::Pcg64;

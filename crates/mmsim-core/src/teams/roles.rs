@@ -1707,8 +1707,8 @@ impl<'a> RoleFill<'a> {
         if let Some(c) = comp {
             // Past `MAX_ROLE_TEAMS` (which scenarios cannot ask for) the
             // witness has no room, and `placement` decides.
-            if c.roles() <= SUBSET_ROLES && teams <= MAX_ROLE_TEAMS {
-                fill.subsets = 1 << c.roles();
+            if hall_subsets(c, teams) > 0 {
+                fill.subsets = hall_subsets(c, teams);
                 fill.roles = c.roles();
                 // `slots_by_subset` straight into the lanes: a fill is
                 // made for every growth, and most never need more.
@@ -1893,6 +1893,32 @@ impl<'a> RoleFill<'a> {
         !self.over && self.full & (Packed::party(&[mask], self.subsets).0 << 7) == 0
     }
 
+    /// The lanes (as `closed_lanes` marks them) that no player more may
+    /// count in: a ticket whose `closed_lanes` meet them is turned down
+    /// by `admits`, and a solo exactly when `solo_may_fit` says no. Every
+    /// lane once the chosen are over full; none when no counts are kept.
+    /// It only grows as the fill takes tickets, so a walk may pass over
+    /// the tickets it turns down without visiting them (`FreePass`).
+    pub fn closed(&self) -> u128 {
+        if self.comp.is_none() || self.subsets == 0 {
+            0
+        } else if self.over {
+            u128::MAX
+        } else {
+            self.full
+        }
+    }
+
+    /// `closed_lanes` of a ticket with members' roles `masks`, for this
+    /// fill's counts (0 when it keeps none).
+    pub fn lanes_of(&self, masks: &[u8]) -> u128 {
+        if self.comp.is_none() || self.subsets == 0 {
+            0
+        } else {
+            closed_lanes(masks, self.subsets)
+        }
+    }
+
     /// Records a party the fill took.
     pub fn take(&mut self, masks: &'a [u8]) {
         if self.comp.is_some() {
@@ -1913,6 +1939,28 @@ impl<'a> RoleFill<'a> {
             }
         }
     }
+}
+
+/// The number of subsets of roles whose Hall counts `RoleFill` keeps for
+/// `teams` teams of `comp` (2^roles), or 0 when it keeps none (more
+/// roles than `SUBSET_ROLES`, or teams than `MAX_ROLE_TEAMS`).
+pub fn hall_subsets(comp: Composition, teams: usize) -> usize {
+    if comp.roles() <= SUBSET_ROLES && teams <= MAX_ROLE_TEAMS {
+        1 << comp.roles()
+    } else {
+        0
+    }
+}
+
+/// The Hall lanes a ticket with members' roles `masks` counts in (the
+/// high bit of every subset holding all of some member's roles), over
+/// `subsets` subsets (`hall_subsets`, above 0). A fill whose `closed`
+/// lanes meet these must turn the ticket down: it would push a full
+/// subset over its slots. A ticket without roles counts in none.
+pub fn closed_lanes(masks: &[u8], subsets: usize) -> u128 {
+    masks.iter().fold(0, |lanes, &m| {
+        lanes | Packed::party(std::slice::from_ref(&m), subsets).0 << 7
+    })
 }
 
 /// For each lane I below 2^`roles` of `free` (a team's open slots per
