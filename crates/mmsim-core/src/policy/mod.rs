@@ -440,18 +440,26 @@ pub fn fill_from_nearest(
     // most of a 1v1 join's cost here.
     let mut roles =
         (view.format.roles).map(|comp| RoleFill::new(Some(comp), view.format.teams, &seed.roles));
+    // As a pass's walk (`FreePass::try_fill`): a party whose roles are
+    // full is turned down before `accept`, and `admits`' answers are
+    // remembered until the fill takes.
+    let mut answers = SmallVec::new();
     for (distance, t) in view.pool.nearest(seed.rating, seed.id) {
         if distance > max_distance {
             break;
         }
         if t.size() <= room
             && t.size() <= view.format.team_size
+            && roles
+                .as_ref()
+                .is_none_or(|r| t.roles.len() != t.size() || r.lanes_of(&t.roles) & r.closed() == 0)
             && accept(distance, t)
-            && roles.as_mut().is_none_or(|r| r.admits(&t.roles))
+            && (roles.as_mut()).is_none_or(|r| FreePass::admits(r, &mut answers, &t.roles))
             && packing.try_add(t.size())
         {
             if let Some(r) = &mut roles {
                 r.take(&t.roles);
+                answers.clear();
             }
             chosen.push(t.id);
             room -= t.size();
@@ -1038,6 +1046,33 @@ impl<'a> FreePass<'a> {
         None
     }
 
+    /// `roles.admits(masks)`, answered from `answers` when a party of the
+    /// same key was asked since the fill last took.
+    fn admits(
+        roles: &mut RoleFill<'a>,
+        answers: &mut SmallVec<[((u128, bool), bool); 8]>,
+        masks: &'a [u8],
+    ) -> bool {
+        #[cfg(test)]
+        if tests::plain_walks() {
+            return roles.admits(masks);
+        }
+        let Some(key) = roles.admits_key(masks) else {
+            return roles.admits(masks);
+        };
+        if let Some(&(_, ok)) = answers.iter().find(|(k, _)| *k == key) {
+            #[cfg(test)]
+            assert_eq!(ok, roles.admits(masks), "a remembered answer of `admits`");
+            return ok;
+        }
+        let ok = roles.admits(masks);
+        // Kept inline: a walk that meets more kinds of party asks again.
+        if answers.len() < answers.inline_size() {
+            answers.push((key, ok));
+        }
+        ok
+    }
+
     /// `fill_from_nearest` over the free tickets of this pass: on success the
     /// tickets are taken and returned, seed first.
     pub fn fill(
@@ -1089,6 +1124,11 @@ impl<'a> FreePass<'a> {
         let kept_lanes = !self.buf.lanes.is_empty();
         let mut closed = roles.closed();
         let mut closed_from = 0.0;
+        // `admits`' answers since the last take, by `admits_key`: most of
+        // a failed walk's parties share their roles with one asked before
+        // (a party's answer is a placement search), and the fill changes
+        // only when it takes.
+        let mut answers: SmallVec<[((u128, bool), bool); 8]> = SmallVec::new();
         if room > 0 {
             self.walk_open(pos, max_distance, closed, |d, at, t, lanes| {
                 // A ticket whose roles would push a full subset over is
@@ -1127,7 +1167,7 @@ impl<'a> FreePass<'a> {
                             && t.size() <= format.team_size
                             && open
                             && accept(d, t)
-                            && roles.admits(&t.roles)
+                            && Self::admits(&mut roles, &mut answers, &t.roles)
                             && packing.try_add(t.size());
                         guided &= !take;
                         take
@@ -1135,6 +1175,7 @@ impl<'a> FreePass<'a> {
                 };
                 if take {
                     roles.take(&t.roles);
+                    answers.clear();
                     chosen.push(at);
                     room -= t.size();
                     if roles.closed() != closed {

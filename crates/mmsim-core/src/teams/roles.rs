@@ -1909,6 +1909,16 @@ impl<'a> RoleFill<'a> {
         }
     }
 
+    /// What `admits(masks)` depends on besides the fill itself: the
+    /// party's Hall counts and whether it is a solo (`None` when the fill
+    /// keeps no counts and asks the placement search). Between two takes
+    /// the fill's answer for a key is fixed, so a walk that asks about
+    /// many parties of the same roles may remember it.
+    pub fn admits_key(&self, masks: &[u8]) -> Option<(u128, bool)> {
+        (self.comp.is_some() && self.subsets > 0)
+            .then(|| (Packed::party(masks, self.subsets).0, masks.len() == 1))
+    }
+
     /// `closed_lanes` of a ticket with members' roles `masks`, for this
     /// fill's counts (0 when it keeps none).
     pub fn lanes_of(&self, masks: &[u8]) -> u128 {
