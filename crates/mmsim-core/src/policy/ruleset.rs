@@ -294,49 +294,72 @@ impl RulesetPolicy {
                 self.departed.push(id);
             }
         }
-        let old = std::mem::take(&mut self.kept);
-        let mut old = old.into_iter().peekable();
+        // Merged in place, both in id order: a `Kept` is large, and moving
+        // every one into a new vector on every pass cost more than the
+        // merge. `[0, w)` is this pass's, `[w, r)` spent (departed or
+        // moved out), `[r, ..)` not yet read.
+        let (mut w, mut r) = (0, 0);
         self.skew = 0.0;
         self.oldest = SimTime::MAX;
         for t in view.pool.oldest_first() {
             self.oldest = self.oldest.min(t.enqueued);
-            while let Some(k) = old.next_if(|k| k.id < t.id) {
-                self.changes.push(k.rating);
-                self.departed.push(k.id);
+            while r < self.kept.len() && self.kept[r].id < t.id {
+                self.changes.push(self.kept[r].rating);
+                self.departed.push(self.kept[r].id);
+                r += 1;
             }
             let games = member_games(view, t);
-            match old.next_if(|k| k.id == t.id) {
-                Some(k) if k.games == games => {
-                    self.skew = self.skew.max(k.skew);
-                    self.kept.push(k);
+            let here = r < self.kept.len() && self.kept[r].id == t.id;
+            if here && self.kept[r].games == games {
+                self.skew = self.skew.max(self.kept[r].skew);
+                if w != r {
+                    self.kept.swap(w, r);
                 }
-                _ => {
-                    // New, or a member's record moved while the ticket
-                    // waited (a leaver's old match ended and rated them):
-                    // the rules read it anew, so it joins every growth
-                    // afresh. A growth that took it meets it joining at
-                    // its own distance, which makes the growth stale.
-                    self.changes.push(t.rating);
-                    self.joined.push(t.id);
-                    let skew = self
-                        .fold
-                        .as_ref()
-                        .map_or(0.0, |g| g.rating_skew(&cand_ticket(view, t, 0), t.rating));
-                    self.skew = self.skew.max(skew);
-                    self.kept.push(Kept {
-                        id: t.id,
-                        rating: t.rating,
-                        games,
-                        skew,
-                        miss: None,
-                    });
-                }
+                w += 1;
+                r += 1;
+                continue;
             }
+            if here {
+                r += 1;
+            }
+            // New, or a member's record moved while the ticket waited (a
+            // leaver's old match ended and rated them): the rules read it
+            // anew, so it joins every growth afresh. A growth that took it
+            // meets it joining at its own distance, which makes the growth
+            // stale.
+            self.changes.push(t.rating);
+            self.joined.push(t.id);
+            let skew = self
+                .fold
+                .as_ref()
+                .map_or(0.0, |g| g.rating_skew(&cand_ticket(view, t, 0), t.rating));
+            self.skew = self.skew.max(skew);
+            let k = Kept {
+                id: t.id,
+                rating: t.rating,
+                games,
+                skew,
+                miss: None,
+            };
+            if w < r {
+                self.kept[w] = k;
+            } else {
+                // A ticket older than some kept (one a data centre admits
+                // as its latency range widens).
+                self.kept.insert(w, k);
+                r += 1;
+            }
+            w += 1;
         }
-        for k in old {
+        for k in &self.kept[r..] {
             self.changes.push(k.rating);
             self.departed.push(k.id);
         }
+        self.kept.truncate(w);
+        debug_assert!(
+            (self.kept.iter().map(|k| k.id)).eq(view.pool.oldest_first().map(|t| t.id)),
+            "kept is not the pool"
+        );
     }
 
     /// Records ticket `t`, taken by this pass, as a change for the seeds
@@ -352,13 +375,14 @@ impl RulesetPolicy {
     /// tickets that joined within reach (each now one it turned down), and
     /// the sets of roles still short (`Miss::short`: the newcomers since
     /// it was made count against it, so those they could fill are dropped).
+    /// `joined`: the waiting tickets of `joined`.
     // Out of line: see `grow`.
     #[inline(never)]
     fn still_fails(
         &self,
         k: usize,
         view: &PoolView<'_>,
-        seed: &WaitingTicket,
+        (seed, joined): (&WaitingTicket, &[&WaitingTicket]),
         mut fold: Option<&mut Growing>,
     ) -> Option<(SimTime, u16)> {
         let kept = &self.kept[k];
@@ -379,7 +403,7 @@ impl RulesetPolicy {
                 return None;
             }
             let (mut any, mut touched) = (false, 0u8);
-            for t in self.joined.iter().filter_map(|id| view.pool.get(*id)) {
+            for t in joined {
                 if near(t.rating) {
                     any = true;
                     touched = t.roles.iter().fold(touched, |m, &r| m | r);
@@ -388,7 +412,20 @@ impl RulesetPolicy {
             let stays = |s: u16| {
                 miss.short >> s & 1 == 1 && if s == 0 { !any } else { s as u8 & touched == 0 }
             };
-            let short = (0..16).filter(|&s| stays(s)).fold(0, |bits, s| bits | 1 << s);
+            // Only the sets the record holds can stay; with no newcomer
+            // within reach, all of them do.
+            let mut short = miss.short;
+            if any {
+                let mut bits = miss.short;
+                while bits != 0 {
+                    let s = bits.trailing_zeros() as u16;
+                    bits &= bits - 1;
+                    if !stays(s) {
+                        short &= !(1 << s);
+                    }
+                }
+            }
+            debug_assert_eq!(short, (0..16).filter(|&s| stays(s)).fold(0, |bits, s| bits | 1 << s));
             return (short != 0).then_some((miss.until, short));
         }
         // A ticket it took that joins again was read anew (a member rated
@@ -403,10 +440,7 @@ impl RulesetPolicy {
             return None;
         }
         let mut until = miss.until;
-        for id in &self.joined {
-            let Some(t) = view.pool.get(*id) else {
-                continue;
-            };
+        for &t in joined {
             if !near(t.rating) {
                 continue;
             }
@@ -1178,6 +1212,10 @@ impl Policy for RulesetPolicy {
                         }
                     }
                 }
+                // The tickets that joined, found in the pool once rather than
+                // by every kept seed that asks about them.
+                let joined: Vec<&WaitingTicket> =
+                    self.joined.iter().filter_map(|id| view.pool.get(*id)).collect();
                 let mut near = Vec::with_capacity(MAX_CANDIDATES);
                 let mut fold = self.fold.take();
                 for k in 0..pass.len() {
@@ -1190,7 +1228,9 @@ impl Policy for RulesetPolicy {
                     self.work.seed_visits += 1;
                     if self.remember {
                         debug_assert_eq!(self.kept[k].id, seed.id);
-                        if let Some((until, short)) = self.still_fails(k, view, seed, fold.as_mut()) {
+                        if let Some((until, short)) =
+                            self.still_fails(k, view, (seed, &joined), fold.as_mut())
+                        {
                             #[cfg(test)]
                             if short != 0 {
                                 self.unstaffed.1 += 1;
@@ -1610,6 +1650,7 @@ mod tests {
         let mut next = 0u32;
         let mut proposed = 0;
         let mut step_ms = 0u64;
+        let mut parked = Vec::new();
         for _ in 0..600 {
             step_ms += rng.random_range(200..1500);
             let now = SimTime::from_ms(step_ms);
@@ -1648,11 +1689,18 @@ mod tests {
                 });
                 next += 1;
             }
+            // A ticket that left some time ago comes back under its old id
+            // and its old join (as a data centre admits a ticket waiting
+            // elsewhere once its latency range widens): older than tickets
+            // already kept.
+            if !parked.is_empty() && rng.random_bool(0.05) {
+                pool.insert(parked.swap_remove(rng.random_range(0..parked.len())));
+            }
             // Departures (abandons, or another data centre's match).
             let ids: Vec<TicketId> = pool.oldest_first().map(|t| t.id).collect();
             for id in ids {
                 if rng.random_bool(0.01) {
-                    pool.remove(id);
+                    parked.extend(pool.remove(id));
                 } else if rng.random_bool(0.01) {
                     // A leaver's old match ends while they wait: rated
                     // again, a game more.
