@@ -275,7 +275,11 @@ fn spread_verdict(
 ) -> bool {
     let (hi, lo) = (totals.of(AggFn::Max), totals.of(AggFn::Min));
     let (x, r) = if max_first { (hi, lo) } else { (lo, hi) };
-    distance_holds(&[x], Some(r), min, max, age_s)
+    // `distance_holds(&[x], Some(r), ..)` on its one value, without the
+    // slices (asked for most candidates a growth examines).
+    let holds = !x.is_nan() && within((x - r).abs(), min, max, age_s);
+    debug_assert_eq!(holds, distance_holds(&[x], Some(r), min, max, age_s));
+    holds
 }
 
 /// A rule's lower and upper limits (a batch distance has only an upper).
