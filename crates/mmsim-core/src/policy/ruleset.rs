@@ -959,7 +959,8 @@ impl RulesetPolicy {
     /// the proposal if the full match passes every rule, else what the
     /// failure depended on. `capped`: whether `candidates` stops short of
     /// the free pool (then running out of them is no reason to look
-    /// farther), and until when the walk's rating bound holds. `fold`:
+    /// farther), until when the walk's rating bound holds, and whether
+    /// the miss is kept. `fold`:
     /// the policy's running totals of the team-free rules, if they fold,
     /// to start afresh from the seed. `span`: as `Growth::start` takes it;
     /// with it, each candidate comes with its skew (`Span`).
@@ -973,7 +974,7 @@ impl RulesetPolicy {
         view: &PoolView<'p>,
         seed: &'p WaitingTicket,
         candidates: impl Iterator<Item = (&'p WaitingTicket, f64)>,
-        (capped, bound_until): (bool, SimTime),
+        (capped, bound_until, kept): (bool, SimTime, bool),
         fold: Option<&mut Growing>,
         span: Option<(&Steps, f64)>,
     ) -> Result<Proposal, Miss> {
@@ -993,7 +994,10 @@ impl RulesetPolicy {
         // The farthest candidate examined, the first step any examined
         // ticket crosses, and the tickets taken: all a failure depended on.
         let mut reach = 0.0_f64;
-        let mut until = if self.remember {
+        // What a failure depended on is worked out only for a miss that
+        // is kept (not for a join's growth).
+        let remember = self.remember && kept;
+        let mut until = if remember {
             self.next_step(seed.enqueued, view.now).min(bound_until)
         } else {
             SimTime::MAX
@@ -1002,10 +1006,10 @@ impl RulesetPolicy {
         let mut ran_out = true;
         for (t, skew) in candidates {
             reach = (t.rating - seed.rating).abs();
-            if self.remember && !self.steps.is_empty() {
+            if remember && !self.steps.is_empty() {
                 until = until.min(self.next_step(t.enqueued, view.now));
             }
-            if g.offer(&self.rs, view, t, skew) && self.remember {
+            if g.offer(&self.rs, view, t, skew) && remember {
                 took.push(t.id);
             }
             if g.room == 0 {
@@ -1189,7 +1193,7 @@ impl Policy for RulesetPolicy {
                     .take(MAX_CANDIDATES);
                 let mut fold = self.fold.take();
                 // The pool's skew is known only at a pass: no `Span` here.
-                if let Ok(p) = self.grow(view, seed, near, (true, SimTime::MAX), fold.as_mut(), None) {
+                if let Ok(p) = self.grow(view, seed, near, (true, SimTime::MAX, false), fold.as_mut(), None) {
                     out.push(p);
                 }
                 self.fold = fold;
@@ -1291,7 +1295,7 @@ impl Policy for RulesetPolicy {
                         view,
                         seed,
                         candidates,
-                        (capped, bound_until),
+                        (capped, bound_until, true),
                         fold.as_mut(),
                         span_limit.as_deref().map(|l| (l, self.kept[k].skew)),
                     );
