@@ -40,6 +40,12 @@
 //! growth asked about a joiner first checks the seed and the joiner alone
 //! against the widest limit the growth could read
 //! (`Growing::spreads_could_pass_with`) before rebuilding the growth.
+//! Most candidates within the walk's bound still fail the rule, and
+//! reading their players to say so was most of a growth's cost: a pass's
+//! growth first asks it of the candidates' ratings (`Span`: a ticket's
+//! numbers lie within its skew of its rating), and a solo candidate's
+//! number is read off its player without building its ticket
+//! (`Growing::spreads_pass_with_solo`).
 //!
 //! In a role queue most seeds of a small data centre's pool cannot be
 //! grown to a full match at all: the tickets their walk reaches hold too
@@ -52,10 +58,10 @@
 use super::{
     member_games, MatchFormat, Policy, PoolView, Proposal, Schedule, SearchWork, Trigger,
 };
-use crate::model::{ParamError, SimDuration, SimTime, TicketId};
+use crate::model::{ParamError, Player, SimDuration, SimTime, TicketId};
 use crate::pool::WaitingTicket;
-use crate::ruleset::fold::Growing;
-use crate::ruleset::{AgeSelection, CandTicket, Candidate, Ruleset};
+use crate::ruleset::fold::{reach_within, Growing};
+use crate::ruleset::{AgeSelection, CandTicket, Candidate, Ruleset, Steps};
 use crate::teams::{Packing, RoleFill};
 use rand_pcg::Pcg64;
 use serde::{Deserialize, Serialize};
@@ -134,6 +140,14 @@ pub struct RulesetPolicy {
     /// The team-free rules as running totals, reused by every growth;
     /// `None` when they do not fold (or for the exhaustive oracle).
     fold: Option<Growing>,
+    /// The upper limit of the folded rating spread rule
+    /// (`Growing::rating_limit`), which a pass's growths ask of the
+    /// candidates' ratings before reading their players (`Span`); `None`
+    /// without one (or for the exhaustive oracle).
+    rating_limit: Option<Arc<Steps>>,
+    /// The skew (`Kept::skew`) of the ticket at each position of the
+    /// current pass, where `rating_limit` is known.
+    skew_at: Vec<f64>,
     work: SearchWork,
     /// Misses made without a growth (`unstaffed`), and kept by a later
     /// pass: the tests' evidence that the shortcut ran.
@@ -213,10 +227,14 @@ impl RulesetPolicy {
             .iter()
             .any(|r| !r.in_compound && r.team_free);
         let steps = rs.step_waits();
+        let fold = Growing::new(&rs);
+        let rating_limit = fold.as_ref().and_then(|g| g.rating_limit(&rs)).cloned().map(Arc::new);
         RulesetPolicy {
             step_ms: steps.iter().map(|&w| first_ms_at(w)).collect(),
             steps,
-            fold: Growing::new(&rs),
+            fold,
+            rating_limit,
+            skew_at: Vec::new(),
             rs,
             any_team_free,
             remember: true,
@@ -242,6 +260,7 @@ impl RulesetPolicy {
         RulesetPolicy {
             remember: false,
             fold: None,
+            rating_limit: None,
             ..RulesetPolicy::new(p)
         }
     }
@@ -261,6 +280,8 @@ impl RulesetPolicy {
     /// Brings `kept` up to the pool, oldest first, and starts this pass's
     /// `changes`, `joined` and `departed` with the tickets that joined or
     /// left since the last pass and those the last pass took.
+    // Out of line: see `grow`.
+    #[inline(never)]
     fn sync(&mut self, view: &PoolView<'_>) {
         self.changes.clear();
         self.joined.clear();
@@ -273,49 +294,72 @@ impl RulesetPolicy {
                 self.departed.push(id);
             }
         }
-        let old = std::mem::take(&mut self.kept);
-        let mut old = old.into_iter().peekable();
+        // Merged in place, both in id order: a `Kept` is large, and moving
+        // every one into a new vector on every pass cost more than the
+        // merge. `[0, w)` is this pass's, `[w, r)` spent (departed or
+        // moved out), `[r, ..)` not yet read.
+        let (mut w, mut r) = (0, 0);
         self.skew = 0.0;
         self.oldest = SimTime::MAX;
         for t in view.pool.oldest_first() {
             self.oldest = self.oldest.min(t.enqueued);
-            while let Some(k) = old.next_if(|k| k.id < t.id) {
-                self.changes.push(k.rating);
-                self.departed.push(k.id);
+            while r < self.kept.len() && self.kept[r].id < t.id {
+                self.changes.push(self.kept[r].rating);
+                self.departed.push(self.kept[r].id);
+                r += 1;
             }
             let games = member_games(view, t);
-            match old.next_if(|k| k.id == t.id) {
-                Some(k) if k.games == games => {
-                    self.skew = self.skew.max(k.skew);
-                    self.kept.push(k);
+            let here = r < self.kept.len() && self.kept[r].id == t.id;
+            if here && self.kept[r].games == games {
+                self.skew = self.skew.max(self.kept[r].skew);
+                if w != r {
+                    self.kept.swap(w, r);
                 }
-                _ => {
-                    // New, or a member's record moved while the ticket
-                    // waited (a leaver's old match ended and rated them):
-                    // the rules read it anew, so it joins every growth
-                    // afresh. A growth that took it meets it joining at
-                    // its own distance, which makes the growth stale.
-                    self.changes.push(t.rating);
-                    self.joined.push(t.id);
-                    let skew = self
-                        .fold
-                        .as_ref()
-                        .map_or(0.0, |g| g.rating_skew(&cand_ticket(view, t, 0), t.rating));
-                    self.skew = self.skew.max(skew);
-                    self.kept.push(Kept {
-                        id: t.id,
-                        rating: t.rating,
-                        games,
-                        skew,
-                        miss: None,
-                    });
-                }
+                w += 1;
+                r += 1;
+                continue;
             }
+            if here {
+                r += 1;
+            }
+            // New, or a member's record moved while the ticket waited (a
+            // leaver's old match ended and rated them): the rules read it
+            // anew, so it joins every growth afresh. A growth that took it
+            // meets it joining at its own distance, which makes the growth
+            // stale.
+            self.changes.push(t.rating);
+            self.joined.push(t.id);
+            let skew = self
+                .fold
+                .as_ref()
+                .map_or(0.0, |g| g.rating_skew(&cand_ticket(view, t, 0), t.rating));
+            self.skew = self.skew.max(skew);
+            let k = Kept {
+                id: t.id,
+                rating: t.rating,
+                games,
+                skew,
+                miss: None,
+            };
+            if w < r {
+                self.kept[w] = k;
+            } else {
+                // A ticket older than some kept (one a data centre admits
+                // as its latency range widens).
+                self.kept.insert(w, k);
+                r += 1;
+            }
+            w += 1;
         }
-        for k in old {
+        for k in &self.kept[r..] {
             self.changes.push(k.rating);
             self.departed.push(k.id);
         }
+        self.kept.truncate(w);
+        debug_assert!(
+            (self.kept.iter().map(|k| k.id)).eq(view.pool.oldest_first().map(|t| t.id)),
+            "kept is not the pool"
+        );
     }
 
     /// Records ticket `t`, taken by this pass, as a change for the seeds
@@ -331,11 +375,14 @@ impl RulesetPolicy {
     /// tickets that joined within reach (each now one it turned down), and
     /// the sets of roles still short (`Miss::short`: the newcomers since
     /// it was made count against it, so those they could fill are dropped).
+    /// `joined`: the waiting tickets of `joined`.
+    // Out of line: see `grow`.
+    #[inline(never)]
     fn still_fails(
         &self,
         k: usize,
         view: &PoolView<'_>,
-        seed: &WaitingTicket,
+        (seed, joined): (&WaitingTicket, &[&WaitingTicket]),
         mut fold: Option<&mut Growing>,
     ) -> Option<(SimTime, u16)> {
         let kept = &self.kept[k];
@@ -356,7 +403,7 @@ impl RulesetPolicy {
                 return None;
             }
             let (mut any, mut touched) = (false, 0u8);
-            for t in self.joined.iter().filter_map(|id| view.pool.get(*id)) {
+            for t in joined {
                 if near(t.rating) {
                     any = true;
                     touched = t.roles.iter().fold(touched, |m, &r| m | r);
@@ -365,7 +412,20 @@ impl RulesetPolicy {
             let stays = |s: u16| {
                 miss.short >> s & 1 == 1 && if s == 0 { !any } else { s as u8 & touched == 0 }
             };
-            let short = (0..16).filter(|&s| stays(s)).fold(0, |bits, s| bits | 1 << s);
+            // Only the sets the record holds can stay; with no newcomer
+            // within reach, all of them do.
+            let mut short = miss.short;
+            if any {
+                let mut bits = miss.short;
+                while bits != 0 {
+                    let s = bits.trailing_zeros() as u16;
+                    bits &= bits - 1;
+                    if !stays(s) {
+                        short &= !(1 << s);
+                    }
+                }
+            }
+            debug_assert_eq!(short, (0..16).filter(|&s| stays(s)).fold(0, |bits, s| bits | 1 << s));
             return (short != 0).then_some((miss.until, short));
         }
         // A ticket it took that joins again was read anew (a member rated
@@ -380,10 +440,7 @@ impl RulesetPolicy {
             return None;
         }
         let mut until = miss.until;
-        for id in &self.joined {
-            let Some(t) = view.pool.get(*id) else {
-                continue;
-            };
+        for &t in joined {
             if !near(t.rating) {
                 continue;
             }
@@ -408,6 +465,8 @@ impl RulesetPolicy {
     /// Whether the growth of `seed` that `miss` kept would take ticket `t`
     /// at distance `d` had it been there: a growth of the seed and the
     /// tickets it took nearer than `d`, asked about `t`.
+    // Out of line: see `grow`.
+    #[inline(never)]
     fn would_take(
         &self,
         view: &PoolView<'_>,
@@ -438,13 +497,24 @@ impl RulesetPolicy {
             if self.rs.age == AgeSelection::Newest {
                 age_hi = ts.min(tt);
             }
+            // The same test on the two tickets' ratings first, which reads
+            // no player (`reach_within`: exact without skew).
+            if let Some(limit) = &self.rating_limit {
+                let reach = reach_within(limit.most_until(age_hi), self.skew);
+                if (t.rating - seed.rating).abs() > reach {
+                    return false;
+                }
+            }
             f.clear();
             f.add(&cand_ticket(view, seed, 0));
             if !f.spreads_could_pass_with(&self.rs, &cand_ticket(view, t, 0), age_hi) {
                 return false;
             }
         }
-        let mut g = Growth::start(self.any_team_free, view, seed, fold);
+        // The seed's and the joiner's own skews are not at hand here; the
+        // pool's is at least as large.
+        let span = self.span_limit().map(|l| (&**l, self.skew));
+        let mut g = Growth::start(self.any_team_free, view, seed, fold, span);
         for id in &miss.took {
             let Some(c) = view.pool.get(*id) else {
                 return true;
@@ -452,9 +522,17 @@ impl RulesetPolicy {
             if (c.rating - seed.rating).abs() > d {
                 break;
             }
-            g.retake(&self.rs, view, c);
+            g.retake(&self.rs, view, c, self.skew);
         }
-        g.offer(&self.rs, view, t)
+        g.offer(&self.rs, view, t, self.skew)
+    }
+}
+
+impl RulesetPolicy {
+    /// The rating spread rule's limit for a growth of this pass (`Span`):
+    /// `sync` has read every ticket's skew.
+    fn span_limit(&self) -> Option<&Arc<Steps>> {
+        self.rating_limit.as_ref().filter(|_| self.remember)
     }
 }
 
@@ -513,6 +591,14 @@ impl<'p> Partial<'_, 'p> {
     fn spreads_pass_with(&self, rs: &Ruleset, t: Option<&CandTicket<'p>>, age_s: f64) -> bool {
         match self {
             Partial::Folded(g) => g.spreads_pass_with(rs, t, age_s),
+            _ => true,
+        }
+    }
+
+    /// `spreads_pass_with` for a solo ticket of player `p`, not yet read.
+    fn spreads_pass_with_solo(&self, rs: &Ruleset, p: &Player, age_s: f64) -> bool {
+        match self {
+            Partial::Folded(g) => g.spreads_pass_with_solo(rs, p, age_s),
             _ => true,
         }
     }
@@ -587,6 +673,56 @@ impl Ages {
     }
 }
 
+/// The rating spread rule asked of the tickets' ratings alone. Most
+/// candidates a growth examines lie farther from the tickets it took than
+/// the rule allows at their age, and their players need not be read to
+/// turn them down. A ticket's numbers under the rule lie within its skew
+/// of its rating (`Growing::rating_skew`, 0 unless a member was rated
+/// again while it waited), so the numbers of the tickets taken and the
+/// candidate spread at least as far as the nearest ends of those
+/// intervals. Without skew the intervals are the numbers themselves, and
+/// the test is the rule's own; with it a margin covers the rounding.
+#[derive(Clone, Copy)]
+struct Span<'g> {
+    /// The rule's upper limit.
+    limit: &'g Steps,
+    /// The lowest top (rating plus skew) and the highest bottom (rating
+    /// less skew) of the tickets taken so far.
+    top: f64,
+    bottom: f64,
+    /// Whether a ticket taken had a skew.
+    skewed: bool,
+}
+
+impl<'g> Span<'g> {
+    fn new(limit: &'g Steps) -> Self {
+        Span {
+            limit,
+            top: f64::INFINITY,
+            bottom: f64::NEG_INFINITY,
+            skewed: false,
+        }
+    }
+
+    /// Whether a candidate rated `rating` with skew `skew` must fail the
+    /// rule at `age_s` (the age the match with it would read).
+    fn rules_out(&self, rating: f64, skew: f64, age_s: f64) -> bool {
+        let (bottom, top) = (self.bottom.max(rating - skew), self.top.min(rating + skew));
+        let limit = self.limit.most_until(age_s);
+        if self.skewed || skew != 0.0 {
+            bottom - top > limit * (1.0 + 1e-9) + 1e-9 * (1.0 + bottom.abs() + top.abs())
+        } else {
+            bottom - top > limit
+        }
+    }
+
+    fn take(&mut self, rating: f64, skew: f64) {
+        self.bottom = self.bottom.max(rating - skew);
+        self.top = self.top.min(rating + skew);
+        self.skewed |= skew != 0.0;
+    }
+}
+
 /// Teams by rating: largest parties first, each to the team with room whose
 /// rating sum is lowest. `None` if the greedy placement strands a party.
 ///
@@ -649,6 +785,14 @@ fn split_plain(tickets: &[&WaitingTicket], format: MatchFormat) -> Option<Vec<us
     Some(team_of)
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Candidates turned down by `Span`, and solo candidates whose spreads
+    /// were read off their player: the tests' evidence that the shortcuts
+    /// ran.
+    static SHORTCUTS: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
 /// A match growing from a seed: the growth of a pass, and the question a
 /// kept growth asks about a ticket that joined.
 struct Growth<'g, 'p> {
@@ -663,18 +807,29 @@ struct Growth<'g, 'p> {
     chosen: SmallVec<[&'p WaitingTicket; 16]>,
     /// `Partial::spread_first`, asked once.
     spread_first: bool,
+    /// The rating spread rule on the ratings taken, where the pool's skew
+    /// is known (a pass's growths).
+    span: Option<Span<'g>>,
 }
 
 impl<'g, 'p> Growth<'g, 'p> {
     /// The seed alone; `fold`, the policy's running totals of the
     /// team-free rules if they fold, is started afresh from it. The seed
-    /// fits one team (`grow` checks).
+    /// fits one team (`grow` checks). `span`: the rating spread rule's
+    /// upper limit and the seed's skew, to turn candidates down by their
+    /// ratings (`Span`), where every ticket's skew is known.
     fn start(
         any_team_free: bool,
         view: &PoolView<'p>,
         seed: &'p WaitingTicket,
         fold: Option<&'g mut Growing>,
+        span: Option<(&'g Steps, f64)>,
     ) -> Self {
+        let span = span.map(|(limit, skew)| {
+            let mut span = Span::new(limit);
+            span.take(seed.rating, skew);
+            span
+        });
         let format = view.format;
         let need = format.players();
         let mut packing = Packing::new(format.teams, format.team_size);
@@ -704,27 +859,55 @@ impl<'g, 'p> Growth<'g, 'p> {
             }
             .with(seed.age_s(view.now)),
             chosen: smallvec::smallvec![seed],
+            span,
         }
     }
 
     /// Takes `t` if it fits the room, the teams and the roles left and the
     /// team-free rules pass with it; whether it did. A ticket turned down
-    /// leaves the growth as it was.
-    fn offer(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket) -> bool {
+    /// leaves the growth as it was. `skew`: `t`'s (`Span`), or more.
+    fn offer(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket, skew: f64) -> bool {
         if t.size() > self.room || t.size() > self.format.team_size {
             return false;
         }
         let with_t = self.ages.with(t.age_s(view.now));
+        if let Some(span) = &self.span {
+            if span.rules_out(t.rating, skew, with_t.of(rs)) {
+                debug_assert!(
+                    !self.partial.spreads_pass_with(rs, self.partial.read(view, t).as_ref(), with_t.of(rs)),
+                    "the ratings' span turned down a ticket the spread rule takes"
+                );
+                #[cfg(test)]
+                SHORTCUTS.with(|c| c.set((c.get().0 + 1, c.get().1)));
+                return false;
+            }
+        }
         // A conjunction, so the order of its tests changes no answer: a
         // distance between players, cheap and turning down most far-off
         // candidates, goes before the role fill.
         let (read, ok) = if self.spread_first {
-            let read = self.partial.read(view, t);
-            if !self.partial.spreads_pass_with(rs, read.as_ref(), with_t.of(rs))
-                || !self.roles.admits(&t.roles)
-            {
+            let age = with_t.of(rs);
+            let mut party = None;
+            let spreads = if let [p] = t.players[..] {
+                // A solo ticket's number is its player's own: no ticket
+                // to build for the many that fail.
+                let ok = self.partial.spreads_pass_with_solo(rs, &view.players[p.index()], age);
+                debug_assert_eq!(
+                    ok,
+                    self.partial.spreads_pass_with(rs, self.partial.read(view, t).as_ref(), age),
+                    "a solo ticket's spreads read off its player differ"
+                );
+                #[cfg(test)]
+                SHORTCUTS.with(|c| c.set((c.get().0, c.get().1 + 1)));
+                ok
+            } else {
+                let read = party.insert(self.partial.read(view, t));
+                self.partial.spreads_pass_with(rs, read.as_ref(), age)
+            };
+            if !spreads || !self.roles.admits(&t.roles) {
                 return false;
             }
+            let read = party.unwrap_or_else(|| self.partial.read(view, t));
             let ok = self.partial.others_pass_with(rs, read.as_ref(), with_t.of(rs));
             (read, ok)
         } else {
@@ -738,14 +921,14 @@ impl<'g, 'p> Growth<'g, 'p> {
         if !ok || !self.packing.try_add(t.size()) {
             return false;
         }
-        self.keep(t, read, with_t);
+        self.keep(t, read, with_t, skew);
         true
     }
 
     /// Takes `t` again, unasked: a ticket an earlier growth of the same
     /// seed took at this point, with no step crossed since, so `offer`
     /// would take it (checked in debug builds).
-    fn retake(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket) {
+    fn retake(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket, skew: f64) {
         let with_t = self.ages.with(t.age_s(view.now));
         let read = self.partial.read(view, t);
         debug_assert!(
@@ -756,11 +939,14 @@ impl<'g, 'p> Growth<'g, 'p> {
         );
         let packed = self.packing.try_add(t.size());
         debug_assert!(packed, "a kept growth's ticket does not pack");
-        self.keep(t, read, with_t);
+        self.keep(t, read, with_t, skew);
     }
 
-    fn keep(&mut self, t: &'p WaitingTicket, read: Option<CandTicket<'p>>, with_t: Ages) {
+    fn keep(&mut self, t: &'p WaitingTicket, read: Option<CandTicket<'p>>, with_t: Ages, skew: f64) {
         self.roles.take(&t.roles);
+        if let Some(span) = &mut self.span {
+            span.take(t.rating, skew);
+        }
         self.chosen.push(t);
         self.partial.add(read);
         self.ages = with_t;
@@ -773,16 +959,24 @@ impl RulesetPolicy {
     /// the proposal if the full match passes every rule, else what the
     /// failure depended on. `capped`: whether `candidates` stops short of
     /// the free pool (then running out of them is no reason to look
-    /// farther). `fold`: the policy's running totals of the team-free
-    /// rules, if they fold, to start afresh from the seed.
+    /// farther), until when the walk's rating bound holds, and whether
+    /// the miss is kept. `fold`:
+    /// the policy's running totals of the team-free rules, if they fold,
+    /// to start afresh from the seed. `span`: as `Growth::start` takes it;
+    /// with it, each candidate comes with its skew (`Span`).
+    // Kept out of line, as are `sync`, `still_fails`, `would_take` and
+    // `unstaffed`: inlined into `propose` they made the pass slower
+    // (callgrind of `accelbyte-roles-5v5`: 4.109G instructions inlined,
+    // 3.892G out of line).
+    #[inline(never)]
     fn grow<'p>(
         &self,
         view: &PoolView<'p>,
         seed: &'p WaitingTicket,
-        candidates: impl Iterator<Item = &'p WaitingTicket>,
-        capped: bool,
+        candidates: impl Iterator<Item = (&'p WaitingTicket, f64)>,
+        (capped, bound_until, kept): (bool, SimTime, bool),
         fold: Option<&mut Growing>,
-        bound_until: SimTime,
+        span: Option<(&Steps, f64)>,
     ) -> Result<Proposal, Miss> {
         let format = view.format;
         let need = format.players();
@@ -796,23 +990,26 @@ impl RulesetPolicy {
         if view.pool.players() < need {
             return Err(Miss::anywhere());
         }
-        let mut g = Growth::start(self.any_team_free, view, seed, fold);
+        let mut g = Growth::start(self.any_team_free, view, seed, fold, span);
         // The farthest candidate examined, the first step any examined
         // ticket crosses, and the tickets taken: all a failure depended on.
         let mut reach = 0.0_f64;
-        let mut until = if self.remember {
+        // What a failure depended on is worked out only for a miss that
+        // is kept (not for a join's growth).
+        let remember = self.remember && kept;
+        let mut until = if remember {
             self.next_step(seed.enqueued, view.now).min(bound_until)
         } else {
             SimTime::MAX
         };
         let mut took = SmallVec::new();
         let mut ran_out = true;
-        for t in candidates {
+        for (t, skew) in candidates {
             reach = (t.rating - seed.rating).abs();
-            if self.remember && !self.steps.is_empty() {
+            if remember && !self.steps.is_empty() {
                 until = until.min(self.next_step(t.enqueued, view.now));
             }
-            if g.offer(&self.rs, view, t) && self.remember {
+            if g.offer(&self.rs, view, t, skew) && remember {
                 took.push(t.id);
             }
             if g.room == 0 {
@@ -868,6 +1065,8 @@ impl RulesetPolicy {
     /// each window of that width around the seed is asked on its own.
     /// `pos` is the seed's position in the pass's rating order; `near`
     /// holds the walk's positions and tickets.
+    // Out of line: see `grow`.
+    #[inline(never)]
     fn unstaffed<'p>(
         &self,
         view: &PoolView<'_>,
@@ -990,10 +1189,11 @@ impl Policy for RulesetPolicy {
                 let near = view
                     .pool
                     .nearest(seed.rating, seed.id)
-                    .map(|(_, t)| t)
+                    .map(|(_, t)| (t, 0.0))
                     .take(MAX_CANDIDATES);
                 let mut fold = self.fold.take();
-                if let Ok(p) = self.grow(view, seed, near, true, fold.as_mut(), SimTime::MAX) {
+                // The pool's skew is known only at a pass: no `Span` here.
+                if let Ok(p) = self.grow(view, seed, near, (true, SimTime::MAX, false), fold.as_mut(), None) {
                     out.push(p);
                 }
                 self.fold = fold;
@@ -1004,6 +1204,22 @@ impl Policy for RulesetPolicy {
                     self.sync(view);
                 }
                 let mut pass = super::FreePass::new(view.pool);
+                let span_limit = self.span_limit().cloned();
+                if span_limit.is_some() {
+                    // Each ticket's skew by its position in the pass, for
+                    // the candidates of its growths (`Span`).
+                    self.skew_at.clear();
+                    self.skew_at.resize(pass.len(), 0.0);
+                    for (k, kept) in self.kept.iter().enumerate() {
+                        if let Some((pos, _)) = pass.seed(k) {
+                            self.skew_at[pos] = kept.skew;
+                        }
+                    }
+                }
+                // The tickets that joined, found in the pool once rather than
+                // by every kept seed that asks about them.
+                let joined: Vec<&WaitingTicket> =
+                    self.joined.iter().filter_map(|id| view.pool.get(*id)).collect();
                 let mut near = Vec::with_capacity(MAX_CANDIDATES);
                 let mut fold = self.fold.take();
                 for k in 0..pass.len() {
@@ -1016,7 +1232,9 @@ impl Policy for RulesetPolicy {
                     self.work.seed_visits += 1;
                     if self.remember {
                         debug_assert_eq!(self.kept[k].id, seed.id);
-                        if let Some((until, short)) = self.still_fails(k, view, seed, fold.as_mut()) {
+                        if let Some((until, short)) =
+                            self.still_fails(k, view, (seed, &joined), fold.as_mut())
+                        {
                             #[cfg(test)]
                             if short != 0 {
                                 self.unstaffed.1 += 1;
@@ -1051,7 +1269,10 @@ impl Policy for RulesetPolicy {
                         near.len() < MAX_CANDIDATES
                     });
                     let capped = near.len() == MAX_CANDIDATES;
-                    let candidates = near.iter().map(|&(_, t)| t);
+                    let skew_at = &self.skew_at;
+                    let candidates = near
+                        .iter()
+                        .map(|&(at, t)| (t, if span_limit.is_some() { skew_at[at] } else { 0.0 }));
                     let bound_until = if reach.is_some() {
                         bound_until
                     } else {
@@ -1070,7 +1291,15 @@ impl Policy for RulesetPolicy {
                         }
                     }
                     self.work.searches += 1;
-                    let p = match self.grow(view, seed, candidates, capped, fold.as_mut(), bound_until) {
+                    let grown = self.grow(
+                        view,
+                        seed,
+                        candidates,
+                        (capped, bound_until, true),
+                        fold.as_mut(),
+                        span_limit.as_deref().map(|l| (l, self.kept[k].skew)),
+                    );
+                    let p = match grown {
                         Ok(p) => p,
                         Err(miss) => {
                             if self.remember {
@@ -1425,6 +1654,7 @@ mod tests {
         let mut next = 0u32;
         let mut proposed = 0;
         let mut step_ms = 0u64;
+        let mut parked = Vec::new();
         for _ in 0..600 {
             step_ms += rng.random_range(200..1500);
             let now = SimTime::from_ms(step_ms);
@@ -1463,11 +1693,18 @@ mod tests {
                 });
                 next += 1;
             }
+            // A ticket that left some time ago comes back under its old id
+            // and its old join (as a data centre admits a ticket waiting
+            // elsewhere once its latency range widens): older than tickets
+            // already kept.
+            if !parked.is_empty() && rng.random_bool(0.05) {
+                pool.insert(parked.swap_remove(rng.random_range(0..parked.len())));
+            }
             // Departures (abandons, or another data centre's match).
             let ids: Vec<TicketId> = pool.oldest_first().map(|t| t.id).collect();
             for id in ids {
                 if rng.random_bool(0.01) {
-                    pool.remove(id);
+                    parked.extend(pool.remove(id));
                 } else if rng.random_bool(0.01) {
                     // A leaver's old match ends while they wait: rated
                     // again, a game more.
@@ -1536,6 +1773,7 @@ mod tests {
         };
         let mut spared = 0;
         let (mut unstaffed, mut unstaffed_kept) = ([0u64; 2], 0);
+        let shortcuts = SHORTCUTS.with(|c| c.get());
         for seed in 0..6 {
             for (i, (params, format)) in [
                 (one_v_one("newest"), solo),
@@ -1564,6 +1802,70 @@ mod tests {
         // and some kept across passes.
         assert!(unstaffed[0] > 100 && unstaffed[1] > 100, "unstaffed misses: {unstaffed:?}");
         assert!(unstaffed_kept > 100, "unstaffed misses kept: {unstaffed_kept}");
+        // Candidates turned down by their ratings' span, and solo ones
+        // whose spreads were read off the player.
+        let now = SHORTCUTS.with(|c| c.get());
+        let (spanned, solo) = (now.0 - shortcuts.0, now.1 - shortcuts.1);
+        assert!(spanned > 1000 && solo > 1000, "shortcuts: span {spanned}, solo {solo}");
+    }
+
+    /// `Span` against the spread of the numbers it stands for: random
+    /// tickets whose numbers lie anywhere within their skew of their
+    /// ratings (on the ends too), some without skew, a two-step limit.
+    /// Whatever it turns down spreads wider than the limit at that age;
+    /// without skew it turns down exactly what the limit does.
+    #[test]
+    fn a_rating_span_turns_down_only_what_the_spread_turns_down() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = Pcg64::seed_from_u64(28);
+        let limit = Steps {
+            base: 100.0,
+            steps: vec![(10.0, 300.0), (40.0, 200.0)],
+        };
+        let (mut out, mut kept, mut exact) = (0, 0, 0);
+        for _ in 0..4000 {
+            let skewed = rng.random_bool(0.5);
+            let ticket = |rng: &mut Pcg64| {
+                let rating = 1500.0 + rng.random_range(-300.0..300.0_f64);
+                let skew = if skewed && rng.random_bool(0.5) {
+                    rng.random_range(0.0..60.0_f64)
+                } else {
+                    0.0
+                };
+                let number = match rng.random_range(0..4) {
+                    0 => rating - skew,
+                    1 => rating + skew,
+                    _ => rating + skew * rng.random_range(-1.0..=1.0_f64),
+                };
+                // The skew as `Growing::rating_skew` measures it.
+                (rating, (number - rating).abs(), number)
+            };
+            let n = rng.random_range(1..6);
+            let taken: Vec<(f64, f64, f64)> = (0..n).map(|_| ticket(&mut rng)).collect();
+            let cand = ticket(&mut rng);
+            let age = rng.random_range(0.0..60.0_f64);
+            let mut span = Span::new(&limit);
+            for &(r, s, _) in &taken {
+                span.take(r, s);
+            }
+            let numbers = taken.iter().chain([&cand]).map(|t| t.2);
+            let hi = numbers.clone().fold(f64::NEG_INFINITY, f64::max);
+            let lo = numbers.fold(f64::INFINITY, f64::min);
+            let fails = hi - lo > limit.at(age);
+            let ruled_out = span.rules_out(cand.0, cand.1, age);
+            assert!(!ruled_out || fails, "{taken:?} {cand:?} at {age}");
+            let no_skew = taken.iter().chain([&cand]).all(|t| t.1 == 0.0);
+            if no_skew && limit.at(age) == limit.most_until(age) {
+                assert_eq!(ruled_out, fails, "{taken:?} {cand:?} at {age}");
+                exact += 1;
+            }
+            if ruled_out {
+                out += 1;
+            } else if fails {
+                kept += 1;
+            }
+        }
+        assert!(out > 500 && kept > 100 && exact > 500, "out {out}, kept {kept}, exact {exact}");
     }
 
     /// The greedy split of the policy, on the stack, against the one that

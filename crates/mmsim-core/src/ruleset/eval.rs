@@ -268,20 +268,38 @@ pub(super) fn member_number(
     agg: PartyAgg,
 ) -> f64 {
     let solo = ticket.players.len() == 1;
-    let own = |p: &Player| match source {
-        Source::Rating if solo => p.rating.value,
-        Source::Rating => p.party_rating.value,
-        Source::Games => f64::from(p.games),
-        Source::Tier => f64::from(p.tier),
-        Source::WinRate => p.win_rate,
-        Source::Languages | Source::Roles | Source::Latency => f64::NAN,
-    };
+    let own = |p: &Player| own_number(p, source, solo);
     let all = ticket.players.iter().map(|p| own(p));
     match agg {
         PartyAgg::Avg => all.sum::<f64>() / ticket.players.len() as f64,
         PartyAgg::Min => all.fold(f64::INFINITY, f64::min),
         PartyAgg::Max => all.fold(f64::NEG_INFINITY, f64::max),
         PartyAgg::Own | PartyAgg::Union | PartyAgg::Intersection => own(ticket.players[i]),
+    }
+}
+
+/// A player's own number from `source` (`solo`: alone on the ticket,
+/// whose rating is then the player's own rather than the party's).
+fn own_number(p: &Player, source: Source, solo: bool) -> f64 {
+    match source {
+        Source::Rating if solo => p.rating.value,
+        Source::Rating => p.party_rating.value,
+        Source::Games => f64::from(p.games),
+        Source::Tier => f64::from(p.tier),
+        Source::WinRate => p.win_rate,
+        Source::Languages | Source::Roles | Source::Latency => f64::NAN,
+    }
+}
+
+/// `member_number` of the one member of a solo ticket of player `p`,
+/// without building the ticket: the same operations on the one value.
+pub(super) fn solo_number(p: &Player, source: Source, agg: PartyAgg) -> f64 {
+    let x = own_number(p, source, true);
+    match agg {
+        PartyAgg::Avg => std::iter::once(x).sum::<f64>() / 1.0,
+        PartyAgg::Min => f64::INFINITY.min(x),
+        PartyAgg::Max => f64::NEG_INFINITY.max(x),
+        PartyAgg::Own | PartyAgg::Union | PartyAgg::Intersection => x,
     }
 }
 

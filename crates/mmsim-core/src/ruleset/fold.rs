@@ -11,10 +11,11 @@
 //! verdict, is the tree's to the bit (`folded_rules_judge_as_the_tree`).
 
 use super::eval::{
-    comparison_holds, distance_holds, member_number, member_value, reduce, within, CandTicket,
-    Scalar,
+    comparison_holds, distance_holds, member_number, member_value, reduce, solo_number, within,
+    CandTicket, Scalar,
 };
 use super::{AggFn, CmpOp, CollOp, Expr, PartyAgg, RuleKind, Ruleset, Source, Steps, TeamSel};
+use crate::model::Player;
 use smallvec::SmallVec;
 
 /// Running totals of one number over every player so far.
@@ -261,9 +262,24 @@ fn spread_holds(
     if let Some(t) = t {
         add_members(&mut totals, t, *source, agg);
     }
+    spread_verdict(&totals, *max_first, min, max, age_s)
+}
+
+/// A spread-shaped rule's verdict on the range `totals`.
+fn spread_verdict(
+    totals: &Totals,
+    max_first: bool,
+    min: Option<&Steps>,
+    max: Option<&Steps>,
+    age_s: f64,
+) -> bool {
     let (hi, lo) = (totals.of(AggFn::Max), totals.of(AggFn::Min));
-    let (x, r) = if *max_first { (hi, lo) } else { (lo, hi) };
-    distance_holds(&[x], Some(r), min, max, age_s)
+    let (x, r) = if max_first { (hi, lo) } else { (lo, hi) };
+    // `distance_holds(&[x], Some(r), ..)` on its one value, without the
+    // slices (asked for most candidates a growth examines).
+    let holds = !x.is_nan() && within((x - r).abs(), min, max, age_s);
+    debug_assert_eq!(holds, distance_holds(&[x], Some(r), min, max, age_s));
+    holds
 }
 
 /// A rule's lower and upper limits (a batch distance has only an upper).
@@ -283,6 +299,22 @@ fn names(v: Scalar, reference_bits: u64, count: &mut u32, and: &mut u64) {
     let b = if let Scalar::Set(b) = v { b } else { 0 };
     *count += (b & reference_bits).count_ones();
     *and &= b;
+}
+
+/// How far apart two tickets' ratings may lie for their numbers under a
+/// rating spread rule to lie within `limit` of each other, when no
+/// ticket's numbers lie more than `skew` from its rating
+/// (`Growing::rating_skew`). Farther apart, the rule fails.
+pub fn reach_within(limit: f64, skew: f64) -> f64 {
+    if skew == 0.0 {
+        // Each number is its ticket's rating: they spread exactly as far
+        // as the ratings.
+        limit
+    } else {
+        // Two tickets' numbers lie within 2 skew of their ratings'
+        // distance; a margin covers the rounding of the sums.
+        (limit + 2.0 * skew) * (1.0 + 1e-9) + 1e-9
+    }
 }
 
 /// The team-free rules of a match as it grows, folded: built from the
@@ -465,6 +497,26 @@ impl Growing {
         })
     }
 
+    /// `spreads_pass_with` for a solo ticket of player `p`, read off the
+    /// player without building the ticket: most candidates a growth
+    /// examines are solo and fail a spread, so this is asked first.
+    pub fn spreads_pass_with_solo(&self, rs: &Ruleset, p: &Player, age_s: f64) -> bool {
+        self.rules.iter().all(|(rule, agg, i)| {
+            let Folded::Spread {
+                source,
+                totals,
+                max_first,
+            } = rule
+            else {
+                return true;
+            };
+            let (min, max) = limits(&rs.rules[*i].kind);
+            let mut totals = *totals;
+            totals.add(solo_number(p, *source, *agg));
+            spread_verdict(&totals, *max_first, min, max, age_s)
+        })
+    }
+
     /// The first spread-shaped rule on players' ratings with an upper
     /// limit: the one a walk nearest rating first can stop at.
     fn rating_spread(&self) -> Option<&(Folded, PartyAgg, usize)> {
@@ -502,17 +554,16 @@ impl Growing {
     /// the seed's and the candidate's numbers alone spread wider than the
     /// rule allows. `None` without such a rule.
     pub fn rating_reach(&self, rs: &Ruleset, age_hi: f64, skew: f64) -> Option<f64> {
+        let limit = self.rating_limit(rs)?.most_until(age_hi);
+        Some(reach_within(limit, skew))
+    }
+
+    /// The upper limit of `rating_spread`'s rule: what `rating_reach`
+    /// reads, for a caller that asks it at many ages. `None` without such
+    /// a rule (or without an upper limit).
+    pub fn rating_limit<'r>(&self, rs: &'r Ruleset) -> Option<&'r Steps> {
         let (_, _, i) = self.rating_spread()?;
-        let limit = limits(&rs.rules[*i].kind).1?.most_until(age_hi);
-        Some(if skew == 0.0 {
-            // Each number is its ticket's rating: the two spread exactly
-            // as far as the walk measures.
-            limit
-        } else {
-            // Two tickets' numbers lie within 2 skew of their ratings'
-            // distance; a margin covers the rounding of the sums.
-            (limit + 2.0 * skew) * (1.0 + 1e-9) + 1e-9
-        })
+        limits(&rs.rules[*i].kind).1
     }
 
     /// Whether the spread-shaped rules could pass for a match holding the
@@ -731,6 +782,9 @@ mod tests {
     #[test]
     fn folded_rules_judge_as_the_tree() {
         let mut rng = Pcg64::seed_from_u64(3);
+        // Solo tickets' spreads read off the player, by verdict, over all
+        // rulesets.
+        let mut solo = [0usize; 2];
         for rs in rulesets() {
             let mut judged = [0usize; 2];
             assert!(Growing::new(&rs).is_some(), "{} folds", rs.name);
@@ -774,6 +828,16 @@ mod tests {
                         partial.tickets.pop();
                         assert_eq!(g.passes_with(&rs, Some(t), age), tree, "{}", rs.name);
                         judged[usize::from(tree)] += 1;
+                        if let [p] = t.players[..] {
+                            let spreads = g.spreads_pass_with(&rs, Some(t), age);
+                            assert_eq!(
+                                g.spreads_pass_with_solo(&rs, p, age),
+                                spreads,
+                                "{}",
+                                rs.name
+                            );
+                            solo[usize::from(spreads)] += 1;
+                        }
                     }
                     g.add(t);
                     partial.tickets.push(t.clone());
@@ -786,6 +850,7 @@ mod tests {
             // Both verdicts were reached often: the test can tell them apart.
             assert!(judged.iter().all(|&n| n > 100), "{}: {judged:?}", rs.name);
         }
+        assert!(solo.iter().all(|&n| n > 100), "solo spreads: {solo:?}");
     }
 
     /// The bounds a growth stops at: a candidate `spreads_could_pass_with`
