@@ -1212,7 +1212,7 @@ impl<'a> EvenSearch<'a> {
             return true;
         }
         let teams = self.room.len();
-        let mut by_sum = [0usize, 1, 2, 3];
+        let mut by_sum: [usize; MAX_ROLE_TEAMS] = std::array::from_fn(|t| t);
         let by_sum = &mut by_sum[..teams];
         // The weakest team first: the best split comes early.
         for i in 1..teams {
