@@ -919,18 +919,8 @@ impl<'a> FreePass<'a> {
         let r = self.buf.ratings[pos];
         let (mut below, mut above) = (self.free_below(pos), self.free_above(pos));
         loop {
-            let db = below.map(|b| r - self.buf.ratings[b]);
-            let da = above.map(|a| self.buf.ratings[a] - r);
-            let take_below = match (db, da) {
-                (None, None) => return,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (Some(x), Some(y)) => x <= y,
-            };
-            let (d, at) = if take_below {
-                (db.unwrap_or(f64::INFINITY), below.unwrap_or(0))
-            } else {
-                (da.unwrap_or(f64::INFINITY), above.unwrap_or(0))
+            let Some((take_below, d, at)) = self.nearer(r, below, above) else {
+                return;
             };
             if d > max_distance || !visit(d, at, self.sorted[at]) {
                 return;
@@ -940,6 +930,25 @@ impl<'a> FreePass<'a> {
             } else {
                 above = self.free_above(at);
             }
+        }
+    }
+
+    /// Of the candidates `below` and `above` a ticket rated `r`, the nearer
+    /// (ties to the lower rating): whether it is the one below, its
+    /// distance and its position; `None` when there is neither.
+    fn nearer(
+        &self,
+        r: f64,
+        below: Option<usize>,
+        above: Option<usize>,
+    ) -> Option<(bool, f64, usize)> {
+        let db = below.map(|b| (r - self.buf.ratings[b], b));
+        let da = above.map(|a| (self.buf.ratings[a] - r, a));
+        match (db, da) {
+            (None, None) => None,
+            (Some((d, b)), None) => Some((true, d, b)),
+            (None, Some((d, a))) => Some((false, d, a)),
+            (Some((x, b)), Some((y, a))) => Some(if x <= y { (true, x, b) } else { (false, y, a) }),
         }
     }
 
@@ -978,18 +987,8 @@ impl<'a> FreePass<'a> {
         );
         loop {
             // Both within `max_distance`, as `walk` measures it.
-            let db = below.map(|b| r - self.buf.ratings[b]);
-            let da = above.map(|a| self.buf.ratings[a] - r);
-            let take_below = match (db, da) {
-                (None, None) => return,
-                (Some(_), None) => true,
-                (None, Some(_)) => false,
-                (Some(x), Some(y)) => x <= y,
-            };
-            let (d, at) = if take_below {
-                (db.unwrap_or(f64::INFINITY), below.unwrap_or(0))
-            } else {
-                (da.unwrap_or(f64::INFINITY), above.unwrap_or(0))
+            let Some((take_below, d, at)) = self.nearer(r, below, above) else {
+                return;
             };
             let Some(now_closed) = visit(d, at, self.sorted[at], self.buf.lanes[at]) else {
                 return;
