@@ -147,6 +147,9 @@ rows = ["| policy | 1k | 10k | 100k | ×, 1k→10k | ×, 10k→100k | per ticket
 order = ["fixed-limit", "widening", "percent-widening", "percentile-window", "adaptive-brackets",
          "batch-weighted", "weighted-score", "sweep-prune", "virtual-decay", "quality"]
 ticks = {name: r for name, _, r, _ in group_rows("tick/", None)}
+# The formats designers run (`designers_formats`: a 5v5 role queue cold and
+# in its steady state, a vendor's ruleset), under their whole group name.
+ticks.update({g: r for g, r in results.items() if g.startswith(("tick-", "second-tick-"))})
 for name in sorted(ticks, key=lambda n: (order.index(n) if n in order else 99, n)):
     r = ticks[name]
     cells = [human_time(r[s]) if s in r else "–" for s in ("1000", "10000", "100000")]

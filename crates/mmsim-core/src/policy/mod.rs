@@ -1426,19 +1426,11 @@ mod tests {
                     1
                 };
                 let rating = 1500.0 + rng.random_range(-300.0..300.0_f64);
-                let (members, mut masks) =
-                    role_members(&mut rng, &mut players, size, rating, 0.3, 0.3);
+                let mut t = role_ticket(&mut rng, &mut players, id, size, rating, 0.3, 0.3);
                 if roles.is_none() {
-                    masks.clear();
+                    t.roles.clear();
                 }
-                pool.insert(WaitingTicket {
-                    id: TicketId(id),
-                    players: members,
-                    rating,
-                    enqueued: SimTime::ZERO,
-                    requeue: false,
-                    roles: masks,
-                });
+                pool.insert(t);
             }
             let view = PoolView {
                 now: SimTime::ZERO,
@@ -1518,6 +1510,28 @@ mod tests {
         (members, roles)
     }
 
+    /// A waiting ticket `id` of `size` members at `rating`, its members'
+    /// roles drawn by `role_members`, enqueued at time zero.
+    pub(super) fn role_ticket(
+        rng: &mut Pcg64,
+        players: &mut Vec<Player>,
+        id: u32,
+        size: usize,
+        rating: f64,
+        tank: f64,
+        healer: f64,
+    ) -> WaitingTicket {
+        let (members, roles) = role_members(rng, players, size, rating, tank, healer);
+        WaitingTicket {
+            id: TicketId(id),
+            players: members,
+            rating,
+            enqueued: SimTime::ZERO,
+            requeue: false,
+            roles,
+        }
+    }
+
     /// Random 5v5 role queues (1 tank, 1 healer, 3 damage a team) with
     /// scarce tanks, parties and flexible players, and windows that widen
     /// with the wait: the pass proposes the same whether or not seeds
@@ -1538,16 +1552,9 @@ mod tests {
             for id in 0..n {
                 let size = if rng.random_bool(0.15) { 2 } else { 1 };
                 let rating = 1500.0 + rng.random_range(-600.0..600.0_f64);
-                let (members, roles) =
-                    role_members(&mut rng, &mut players, size, rating, tank_share, 0.2);
-                pool.insert(WaitingTicket {
-                    id: TicketId(id),
-                    players: members,
-                    rating,
-                    enqueued: SimTime::from_ms(rng.random_range(0..120_000)),
-                    requeue: false,
-                    roles,
-                });
+                let mut t = role_ticket(&mut rng, &mut players, id, size, rating, tank_share, 0.2);
+                t.enqueued = SimTime::from_ms(rng.random_range(0..120_000));
+                pool.insert(t);
             }
             let view = PoolView {
                 now: SimTime::from_ms(120_000),
@@ -1604,16 +1611,9 @@ mod tests {
                 };
                 // Whole ratings: ties between the two sides of a walk.
                 let rating = 1500.0 + rng.random_range(-300..300) as f64;
-                let (members, roles) =
-                    role_members(&mut rng, &mut players, size, rating, tank_share, 0.15);
-                pool.insert(WaitingTicket {
-                    id: TicketId(id),
-                    players: members,
-                    rating,
-                    enqueued: SimTime::from_ms(rng.random_range(0..120_000)),
-                    requeue: false,
-                    roles,
-                });
+                let mut t = role_ticket(&mut rng, &mut players, id, size, rating, tank_share, 0.15);
+                t.enqueued = SimTime::from_ms(rng.random_range(0..120_000));
+                pool.insert(t);
             }
             let mut fast = FreePass::new(&pool);
             fast.track_roles(format);

@@ -650,16 +650,9 @@ mod tests {
     fn ticket(rng: &mut Pcg64, id: u32, now: SimTime, players: &mut Vec<Player>) -> WaitingTicket {
         let size = if rng.random_bool(0.15) { 2 } else { 1 };
         let rating = 1500.0 + rng.random_range(-700.0..700.0_f64).round();
-        let (members, roles) =
-            crate::policy::tests::role_members(rng, players, size, rating, 0.08, 0.25);
-        WaitingTicket {
-            id: TicketId(id),
-            players: members,
-            rating,
-            enqueued: now,
-            requeue: false,
-            roles,
-        }
+        let mut t = crate::policy::tests::role_ticket(rng, players, id, size, rating, 0.08, 0.25);
+        t.enqueued = now;
+        t
     }
 
     /// What both policies propose on the same pool, which must be the same.

@@ -1887,7 +1887,7 @@ impl<'a> RoleFill<'a> {
     /// it over without asking: in a busy role queue most of a failed
     /// walk's tickets are solos of a role already full.
     pub fn solo_may_fit(&self, mask: u8) -> bool {
-        if self.comp.is_none() || self.subsets == 0 {
+        if !self.counts_kept() {
             return true;
         }
         !self.over && self.full & (Packed::party(&[mask], self.subsets).0 << 7) == 0
@@ -1900,7 +1900,7 @@ impl<'a> RoleFill<'a> {
     /// It only grows as the fill takes tickets, so a walk may pass over
     /// the tickets it turns down without visiting them (`FreePass`).
     pub fn closed(&self) -> u128 {
-        if self.comp.is_none() || self.subsets == 0 {
+        if !self.counts_kept() {
             0
         } else if self.over {
             u128::MAX
@@ -1915,18 +1915,24 @@ impl<'a> RoleFill<'a> {
     /// the fill's answer for a key is fixed, so a walk that asks about
     /// many parties of the same roles may remember it.
     pub fn admits_key(&self, masks: &[u8]) -> Option<(u128, bool)> {
-        (self.comp.is_some() && self.subsets > 0)
-            .then(|| (Packed::party(masks, self.subsets).0, masks.len() == 1))
+        (self.counts_kept()).then(|| (Packed::party(masks, self.subsets).0, masks.len() == 1))
     }
 
     /// `closed_lanes` of a ticket with members' roles `masks`, for this
     /// fill's counts (0 when it keeps none).
     pub fn lanes_of(&self, masks: &[u8]) -> u128 {
-        if self.comp.is_none() || self.subsets == 0 {
+        if !self.counts_kept() {
             0
         } else {
             closed_lanes(masks, self.subsets)
         }
+    }
+
+    /// Whether the fill keeps Hall counts (a role queue of at most
+    /// `SUBSET_ROLES` roles and `MAX_ROLE_TEAMS` teams): only then do its
+    /// lanes and remembered answers mean anything.
+    fn counts_kept(&self) -> bool {
+        self.comp.is_some() && self.subsets > 0
     }
 
     /// Records a party the fill took.
