@@ -907,12 +907,26 @@ impl<'g, 'p> Growth<'g, 'p> {
             if !spreads || !self.roles.admits(&t.roles) {
                 return false;
             }
-            let read = party.unwrap_or_else(|| self.partial.read(view, t));
+            let Some(read) = party else {
+                // Solo, and the spreads come first only over running totals.
+                if !self.take_solo(rs, view, t, age, true) {
+                    return false;
+                }
+                self.keep_taken(t, with_t, skew);
+                return true;
+            };
             let ok = self.partial.others_pass_with(rs, read.as_ref(), with_t.of(rs));
             (read, ok)
         } else {
             if !self.roles.admits(&t.roles) {
                 return false;
+            }
+            if let (Partial::Folded(_), [_]) = (&self.partial, &t.players[..]) {
+                if !self.take_solo(rs, view, t, with_t.of(rs), false) {
+                    return false;
+                }
+                self.keep_taken(t, with_t, skew);
+                return true;
             }
             let read = self.partial.read(view, t);
             let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
@@ -942,13 +956,54 @@ impl<'g, 'p> Growth<'g, 'p> {
         self.keep(t, read, with_t, skew);
     }
 
+    /// For solo ticket `t` (the roles have admitted it), what `offer`
+    /// asks after the roles with the running totals: whether the
+    /// team-free rules pass with it (the spreads skipped with
+    /// `skip_spreads`) and it packs, in which case its player is added to
+    /// the totals (`Growing::take_solo_if`, which reads the player once
+    /// and builds no ticket). `false` without running totals.
+    fn take_solo(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket, age_s: f64, skip_spreads: bool) -> bool {
+        let Partial::Folded(g) = &mut self.partial else {
+            return false;
+        };
+        let [p] = t.players[..] else {
+            return false;
+        };
+        #[cfg(debug_assertions)]
+        let (before, read) = ((**g).clone(), cand_ticket(view, t, 0));
+        // A solo ticket always packs (a team has room while the match has
+        // any), and asking changes nothing: asked first, it spares undoing
+        // the totals.
+        let ok = self.packing.try_add(1) && g.take_solo_if(rs, &view.players[p.index()], age_s, skip_spreads);
+        #[cfg(debug_assertions)]
+        {
+            let expect = if skip_spreads {
+                before.others_pass_with(rs, Some(&read), age_s)
+            } else {
+                before.passes_with(rs, Some(&read), age_s)
+            };
+            debug_assert_eq!(ok, expect, "a solo ticket taken off its player is judged differently");
+            let mut added = before;
+            if ok {
+                added.add(&read);
+            }
+            debug_assert_eq!(format!("{added:?}"), format!("{g:?}"), "a solo ticket's totals differ");
+        }
+        ok
+    }
+
     fn keep(&mut self, t: &'p WaitingTicket, read: Option<CandTicket<'p>>, with_t: Ages, skew: f64) {
+        self.partial.add(read);
+        self.keep_taken(t, with_t, skew);
+    }
+
+    /// `keep` for a ticket the team-free rules' totals already hold.
+    fn keep_taken(&mut self, t: &'p WaitingTicket, with_t: Ages, skew: f64) {
         self.roles.take(&t.roles);
         if let Some(span) = &mut self.span {
             span.take(t.rating, skew);
         }
         self.chosen.push(t);
-        self.partial.add(read);
         self.ages = with_t;
         self.room -= t.size();
     }
@@ -1691,6 +1746,25 @@ mod tests {
                     requeue: false,
                     roles,
                 });
+                // The join's own growth, as the engine asks for it.
+                let view = PoolView {
+                    now,
+                    pool: &pool,
+                    players: &players,
+                    format,
+                };
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let mut r1 = Pcg64::seed_from_u64(7);
+                let mut r2 = Pcg64::seed_from_u64(7);
+                fast.propose(&view, Trigger::Join(TicketId(next)), &mut r1, &mut a);
+                slow.propose(&view, Trigger::Join(TicketId(next)), &mut r2, &mut b);
+                assert_eq!(a, b, "join at {now:?}");
+                proposed += a.len();
+                for p in a {
+                    for id in p.tickets {
+                        pool.remove(id);
+                    }
+                }
                 next += 1;
             }
             // A ticket that left some time ago comes back under its old id

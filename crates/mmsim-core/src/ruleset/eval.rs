@@ -303,6 +303,29 @@ pub(super) fn solo_number(p: &Player, source: Source, agg: PartyAgg) -> f64 {
     }
 }
 
+/// `member_value` of the one member of a solo ticket of player `p`,
+/// without building the ticket: the same operations on the one value.
+pub(super) fn solo_value(p: &Player, source: Source, agg: PartyAgg) -> Scalar {
+    let own = player_value(p, source, true);
+    let num = || match own {
+        Scalar::Num(x) => x,
+        _ => f64::NAN,
+    };
+    let set = || match own {
+        Scalar::Set(s) => s,
+        _ => 0,
+    };
+    match (agg, source.is_set()) {
+        (PartyAgg::Own, _) => own,
+        (PartyAgg::Avg, false) => Scalar::Num(std::iter::once(num()).sum::<f64>() / 1.0),
+        (PartyAgg::Min, false) => Scalar::Num(f64::INFINITY.min(num())),
+        (PartyAgg::Max, false) => Scalar::Num(f64::NEG_INFINITY.max(num())),
+        (PartyAgg::Union, true) => Scalar::Set(set()),
+        (PartyAgg::Intersection, true) => Scalar::Set(u64::MAX & set()),
+        _ => own,
+    }
+}
+
 /// `aggregate` of a list of numbers.
 fn aggregate_numbers(f: AggFn, xs: &[f64]) -> f64 {
     if f == AggFn::Count {
