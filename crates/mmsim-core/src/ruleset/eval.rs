@@ -307,21 +307,18 @@ pub(super) fn solo_number(p: &Player, source: Source, agg: PartyAgg) -> f64 {
 /// without building the ticket: the same operations on the one value.
 pub(super) fn solo_value(p: &Player, source: Source, agg: PartyAgg) -> Scalar {
     let own = player_value(p, source, true);
-    let num = || match own {
-        Scalar::Num(x) => x,
-        _ => f64::NAN,
-    };
     let set = || match own {
         Scalar::Set(s) => s,
         _ => 0,
     };
     match (agg, source.is_set()) {
         (PartyAgg::Own, _) => own,
-        (PartyAgg::Avg, false) => Scalar::Num(std::iter::once(num()).sum::<f64>() / 1.0),
-        (PartyAgg::Min, false) => Scalar::Num(f64::INFINITY.min(num())),
-        (PartyAgg::Max, false) => Scalar::Num(f64::NEG_INFINITY.max(num())),
-        (PartyAgg::Union, true) => Scalar::Set(set()),
-        (PartyAgg::Intersection, true) => Scalar::Set(u64::MAX & set()),
+        // A number source's own value is `own_number`'s.
+        (PartyAgg::Avg | PartyAgg::Min | PartyAgg::Max, false) => {
+            Scalar::Num(solo_number(p, source, agg))
+        }
+        // The union or the intersection of one set is the set.
+        (PartyAgg::Union | PartyAgg::Intersection, true) => Scalar::Set(set()),
         _ => own,
     }
 }

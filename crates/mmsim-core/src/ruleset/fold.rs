@@ -188,8 +188,9 @@ impl Term {
 enum Staged {
     Totals(Totals),
     Names(u32, u64),
-    /// Each `Over` term's, measure terms first, then the reference.
-    Terms(SmallVec<[Totals; 4]>),
+    /// Each `Over` term's, measure terms first, then the reference (most
+    /// distance rules have one of each).
+    Terms(SmallVec<[Totals; 2]>),
 }
 
 /// One team-free rule, folded (its limits are read from the rule).
@@ -528,124 +529,186 @@ impl Growing {
         age_s: f64,
         skip_spreads: bool,
     ) -> bool {
-        let mut staged: SmallVec<[Staged; 4]> = SmallVec::new();
-        for (rule, agg, i) in &self.rules {
-            let agg = *agg;
-            let (min, max) = limits(&rs.rules[*i].kind);
-            let (ok, next) = match rule {
-                Folded::Spread {
-                    source,
-                    totals,
-                    max_first,
-                } => {
-                    let mut totals = *totals;
-                    totals.add(solo_number(p, *source, agg));
-                    let ok = skip_spreads || spread_verdict(&totals, *max_first, min, max, age_s);
-                    (ok, Staged::Totals(totals))
-                }
-                Folded::Distance { measure, reference }
-                | Folded::Comparison {
-                    measure, reference, ..
-                } => {
-                    let terms: SmallVec<[Option<Totals>; 4]> = measure
-                        .iter()
-                        .chain(reference.as_ref())
-                        .map(|m| m.totals_with_solo(p, agg))
-                        .collect();
-                    let xs: SmallVec<[f64; 4]> = measure
-                        .iter()
-                        .zip(&terms)
-                        .map(|(m, tot)| m.value_from(tot.as_ref()))
-                        .collect();
-                    let r = reference
-                        .as_ref()
-                        .map(|r| r.value_from(terms[measure.len()].as_ref()));
-                    let ok = match rule {
-                        Folded::Comparison { op, .. } => comparison_holds(&xs, r, *op),
-                        _ => distance_holds(&xs, r, min, max, age_s),
-                    };
-                    (ok, Staged::Terms(terms.into_iter().flatten().collect()))
-                }
-                Folded::Batch {
-                    source,
-                    totals,
-                    broken,
-                } => {
-                    let mut totals = *totals;
-                    let ok = match solo_value(p, *source, agg) {
-                        Scalar::Num(x) => {
-                            totals.add(x);
-                            let max = max.expect("a batch distance has a limit");
-                            !broken && totals.max - totals.min <= max.at(age_s)
-                        }
-                        _ => false,
-                    };
-                    (ok, Staged::Totals(totals))
-                }
-                Folded::Names {
-                    source,
-                    op,
-                    reference_bits,
-                    count,
-                    and,
-                } => {
-                    let (mut count, mut and) = (*count, *and);
-                    names(
-                        solo_value(p, *source, agg),
-                        *reference_bits,
-                        &mut count,
-                        &mut and,
-                    );
-                    let n = match op {
-                        CollOp::Intersection => and.count_ones(),
-                        CollOp::ReferenceIntersectionCount => count,
-                    };
-                    (
-                        within(f64::from(n), min, max, age_s),
-                        Staged::Names(count, and),
-                    )
-                }
-            };
+        let Some(((last, agg, i), rest)) = self.rules.split_last_mut() else {
+            return true;
+        };
+        // Every rule but the last is judged and kept aside; the last (most
+        // rulesets fold one rule) is written at once if all pass.
+        let mut staged: SmallVec<[Staged; 2]> = SmallVec::new();
+        for (rule, agg, i) in rest.iter() {
+            let (ok, next) =
+                Self::stage_solo(rule, *agg, &rs.rules[*i].kind, p, age_s, skip_spreads);
             if !ok {
                 return false;
             }
             staged.push(next);
         }
-        for ((rule, _, _), next) in self.rules.iter_mut().zip(staged) {
-            match (rule, next) {
-                (
-                    Folded::Spread { totals, .. } | Folded::Batch { totals, .. },
-                    Staged::Totals(t),
-                ) => {
-                    *totals = t;
-                }
-                (Folded::Names { count, and, .. }, Staged::Names(c, a)) => {
-                    *count = c;
-                    *and = a;
-                }
-                (
-                    Folded::Distance { measure, reference }
-                    | Folded::Comparison {
-                        measure, reference, ..
-                    },
-                    Staged::Terms(terms),
-                ) => {
-                    let overs =
-                        measure
-                            .iter_mut()
-                            .chain(reference.as_mut())
-                            .filter_map(|m| match m {
-                                Term::Over { totals, .. } => Some(totals),
-                                Term::Num(_) => None,
-                            });
-                    for (totals, t) in overs.zip(terms) {
-                        *totals = t;
-                    }
-                }
-                _ => unreachable!("staged as the rule's own shape"),
-            }
+        let (ok, next) = Self::stage_solo(last, *agg, &rs.rules[*i].kind, p, age_s, skip_spreads);
+        if !ok {
+            return false;
+        }
+        Self::commit(last, next);
+        for ((rule, _, _), next) in rest.iter_mut().zip(staged) {
+            Self::commit(rule, next);
         }
         true
+    }
+
+    /// One folded rule's verdict with a solo ticket of player `p` added,
+    /// and its totals with it (`take_solo_if`).
+    fn stage_solo(
+        rule: &Folded,
+        agg: PartyAgg,
+        kind: &RuleKind,
+        p: &Player,
+        age_s: f64,
+        skip_spreads: bool,
+    ) -> (bool, Staged) {
+        let (min, max) = limits(kind);
+        match rule {
+            Folded::Spread {
+                source,
+                totals,
+                max_first,
+            } => {
+                let mut totals = *totals;
+                totals.add(solo_number(p, *source, agg));
+                let ok = skip_spreads || spread_verdict(&totals, *max_first, min, max, age_s);
+                (ok, Staged::Totals(totals))
+            }
+            Folded::Distance { measure, reference }
+            | Folded::Comparison {
+                measure, reference, ..
+            } => {
+                let terms: SmallVec<[Option<Totals>; 4]> = measure
+                    .iter()
+                    .chain(reference.as_ref())
+                    .map(|m| m.totals_with_solo(p, agg))
+                    .collect();
+                let xs: SmallVec<[f64; 4]> = measure
+                    .iter()
+                    .zip(&terms)
+                    .map(|(m, tot)| m.value_from(tot.as_ref()))
+                    .collect();
+                let r = reference
+                    .as_ref()
+                    .map(|r| r.value_from(terms[measure.len()].as_ref()));
+                let ok = match rule {
+                    Folded::Comparison { op, .. } => comparison_holds(&xs, r, *op),
+                    _ => distance_holds(&xs, r, min, max, age_s),
+                };
+                (ok, Staged::Terms(terms.into_iter().flatten().collect()))
+            }
+            Folded::Batch {
+                source,
+                totals,
+                broken,
+            } => {
+                let mut totals = *totals;
+                let ok = match solo_value(p, *source, agg) {
+                    Scalar::Num(x) => {
+                        totals.add(x);
+                        let max = max.expect("a batch distance has a limit");
+                        !broken && totals.max - totals.min <= max.at(age_s)
+                    }
+                    _ => false,
+                };
+                (ok, Staged::Totals(totals))
+            }
+            Folded::Names {
+                source,
+                op,
+                reference_bits,
+                count,
+                and,
+            } => {
+                let (mut count, mut and) = (*count, *and);
+                names(
+                    solo_value(p, *source, agg),
+                    *reference_bits,
+                    &mut count,
+                    &mut and,
+                );
+                let n = match op {
+                    CollOp::Intersection => and.count_ones(),
+                    CollOp::ReferenceIntersectionCount => count,
+                };
+                (
+                    within(f64::from(n), min, max, age_s),
+                    Staged::Names(count, and),
+                )
+            }
+        }
+    }
+
+    /// Writes back what `stage_solo` worked out for `rule`.
+    fn commit(rule: &mut Folded, next: Staged) {
+        match (rule, next) {
+            (Folded::Spread { totals, .. } | Folded::Batch { totals, .. }, Staged::Totals(t)) => {
+                *totals = t;
+            }
+            (Folded::Names { count, and, .. }, Staged::Names(c, a)) => {
+                *count = c;
+                *and = a;
+            }
+            (
+                Folded::Distance { measure, reference }
+                | Folded::Comparison {
+                    measure, reference, ..
+                },
+                Staged::Terms(terms),
+            ) => {
+                let overs = measure
+                    .iter_mut()
+                    .chain(reference.as_mut())
+                    .filter_map(|m| match m {
+                        Term::Over { totals, .. } => Some(totals),
+                        Term::Num(_) => None,
+                    });
+                for (totals, t) in overs.zip(terms) {
+                    *totals = t;
+                }
+            }
+            _ => unreachable!("staged as the rule's own shape"),
+        }
+    }
+
+    /// `add` for a solo ticket of player `p`, read off the player without
+    /// building the ticket (a growth taken up again retakes mostly solos).
+    pub fn add_solo(&mut self, p: &Player) {
+        for (rule, agg, _) in &mut self.rules {
+            let agg = *agg;
+            match rule {
+                Folded::Distance {
+                    measure, reference, ..
+                }
+                | Folded::Comparison {
+                    measure, reference, ..
+                } => {
+                    for m in measure.iter_mut().chain(reference.as_mut()) {
+                        if let Term::Over { source, totals, .. } = m {
+                            totals.add(solo_number(p, *source, agg));
+                        }
+                    }
+                }
+                Folded::Spread { source, totals, .. } => totals.add(solo_number(p, *source, agg)),
+                Folded::Batch {
+                    source,
+                    totals,
+                    broken,
+                } => match solo_value(p, *source, agg) {
+                    Scalar::Num(x) => totals.add(x),
+                    _ => *broken = true,
+                },
+                Folded::Names {
+                    source,
+                    reference_bits,
+                    count,
+                    and,
+                    ..
+                } => names(solo_value(p, *source, agg), *reference_bits, count, and),
+            }
+        }
     }
 
     /// Whether some team-free rule has the spread shape (every player's
@@ -1011,6 +1074,14 @@ mod tests {
                             // the totals `add` makes (or none changed).
                             let mut added = g.clone();
                             added.add(t);
+                            let mut solo_added = g.clone();
+                            solo_added.add_solo(p);
+                            assert_eq!(
+                                format!("{solo_added:?}"),
+                                format!("{added:?}"),
+                                "{}",
+                                rs.name
+                            );
                             for skip in [false, true] {
                                 let expect = if skip {
                                     if !spreads {
