@@ -149,10 +149,11 @@ pub struct RulesetPolicy {
     /// current pass, where `rating_limit` is known.
     skew_at: Vec<f64>,
     work: SearchWork,
-    /// Misses made without a growth (`unstaffed`), and kept by a later
-    /// pass: the tests' evidence that the shortcut ran.
+    /// Misses made without a growth (`unstaffed`), kept by a later pass,
+    /// and growths that took up a kept one (`resume_at`): the tests'
+    /// evidence that the shortcuts ran.
     #[cfg(test)]
-    unstaffed: (u64, u64),
+    unstaffed: (u64, u64, u64),
 }
 
 /// A waiting ticket as the policy keeps it between passes.
@@ -248,7 +249,7 @@ impl RulesetPolicy {
             oldest: SimTime::MAX,
             work: SearchWork::default(),
             #[cfg(test)]
-            unstaffed: (0, 0),
+            unstaffed: (0, 0, 0),
         }
     }
 
@@ -460,6 +461,45 @@ impl RulesetPolicy {
             }
         }
         Some((until, 0))
+    }
+
+    /// For seed `k`, whose kept growth `still_fails` found stale: the
+    /// distance from the seed of the nearest ticket that joined within its
+    /// reach, and the tickets it took, when a new growth may take up the
+    /// kept one's walk until that distance rather than ask again. Nearer
+    /// than every joiner the walk holds the same tickets in the same order
+    /// (less those that left, which it turned down; the walk orders two
+    /// tickets by their ratings and ids alone), no ticket it took has left
+    /// or been read anew, and no ticket it examined has crossed a step, so
+    /// each candidate meets the growth as it was and is answered as before.
+    /// `None` where that does not hold, or no joiner is within reach.
+    // Out of line: see `grow`.
+    #[inline(never)]
+    fn resume_at(
+        &self,
+        k: usize,
+        view: &PoolView<'_>,
+        seed: &WaitingTicket,
+        joined: &[&WaitingTicket],
+    ) -> Option<(f64, &[TicketId])> {
+        let (miss, checked) = self.kept.get(k).filter(|_| self.remember)?.miss.as_ref()?;
+        if *checked + 1 != self.pass || view.now >= miss.until || miss.capped || miss.short != 0 {
+            return None;
+        }
+        if self
+            .departed
+            .iter()
+            .chain(&self.joined)
+            .any(|id| miss.took.contains(id))
+        {
+            return None;
+        }
+        let d = joined
+            .iter()
+            .map(|t| (t.rating - seed.rating).abs())
+            .filter(|&d| d <= miss.reach)
+            .fold(f64::INFINITY, f64::min);
+        d.is_finite().then_some((d, &miss.took[..]))
     }
 
     /// Whether the growth of `seed` that `miss` kept would take ticket `t`
@@ -907,12 +947,26 @@ impl<'g, 'p> Growth<'g, 'p> {
             if !spreads || !self.roles.admits(&t.roles) {
                 return false;
             }
-            let read = party.unwrap_or_else(|| self.partial.read(view, t));
+            let Some(read) = party else {
+                // Solo, and the spreads come first only over running totals.
+                if !self.take_solo(rs, view, t, age, true) {
+                    return false;
+                }
+                self.keep_taken(t, with_t, skew);
+                return true;
+            };
             let ok = self.partial.others_pass_with(rs, read.as_ref(), with_t.of(rs));
             (read, ok)
         } else {
             if !self.roles.admits(&t.roles) {
                 return false;
+            }
+            if let (Partial::Folded(_), [_]) = (&self.partial, &t.players[..]) {
+                if !self.take_solo(rs, view, t, with_t.of(rs), false) {
+                    return false;
+                }
+                self.keep_taken(t, with_t, skew);
+                return true;
             }
             let read = self.partial.read(view, t);
             let ok = self.partial.passes_with(rs, read.as_ref(), with_t.of(rs));
@@ -930,37 +984,101 @@ impl<'g, 'p> Growth<'g, 'p> {
     /// would take it (checked in debug builds).
     fn retake(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket, skew: f64) {
         let with_t = self.ages.with(t.age_s(view.now));
-        let read = self.partial.read(view, t);
         debug_assert!(
             t.size() <= self.room
                 && self.roles.admits(&t.roles)
-                && self.partial.passes_with(rs, read.as_ref(), with_t.of(rs)),
+                && self.partial.passes_with(rs, self.partial.read(view, t).as_ref(), with_t.of(rs)),
             "a kept growth's ticket is turned down"
         );
+        if let (Partial::Folded(g), [p]) = (&mut self.partial, &t.players[..]) {
+            // A solo ticket always packs, and asking changes nothing; its
+            // player is added to the totals without building its ticket.
+            #[cfg(debug_assertions)]
+            let before = (**g).clone();
+            g.add_solo(&view.players[p.index()]);
+            #[cfg(debug_assertions)]
+            {
+                let mut added = before;
+                added.add(&cand_ticket(view, t, 0));
+                debug_assert_eq!(format!("{added:?}"), format!("{g:?}"), "a solo ticket's totals differ");
+            }
+            debug_assert!(self.packing.try_add(1), "a kept growth's ticket does not pack");
+            self.keep_taken(t, with_t, skew);
+            return;
+        }
+        let read = self.partial.read(view, t);
         let packed = self.packing.try_add(t.size());
         debug_assert!(packed, "a kept growth's ticket does not pack");
         self.keep(t, read, with_t, skew);
     }
 
+    /// For solo ticket `t` (the roles have admitted it), what `offer`
+    /// asks after the roles with the running totals: whether the
+    /// team-free rules pass with it (the spreads skipped with
+    /// `skip_spreads`) and it packs, in which case its player is added to
+    /// the totals (`Growing::take_solo_if`, which reads the player once
+    /// and builds no ticket). `false` without running totals.
+    fn take_solo(&mut self, rs: &Ruleset, view: &PoolView<'p>, t: &'p WaitingTicket, age_s: f64, skip_spreads: bool) -> bool {
+        let Partial::Folded(g) = &mut self.partial else {
+            return false;
+        };
+        let [p] = t.players[..] else {
+            return false;
+        };
+        #[cfg(debug_assertions)]
+        let (before, read) = ((**g).clone(), cand_ticket(view, t, 0));
+        // A solo ticket always packs (a team has room while the match has
+        // any), and asking changes nothing: asked first, it spares undoing
+        // the totals.
+        let ok = self.packing.try_add(1) && g.take_solo_if(rs, &view.players[p.index()], age_s, skip_spreads);
+        #[cfg(debug_assertions)]
+        {
+            let expect = if skip_spreads {
+                before.others_pass_with(rs, Some(&read), age_s)
+            } else {
+                before.passes_with(rs, Some(&read), age_s)
+            };
+            debug_assert_eq!(ok, expect, "a solo ticket taken off its player is judged differently");
+            let mut added = before;
+            if ok {
+                added.add(&read);
+            }
+            debug_assert_eq!(format!("{added:?}"), format!("{g:?}"), "a solo ticket's totals differ");
+        }
+        ok
+    }
+
     fn keep(&mut self, t: &'p WaitingTicket, read: Option<CandTicket<'p>>, with_t: Ages, skew: f64) {
+        self.partial.add(read);
+        self.keep_taken(t, with_t, skew);
+    }
+
+    /// `keep` for a ticket the team-free rules' totals already hold.
+    fn keep_taken(&mut self, t: &'p WaitingTicket, with_t: Ages, skew: f64) {
         self.roles.take(&t.roles);
         if let Some(span) = &mut self.span {
             span.take(t.rating, skew);
         }
         self.chosen.push(t);
-        self.partial.add(read);
         self.ages = with_t;
         self.room -= t.size();
     }
 }
+
+/// How `RulesetPolicy::grow` is asked: whether its candidates stop short
+/// of the pool, until when the walk's rating bound holds, whether its miss
+/// is kept, and where it takes up a kept growth (`resume_at`).
+type Asked<'a> = (bool, SimTime, bool, Option<(f64, &'a [TicketId])>);
 
 impl RulesetPolicy {
     /// Grows a match from `seed` over `candidates` (nearest rating first);
     /// the proposal if the full match passes every rule, else what the
     /// failure depended on. `capped`: whether `candidates` stops short of
     /// the free pool (then running out of them is no reason to look
-    /// farther), until when the walk's rating bound holds, and whether
-    /// the miss is kept. `fold`:
+    /// farther), until when the walk's rating bound holds, whether the
+    /// miss is kept, and where it takes up a kept growth (`resume_at`:
+    /// nearer than that distance it retakes those tickets, in that order,
+    /// and turns every other candidate down unasked). `fold`:
     /// the policy's running totals of the team-free rules, if they fold,
     /// to start afresh from the seed. `span`: as `Growth::start` takes it;
     /// with it, each candidate comes with its skew (`Span`).
@@ -974,7 +1092,7 @@ impl RulesetPolicy {
         view: &PoolView<'p>,
         seed: &'p WaitingTicket,
         candidates: impl Iterator<Item = (&'p WaitingTicket, f64)>,
-        (capped, bound_until, kept): (bool, SimTime, bool),
+        (capped, bound_until, kept, resume): Asked<'_>,
         fold: Option<&mut Growing>,
         span: Option<(&Steps, f64)>,
     ) -> Result<Proposal, Miss> {
@@ -1004,12 +1122,26 @@ impl RulesetPolicy {
         };
         let mut took = SmallVec::new();
         let mut ran_out = true;
+        // Nearer than `resumed`, the walk is the kept growth's (`resume_at`):
+        // it takes `retake` in that order and turns the rest down again.
+        let (resumed, retake) = resume.unwrap_or((f64::NEG_INFINITY, &[]));
+        let mut retaken = 0;
         for (t, skew) in candidates {
             reach = (t.rating - seed.rating).abs();
             if remember && !self.steps.is_empty() {
                 until = until.min(self.next_step(t.enqueued, view.now));
             }
-            if g.offer(&self.rs, view, t, skew) && remember {
+            let taken = if reach < resumed {
+                let again = retake.get(retaken) == Some(&t.id);
+                if again {
+                    g.retake(&self.rs, view, t, skew);
+                    retaken += 1;
+                }
+                again
+            } else {
+                g.offer(&self.rs, view, t, skew)
+            };
+            if taken && remember {
                 took.push(t.id);
             }
             if g.room == 0 {
@@ -1017,6 +1149,12 @@ impl RulesetPolicy {
                 break;
             }
         }
+        debug_assert!(
+            retake[retaken..]
+                .iter()
+                .all(|id| view.pool.get(*id).is_some_and(|c| (c.rating - seed.rating).abs() >= resumed)),
+            "a resumed growth did not retake what it took nearer than its joiners"
+        );
         let miss = Miss {
             reach: if ran_out && !capped {
                 f64::INFINITY
@@ -1193,7 +1331,7 @@ impl Policy for RulesetPolicy {
                     .take(MAX_CANDIDATES);
                 let mut fold = self.fold.take();
                 // The pool's skew is known only at a pass: no `Span` here.
-                if let Ok(p) = self.grow(view, seed, near, (true, SimTime::MAX, false), fold.as_mut(), None) {
+                if let Ok(p) = self.grow(view, seed, near, (true, SimTime::MAX, false, None), fold.as_mut(), None) {
                     out.push(p);
                 }
                 self.fold = fold;
@@ -1291,14 +1429,21 @@ impl Policy for RulesetPolicy {
                         }
                     }
                     self.work.searches += 1;
+                    let resume = self.resume_at(k, view, seed, &joined);
+                    #[cfg(test)]
+                    let resumed = resume.is_some();
                     let grown = self.grow(
                         view,
                         seed,
                         candidates,
-                        (capped, bound_until, true),
+                        (capped, bound_until, true, resume),
                         fold.as_mut(),
                         span_limit.as_deref().map(|l| (l, self.kept[k].skew)),
                     );
+                    #[cfg(test)]
+                    if resumed {
+                        self.unstaffed.2 += 1;
+                    }
                     let p = match grown {
                         Ok(p) => p,
                         Err(miss) => {
@@ -1644,7 +1789,7 @@ mod tests {
         params: RulesetParams,
         format: MatchFormat,
         seed: u64,
-    ) -> (usize, u64, (u64, u64)) {
+    ) -> (usize, u64, (u64, u64, u64)) {
         use rand::{Rng, SeedableRng};
         let mut rng = Pcg64::seed_from_u64(seed);
         let mut fast = RulesetPolicy::new(params.clone());
@@ -1691,6 +1836,25 @@ mod tests {
                     requeue: false,
                     roles,
                 });
+                // The join's own growth, as the engine asks for it.
+                let view = PoolView {
+                    now,
+                    pool: &pool,
+                    players: &players,
+                    format,
+                };
+                let (mut a, mut b) = (Vec::new(), Vec::new());
+                let mut r1 = Pcg64::seed_from_u64(7);
+                let mut r2 = Pcg64::seed_from_u64(7);
+                fast.propose(&view, Trigger::Join(TicketId(next)), &mut r1, &mut a);
+                slow.propose(&view, Trigger::Join(TicketId(next)), &mut r2, &mut b);
+                assert_eq!(a, b, "join at {now:?}");
+                proposed += a.len();
+                for p in a {
+                    for id in p.tickets {
+                        pool.remove(id);
+                    }
+                }
                 next += 1;
             }
             // A ticket that left some time ago comes back under its old id
@@ -1772,7 +1936,7 @@ mod tests {
             roles: Some(crate::teams::Composition::new(&[1, 1, 1])),
         };
         let mut spared = 0;
-        let (mut unstaffed, mut unstaffed_kept) = ([0u64; 2], 0);
+        let (mut unstaffed, mut unstaffed_kept, mut resumed) = ([0u64; 2], 0, 0);
         let shortcuts = SHORTCUTS.with(|c| c.get());
         for seed in 0..6 {
             for (i, (params, format)) in [
@@ -1790,7 +1954,8 @@ mod tests {
             .into_iter()
             .enumerate()
             {
-                let (proposed, s, (made, kept)) = same_as_exhaustive(params, format, seed);
+                let (proposed, s, (made, kept, resumes)) = same_as_exhaustive(params, format, seed);
+                resumed += resumes;
                 assert!(proposed > 10, "case {i}, seed {seed}: only {proposed} matches");
                 spared += s;
                 unstaffed[usize::from(format.roles.is_some() && i >= 6)] += made;
@@ -1802,6 +1967,7 @@ mod tests {
         // and some kept across passes.
         assert!(unstaffed[0] > 100 && unstaffed[1] > 100, "unstaffed misses: {unstaffed:?}");
         assert!(unstaffed_kept > 100, "unstaffed misses kept: {unstaffed_kept}");
+        assert!(resumed > 1000, "growths taken up from a kept one: {resumed}");
         // Candidates turned down by their ratings' span, and solo ones
         // whose spreads were read off the player.
         let now = SHORTCUTS.with(|c| c.get());

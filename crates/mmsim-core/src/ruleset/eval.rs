@@ -303,6 +303,26 @@ pub(super) fn solo_number(p: &Player, source: Source, agg: PartyAgg) -> f64 {
     }
 }
 
+/// `member_value` of the one member of a solo ticket of player `p`,
+/// without building the ticket: the same operations on the one value.
+pub(super) fn solo_value(p: &Player, source: Source, agg: PartyAgg) -> Scalar {
+    let own = player_value(p, source, true);
+    let set = || match own {
+        Scalar::Set(s) => s,
+        _ => 0,
+    };
+    match (agg, source.is_set()) {
+        (PartyAgg::Own, _) => own,
+        // A number source's own value is `own_number`'s.
+        (PartyAgg::Avg | PartyAgg::Min | PartyAgg::Max, false) => {
+            Scalar::Num(solo_number(p, source, agg))
+        }
+        // The union or the intersection of one set is the set.
+        (PartyAgg::Union | PartyAgg::Intersection, true) => Scalar::Set(set()),
+        _ => own,
+    }
+}
+
 /// `aggregate` of a list of numbers.
 fn aggregate_numbers(f: AggFn, xs: &[f64]) -> f64 {
     if f == AggFn::Count {

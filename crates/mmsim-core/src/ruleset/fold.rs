@@ -11,8 +11,8 @@
 //! verdict, is the tree's to the bit (`folded_rules_judge_as_the_tree`).
 
 use super::eval::{
-    comparison_holds, distance_holds, member_number, member_value, reduce, solo_number, within,
-    CandTicket, Scalar,
+    comparison_holds, distance_holds, member_number, member_value, reduce, solo_number, solo_value,
+    within, CandTicket, Scalar,
 };
 use super::{AggFn, CmpOp, CollOp, Expr, PartyAgg, RuleKind, Ruleset, Source, Steps, TeamSel};
 use crate::model::Player;
@@ -140,20 +140,57 @@ impl Term {
                 if let Some(t) = t {
                     add_members(&mut totals, t, *source, agg);
                 }
-                // An aggregate of one value is the value (a count, 1).
-                aggs[1..].iter().fold(
-                    totals.of(aggs[0]),
-                    |x, f| {
-                        if *f == AggFn::Count {
-                            1.0
-                        } else {
-                            x
-                        }
-                    },
-                )
+                Term::of_totals(aggs, &totals)
             }
         }
     }
+
+    /// The value an `Over` term with aggregates `aggs` reads from `totals`.
+    fn of_totals(aggs: &[AggFn], totals: &Totals) -> f64 {
+        // An aggregate of one value is the value (a count, 1).
+        aggs[1..].iter().fold(
+            totals.of(aggs[0]),
+            |x, f| {
+                if *f == AggFn::Count {
+                    1.0
+                } else {
+                    x
+                }
+            },
+        )
+    }
+
+    /// The totals with a solo ticket of player `p` added (`None` for a
+    /// constant), as `add` would make them.
+    fn totals_with_solo(&self, p: &Player, agg: PartyAgg) -> Option<Totals> {
+        match self {
+            Term::Num(_) => None,
+            Term::Over { source, totals, .. } => {
+                let mut totals = *totals;
+                totals.add(solo_number(p, *source, agg));
+                Some(totals)
+            }
+        }
+    }
+
+    /// `value` read from the totals `totals_with_solo` gave.
+    fn value_from(&self, totals: Option<&Totals>) -> f64 {
+        match (self, totals) {
+            (Term::Over { aggs, .. }, Some(totals)) => Term::of_totals(aggs, totals),
+            (Term::Num(x), _) => *x,
+            (Term::Over { .. }, None) => unreachable!("an aggregate term has totals"),
+        }
+    }
+}
+
+/// A folded rule's totals with a candidate added, worked out to judge it
+/// and kept to be written back if it is taken (`Growing::take_solo_if`).
+enum Staged {
+    Totals(Totals),
+    Names(u32, u64),
+    /// Each `Over` term's, measure terms first, then the reference (most
+    /// distance rules have one of each).
+    Terms(SmallVec<[Totals; 2]>),
 }
 
 /// One team-free rule, folded (its limits are read from the rule).
@@ -479,6 +516,201 @@ impl Growing {
         }
     }
 
+    /// Adds solo ticket `t` of player `p` if every team-free rule passes
+    /// with it at `age_s` (with `skip_spreads`, every rule but the spreads,
+    /// which the caller has asked of the same ticket and age): whether it
+    /// did. The same verdict as `passes_with` (or `others_pass_with`) and
+    /// the same totals as `add`, but the player is read once and no ticket
+    /// is built: most candidates a growth examines are solo and taken.
+    pub fn take_solo_if(
+        &mut self,
+        rs: &Ruleset,
+        p: &Player,
+        age_s: f64,
+        skip_spreads: bool,
+    ) -> bool {
+        let Some(((last, agg, i), rest)) = self.rules.split_last_mut() else {
+            return true;
+        };
+        // Every rule but the last is judged and kept aside; the last (most
+        // rulesets fold one rule) is written at once if all pass.
+        let mut staged: SmallVec<[Staged; 2]> = SmallVec::new();
+        for (rule, agg, i) in rest.iter() {
+            let (ok, next) =
+                Self::stage_solo(rule, *agg, &rs.rules[*i].kind, p, age_s, skip_spreads);
+            if !ok {
+                return false;
+            }
+            staged.push(next);
+        }
+        let (ok, next) = Self::stage_solo(last, *agg, &rs.rules[*i].kind, p, age_s, skip_spreads);
+        if !ok {
+            return false;
+        }
+        Self::commit(last, next);
+        for ((rule, _, _), next) in rest.iter_mut().zip(staged) {
+            Self::commit(rule, next);
+        }
+        true
+    }
+
+    /// One folded rule's verdict with a solo ticket of player `p` added,
+    /// and its totals with it (`take_solo_if`).
+    fn stage_solo(
+        rule: &Folded,
+        agg: PartyAgg,
+        kind: &RuleKind,
+        p: &Player,
+        age_s: f64,
+        skip_spreads: bool,
+    ) -> (bool, Staged) {
+        let (min, max) = limits(kind);
+        match rule {
+            Folded::Spread {
+                source,
+                totals,
+                max_first,
+            } => {
+                let mut totals = *totals;
+                totals.add(solo_number(p, *source, agg));
+                let ok = skip_spreads || spread_verdict(&totals, *max_first, min, max, age_s);
+                (ok, Staged::Totals(totals))
+            }
+            Folded::Distance { measure, reference }
+            | Folded::Comparison {
+                measure, reference, ..
+            } => {
+                let terms: SmallVec<[Option<Totals>; 4]> = measure
+                    .iter()
+                    .chain(reference.as_ref())
+                    .map(|m| m.totals_with_solo(p, agg))
+                    .collect();
+                let xs: SmallVec<[f64; 4]> = measure
+                    .iter()
+                    .zip(&terms)
+                    .map(|(m, tot)| m.value_from(tot.as_ref()))
+                    .collect();
+                let r = reference
+                    .as_ref()
+                    .map(|r| r.value_from(terms[measure.len()].as_ref()));
+                let ok = match rule {
+                    Folded::Comparison { op, .. } => comparison_holds(&xs, r, *op),
+                    _ => distance_holds(&xs, r, min, max, age_s),
+                };
+                (ok, Staged::Terms(terms.into_iter().flatten().collect()))
+            }
+            Folded::Batch {
+                source,
+                totals,
+                broken,
+            } => {
+                let mut totals = *totals;
+                let ok = match solo_value(p, *source, agg) {
+                    Scalar::Num(x) => {
+                        totals.add(x);
+                        let max = max.expect("a batch distance has a limit");
+                        !broken && totals.max - totals.min <= max.at(age_s)
+                    }
+                    _ => false,
+                };
+                (ok, Staged::Totals(totals))
+            }
+            Folded::Names {
+                source,
+                op,
+                reference_bits,
+                count,
+                and,
+            } => {
+                let (mut count, mut and) = (*count, *and);
+                names(
+                    solo_value(p, *source, agg),
+                    *reference_bits,
+                    &mut count,
+                    &mut and,
+                );
+                let n = match op {
+                    CollOp::Intersection => and.count_ones(),
+                    CollOp::ReferenceIntersectionCount => count,
+                };
+                (
+                    within(f64::from(n), min, max, age_s),
+                    Staged::Names(count, and),
+                )
+            }
+        }
+    }
+
+    /// Writes back what `stage_solo` worked out for `rule`.
+    fn commit(rule: &mut Folded, next: Staged) {
+        match (rule, next) {
+            (Folded::Spread { totals, .. } | Folded::Batch { totals, .. }, Staged::Totals(t)) => {
+                *totals = t;
+            }
+            (Folded::Names { count, and, .. }, Staged::Names(c, a)) => {
+                *count = c;
+                *and = a;
+            }
+            (
+                Folded::Distance { measure, reference }
+                | Folded::Comparison {
+                    measure, reference, ..
+                },
+                Staged::Terms(terms),
+            ) => {
+                let overs = measure
+                    .iter_mut()
+                    .chain(reference.as_mut())
+                    .filter_map(|m| match m {
+                        Term::Over { totals, .. } => Some(totals),
+                        Term::Num(_) => None,
+                    });
+                for (totals, t) in overs.zip(terms) {
+                    *totals = t;
+                }
+            }
+            _ => unreachable!("staged as the rule's own shape"),
+        }
+    }
+
+    /// `add` for a solo ticket of player `p`, read off the player without
+    /// building the ticket (a growth taken up again retakes mostly solos).
+    pub fn add_solo(&mut self, p: &Player) {
+        for (rule, agg, _) in &mut self.rules {
+            let agg = *agg;
+            match rule {
+                Folded::Distance {
+                    measure, reference, ..
+                }
+                | Folded::Comparison {
+                    measure, reference, ..
+                } => {
+                    for m in measure.iter_mut().chain(reference.as_mut()) {
+                        if let Term::Over { source, totals, .. } = m {
+                            totals.add(solo_number(p, *source, agg));
+                        }
+                    }
+                }
+                Folded::Spread { source, totals, .. } => totals.add(solo_number(p, *source, agg)),
+                Folded::Batch {
+                    source,
+                    totals,
+                    broken,
+                } => match solo_value(p, *source, agg) {
+                    Scalar::Num(x) => totals.add(x),
+                    _ => *broken = true,
+                },
+                Folded::Names {
+                    source,
+                    reference_bits,
+                    count,
+                    and,
+                    ..
+                } => names(solo_value(p, *source, agg), *reference_bits, count, and),
+            }
+        }
+    }
+
     /// Whether some team-free rule has the spread shape (every player's
     /// number within a distance of every other's): a cheap test that turns
     /// most far-off candidates down, worth asking before anything dearer.
@@ -785,6 +1017,7 @@ mod tests {
         // Solo tickets' spreads read off the player, by verdict, over all
         // rulesets.
         let mut solo = [0usize; 2];
+        let mut solo_taken = [0usize; 2];
         for rs in rulesets() {
             let mut judged = [0usize; 2];
             assert!(Growing::new(&rs).is_some(), "{} folds", rs.name);
@@ -837,6 +1070,43 @@ mod tests {
                                 rs.name
                             );
                             solo[usize::from(spreads)] += 1;
+                            // Taken off the player: the same verdict, and
+                            // the totals `add` makes (or none changed).
+                            let mut added = g.clone();
+                            added.add(t);
+                            let mut solo_added = g.clone();
+                            solo_added.add_solo(p);
+                            assert_eq!(
+                                format!("{solo_added:?}"),
+                                format!("{added:?}"),
+                                "{}",
+                                rs.name
+                            );
+                            for skip in [false, true] {
+                                let expect = if skip {
+                                    if !spreads {
+                                        continue;
+                                    }
+                                    g.others_pass_with(&rs, Some(t), age)
+                                } else {
+                                    tree
+                                };
+                                let mut taken = g.clone();
+                                assert_eq!(
+                                    taken.take_solo_if(&rs, p, age, skip),
+                                    expect,
+                                    "{}",
+                                    rs.name
+                                );
+                                let want = if expect { &added } else { &g };
+                                assert_eq!(
+                                    format!("{taken:?}"),
+                                    format!("{want:?}"),
+                                    "{}",
+                                    rs.name
+                                );
+                                solo_taken[usize::from(expect)] += 1;
+                            }
                         }
                     }
                     g.add(t);
@@ -851,6 +1121,10 @@ mod tests {
             assert!(judged.iter().all(|&n| n > 100), "{}: {judged:?}", rs.name);
         }
         assert!(solo.iter().all(|&n| n > 100), "solo spreads: {solo:?}");
+        assert!(
+            solo_taken.iter().all(|&n| n > 100),
+            "solo taken: {solo_taken:?}"
+        );
     }
 
     /// The bounds a growth stops at: a candidate `spreads_could_pass_with`
