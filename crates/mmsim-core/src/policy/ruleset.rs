@@ -1780,6 +1780,24 @@ mod tests {
         with_characters_as_roles(&json)
     }
 
+    /// What `fast` and `slow` propose on `view` at `trigger`, asserted to
+    /// be the same.
+    fn agreed(
+        fast: &mut RulesetPolicy,
+        slow: &mut RulesetPolicy,
+        view: &PoolView<'_>,
+        trigger: Trigger,
+    ) -> Vec<Proposal> {
+        use rand::SeedableRng;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let mut r1 = Pcg64::seed_from_u64(7);
+        let mut r2 = Pcg64::seed_from_u64(7);
+        fast.propose(view, trigger, &mut r1, &mut a);
+        slow.propose(view, trigger, &mut r2, &mut b);
+        assert_eq!(a, b, "{trigger:?} at {:?}", view.now);
+        a
+    }
+
     /// Drives the policy that keeps failed growths and the exhaustive one
     /// through the same random joins, departures, passes and refused
     /// matches, and asserts they propose the same on every call; returns
@@ -1843,12 +1861,7 @@ mod tests {
                     players: &players,
                     format,
                 };
-                let (mut a, mut b) = (Vec::new(), Vec::new());
-                let mut r1 = Pcg64::seed_from_u64(7);
-                let mut r2 = Pcg64::seed_from_u64(7);
-                fast.propose(&view, Trigger::Join(TicketId(next)), &mut r1, &mut a);
-                slow.propose(&view, Trigger::Join(TicketId(next)), &mut r2, &mut b);
-                assert_eq!(a, b, "join at {now:?}");
+                let a = agreed(&mut fast, &mut slow, &view, Trigger::Join(TicketId(next)));
                 proposed += a.len();
                 for p in a {
                     for id in p.tickets {
@@ -1888,12 +1901,7 @@ mod tests {
                 players: &players,
                 format,
             };
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            let mut r1 = Pcg64::seed_from_u64(7);
-            let mut r2 = Pcg64::seed_from_u64(7);
-            fast.propose(&view, Trigger::Tick, &mut r1, &mut a);
-            slow.propose(&view, Trigger::Tick, &mut r2, &mut b);
-            assert_eq!(a, b, "at {now:?}");
+            let a = agreed(&mut fast, &mut slow, &view, Trigger::Tick);
             proposed += a.len();
             // The engine forms most, and refuses some (a role split or a
             // ready check that failed): those tickets stay.

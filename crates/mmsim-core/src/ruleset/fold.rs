@@ -236,6 +236,22 @@ enum Folded {
 }
 
 impl Folded {
+    /// A spread-shaped rule's source, a copy of its running range and
+    /// whether it measures the maximum against the minimum; `None` for
+    /// any other shape.
+    fn as_spread(&self) -> Option<(Source, Totals, bool)> {
+        match *self {
+            Folded::Spread {
+                source,
+                totals,
+                max_first,
+            } => Some((source, totals, max_first)),
+            _ => None,
+        }
+    }
+}
+
+impl Folded {
     /// The spread shape of a distance rule's terms, if they have it: one
     /// maximum measured against the minimum of the same source.
     fn spread(measure: &[Term], reference: Option<&Term>) -> Option<Folded> {
@@ -287,19 +303,11 @@ fn spread_holds(
     max: Option<&Steps>,
     age_s: f64,
 ) -> bool {
-    let Folded::Spread {
-        source,
-        totals,
-        max_first,
-    } = rule
-    else {
-        unreachable!("a spread rule");
-    };
-    let mut totals = *totals;
+    let (source, mut totals, max_first) = rule.as_spread().expect("a spread rule");
     if let Some(t) = t {
-        add_members(&mut totals, t, *source, agg);
+        add_members(&mut totals, t, source, agg);
     }
-    spread_verdict(&totals, *max_first, min, max, age_s)
+    spread_verdict(&totals, max_first, min, max, age_s)
 }
 
 /// A spread-shaped rule's verdict on the range `totals`.
@@ -734,18 +742,12 @@ impl Growing {
     /// examines are solo and fail a spread, so this is asked first.
     pub fn spreads_pass_with_solo(&self, rs: &Ruleset, p: &Player, age_s: f64) -> bool {
         self.rules.iter().all(|(rule, agg, i)| {
-            let Folded::Spread {
-                source,
-                totals,
-                max_first,
-            } = rule
-            else {
+            let Some((source, mut totals, max_first)) = rule.as_spread() else {
                 return true;
             };
             let (min, max) = limits(&rs.rules[*i].kind);
-            let mut totals = *totals;
-            totals.add(solo_number(p, *source, *agg));
-            spread_verdict(&totals, *max_first, min, max, age_s)
+            totals.add(solo_number(p, source, *agg));
+            spread_verdict(&totals, max_first, min, max, age_s)
         })
     }
 
@@ -804,14 +806,13 @@ impl Growing {
     /// spread, and no limit at those ages is above `Steps::most_until`.
     pub fn spreads_could_pass_with(&self, rs: &Ruleset, t: &CandTicket<'_>, age_hi: f64) -> bool {
         self.rules.iter().all(|(rule, agg, i)| {
-            let Folded::Spread { source, totals, .. } = rule else {
+            let Some((source, mut totals, _)) = rule.as_spread() else {
                 return true;
             };
             let Some(max) = limits(&rs.rules[*i].kind).1 else {
                 return true;
             };
-            let mut totals = *totals;
-            add_members(&mut totals, t, *source, *agg);
+            add_members(&mut totals, t, source, *agg);
             let spread = totals.of(AggFn::Max) - totals.of(AggFn::Min);
             // A NaN spread proves nothing.
             spread.is_nan() || spread <= max.most_until(age_hi)
