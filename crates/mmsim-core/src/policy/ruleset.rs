@@ -432,12 +432,7 @@ impl RulesetPolicy {
         // A ticket it took that joins again was read anew (a member rated
         // while it waited): the growth is stale, and asking about another
         // joiner would retake it as it no longer is.
-        if self
-            .departed
-            .iter()
-            .chain(&self.joined)
-            .any(|id| miss.took.contains(id))
-        {
+        if self.took_moved(miss) {
             return None;
         }
         let mut until = miss.until;
@@ -463,6 +458,14 @@ impl RulesetPolicy {
         Some((until, 0))
     }
 
+    /// Whether a ticket `miss`'s growth took has left since, or joined
+    /// again (read anew: a member rated while it waited).
+    fn took_moved(&self, miss: &Miss) -> bool {
+        (self.departed.iter())
+            .chain(&self.joined)
+            .any(|id| miss.took.contains(id))
+    }
+
     /// For seed `k`, whose kept growth `still_fails` found stale: the
     /// distance from the seed of the nearest ticket that joined within its
     /// reach, and the tickets it took, when a new growth may take up the
@@ -486,12 +489,7 @@ impl RulesetPolicy {
         if *checked + 1 != self.pass || view.now >= miss.until || miss.capped || miss.short != 0 {
             return None;
         }
-        if self
-            .departed
-            .iter()
-            .chain(&self.joined)
-            .any(|id| miss.took.contains(id))
-        {
+        if self.took_moved(miss) {
             return None;
         }
         let d = joined
