@@ -1,7 +1,8 @@
 //! The quality policy's search cadence on real presets: the incremental
 //! policy and the from-scratch oracle, both with the same `research`
-//! cadence, form the same matches row for row; and the cadence is not a
-//! no-op there (the exact policy forms others).
+//! cadence (and rule for lost candidates), form the same matches row for
+//! row; and the cadence is not a no-op there (the exact policy forms
+//! others).
 
 use mmsim_core::metrics::RunRecords;
 use mmsim_core::policy::quality::QualityOracle;
@@ -43,6 +44,25 @@ fn dota2_with_a_cadence_forms_what_the_oracle_with_that_cadence_forms() {
     assert_ne!(
         exact.matches, fast.matches,
         "a 10 s cadence changed nothing"
+    );
+}
+
+/// With `research_early = "all"` (kept candidates that lost a ticket
+/// dropped, a search early only when none is left), the same, row for row;
+/// and it forms other matches than the default rule.
+#[test]
+fn dota2_dropping_lost_candidates_forms_what_the_oracle_forms() {
+    let text = include_str!("../../../../scenarios/dota2-one-queue.toml");
+    let any = ["run.duration=3h", "run.warmup=30m", "policy.research=10s"];
+    let all = [any[0], any[1], any[2], "policy.research_early=\"all\""];
+    let fast = rows(text, &all, false);
+    let slow = rows(text, &all, true);
+    assert!(fast.matches.len() > 300, "{} matches", fast.matches.len());
+    assert_eq!(fast, slow);
+    assert_ne!(
+        rows(text, &any, false).matches,
+        fast.matches,
+        "dropping lost candidates changed nothing"
     );
 }
 

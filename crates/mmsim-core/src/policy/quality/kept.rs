@@ -4,6 +4,7 @@
 use super::*;
 use crate::model::{SimTime, TicketId};
 use crate::pool::RatingKey;
+use smallvec::SmallVec;
 
 /// Facts of a waiting ticket as read when it joined: they stay fixed while
 /// it waits (its wait aside) unless a member is rated again meanwhile, and
@@ -189,10 +190,31 @@ pub(super) fn stale(
 /// are all it needs to look at (a walk over a few sorted changes, where
 /// looking each kept ticket up in the mirror cost 5% more on `dota2-day`).
 pub(super) fn lost_a_ticket(cache: &SeedCache, changes: &[Change], taken_now: &[Change]) -> bool {
+    departed(cache, changes, taken_now).any(|c| chose(&cache.fills, cache.chosen, c.id))
+}
+
+/// With `research_early = "all"`: drops the kept fills that lost a ticket
+/// (found as `lost_a_ticket` finds one), keeping the others in their
+/// order. Whether any was dropped.
+pub(super) fn drop_broken_fills(cache: &mut SeedCache, changes: &[Change], taken_now: &[Change]) -> bool {
+    let lost: SmallVec<[TicketId; 8]> = departed(cache, changes, taken_now)
+        .filter(|c| chose(&cache.fills, cache.chosen, c.id))
+        .map(|c| c.id)
+        .collect();
+    if lost.is_empty() {
+        return false;
+    }
+    cache.fills.retain(|f| !f.ids[1..].iter().any(|id| lost.contains(id)));
+    cache.chosen = chosen_bits(&cache.fills);
+    true
+}
+
+/// The departures since the last pass and the tickets taken earlier in
+/// this one, within the cache's span.
+fn departed<'a>(cache: &SeedCache, changes: &'a [Change], taken_now: &'a [Change]) -> impl Iterator<Item = &'a Change> {
     span(changes, cache.lo, cache.hi)
         .chain(span(taken_now, cache.lo, cache.hi))
         .filter(|c| !c.joined)
-        .any(|c| chose(&cache.fills, cache.chosen, c.id))
 }
 
 /// The changes of `sorted` (by rating) whose rating lies in `[lo, hi]`.

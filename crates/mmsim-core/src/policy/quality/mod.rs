@@ -169,8 +169,32 @@ pub struct QualityParams {
     /// every cycle either; docs/policies.md gives the price of each setting.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub research: Option<HumanDuration>,
+    /// With `research`: which lost candidates bring a seed's search
+    /// forward (`EarlyResearch`).
+    #[serde(skip_serializing_if = "EarlyResearch::is_any")]
+    pub research_early: EarlyResearch,
     /// Party-adjusted MMR coefficients (`teams::dota`).
     pub party_adjust: PartyAdjust,
+}
+
+/// With a `research` cadence: when a seed searches before its cadence
+/// comes round because tickets of the candidates it kept have gone (left
+/// the pool, or taken by another seed's match).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EarlyResearch {
+    /// As soon as any kept candidate has lost a ticket.
+    #[default]
+    Any,
+    /// A kept candidate that lost a ticket is dropped, and the seed goes on
+    /// with the others; it searches early only when it has none left.
+    All,
+}
+
+impl EarlyResearch {
+    fn is_any(&self) -> bool {
+        *self == EarlyResearch::Any
+    }
 }
 
 impl Default for QualityParams {
@@ -188,6 +212,7 @@ impl Default for QualityParams {
             neighbours: 40,
             tick: HumanDuration::from_secs(1),
             research: None,
+            research_early: EarlyResearch::Any,
             party_adjust: PartyAdjust::default(),
         }
     }
@@ -199,7 +224,7 @@ impl QualityParams {
         "Dota 2 post: weighted score of the seven criteria; form when it passes a threshold that falls with wait";
     /// Its keys, for `mmsim policies`.
     pub const PARAMETERS: &str =
-        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, research, party_adjust.*";
+        "threshold, threshold_floor, threshold_fall_per_s, weights.*, balance_tolerance, skill_range, experience_range, top_range, wait_scale, neighbours, tick, research, research_early, party_adjust.*";
 
     /// Checks every parameter; keys are relative to `[policy]`.
     pub fn validate(&self) -> Result<(), ParamError> {
@@ -235,6 +260,11 @@ impl QualityParams {
         check::interval("tick", self.tick.0)?;
         if let Some(every) = self.research {
             check::interval("research", every.0)?;
+        } else if self.research_early != EarlyResearch::Any {
+            return Err(ParamError::new(
+                "research_early",
+                "applies only with a `research` cadence; set `research` too, or leave `research_early` out",
+            ));
         }
         self.party_adjust.validate("party_adjust")
     }

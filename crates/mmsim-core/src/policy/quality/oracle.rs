@@ -272,15 +272,27 @@ impl Policy for QualityOracle {
                 None => self.fills_for(view, seed, &taken, &mut cache),
                 Some(every) => {
                     // The kept fills hold until the cadence comes round or
-                    // one of their tickets is gone.
-                    let current = self.kept.get(&seed.id).filter(|(at, fills)| {
-                        view.now < *at + every.0
-                            && fills.iter().flatten().all(|id| {
-                                view.pool.contains(*id) && !taken.contains(id)
-                            })
-                    });
+                    // one of their tickets is gone; with `research_early =
+                    // "all"` the fills that lost one are dropped, and the
+                    // rest hold until none is left.
+                    let intact = |fill: &Vec<TicketId>| {
+                        fill.iter().all(|id| view.pool.contains(*id) && !taken.contains(id))
+                    };
+                    let current = match self.kept.get_mut(&seed.id) {
+                        Some((at, fills)) if view.now < *at + every.0 => {
+                            match self.params.research_early {
+                                EarlyResearch::Any => fills.iter().all(intact).then_some(&*fills),
+                                EarlyResearch::All => {
+                                    let had = fills.len();
+                                    fills.retain(intact);
+                                    (had == 0 || !fills.is_empty()).then_some(&*fills)
+                                }
+                            }
+                        }
+                        _ => None,
+                    };
                     match current {
-                        Some((_, fills)) => fills.clone(),
+                        Some(fills) => fills.clone(),
                         None => {
                             let fills = self.fills_for(view, seed, &taken, &mut cache);
                             self.kept.insert(seed.id, (view.now, fills.clone()));

@@ -46,6 +46,10 @@ pub struct Quality {
     /// Tests count the seeds skipped until their next look.
     #[cfg(test)]
     pub(super) skipped: usize,
+    /// Tests count the passes at which a seed dropped kept fills
+    /// (`research_early = "all"`).
+    #[cfg(test)]
+    pub(super) dropped: usize,
 }
 
 #[derive(Default)]
@@ -142,6 +146,8 @@ impl Quality {
             check_kept: false,
             #[cfg(test)]
             skipped: 0,
+            #[cfg(test)]
+            dropped: 0,
         }
     }
 
@@ -795,8 +801,24 @@ impl Quality {
                 stale(&facts, c, changes, taken_now, &self.params)
             }
             (Some(every), true) => {
-                view.now >= e.searched_at + every.0
-                    || lost_a_ticket(e.cache.as_ref().expect("kept search"), changes, taken_now)
+                let c = e.cache.as_mut().expect("kept search");
+                if view.now >= e.searched_at + every.0 {
+                    true
+                } else if self.params.research_early == EarlyResearch::Any {
+                    lost_a_ticket(c, changes, taken_now)
+                } else if drop_broken_fills(c, changes, taken_now) {
+                    #[cfg(test)]
+                    {
+                        self.dropped += 1;
+                    }
+                    // A pending next look was worked out from the dropped
+                    // fills too: look at the ones left now.
+                    e.look_from = None;
+                    e.next_look = view.now;
+                    c.fills.is_empty()
+                } else {
+                    false
+                }
             }
         };
         if redo {

@@ -5,7 +5,7 @@ use super::*;
 use crate::model::{HumanDuration, SimTime, TicketId};
 use crate::model::{Player, PlayerId, Rating};
 use crate::policy::MatchFormat;
-use crate::policy::{Policy, PoolView, SearchWork, Trigger};
+use crate::policy::{Policy, PoolView, Proposal, SearchWork, Trigger};
 use crate::pool::Pool;
 use crate::pool::WaitingTicket;
 use crate::teams::balanced::{self, balanced_split_by_priority};
@@ -68,7 +68,7 @@ fn agree_with_churn(
     // cadence changes what is proposed.
     let mut exact = params
         .research
-        .map(|_| QualityOracle::new(QualityParams { research: None, ..params.clone() }));
+        .map(|_| QualityOracle::new(QualityParams { research: None, research_early: EarlyResearch::Any, ..params.clone() }));
     let mut rng_exact = rng_fast.clone();
     let mut differ_from_exact = 0;
     let mut next_ticket = 0u32;
@@ -78,6 +78,7 @@ fn agree_with_churn(
     let spread = [50.0, 400.0, 1500.0][g.random_range(0..3)];
     let arrivals = g.random_range(1..12).min(max_arrivals);
     let mut proposals = 0;
+    let mut proposed = Vec::new();
     for pass in 0..passes {
         for _ in 0..g.random_range(0..=arrivals) {
             let size = if g.random_bool(0.05) {
@@ -161,6 +162,7 @@ fn agree_with_churn(
             "seed {seed}, pass {pass}: draws differ"
         );
         proposals += a.len();
+        proposed.push(a.clone());
         for prop in &a {
             // Now and then the engine refuses a match and its tickets stay.
             if g.random_bool(0.9) {
@@ -171,7 +173,7 @@ fn agree_with_churn(
         }
     }
     assert!(proposals > 0 || passes < 10, "seed {seed}: nothing proposed, nothing compared");
-    Agreement { skipped: fast.skipped, differ_from_exact }
+    Agreement { skipped: fast.skipped, dropped: fast.dropped, differ_from_exact, proposed }
 }
 
 /// What `agree_with_churn` saw beyond agreement.
@@ -181,6 +183,17 @@ struct Agreement {
     /// With a cadence, passes at which the exact policy would have
     /// proposed otherwise.
     differ_from_exact: usize,
+    /// Passes at which a seed dropped kept fills that lost a ticket.
+    dropped: usize,
+    /// Every pass's proposals.
+    proposed: Vec<Vec<Proposal>>,
+}
+
+impl Agreement {
+    /// 1 when `other`, run on the same seed, proposed otherwise at some pass.
+    fn differ_from_other(&self, other: &Agreement) -> usize {
+        usize::from(self.proposed != other.proposed)
+    }
 }
 
 #[test]
@@ -270,11 +283,13 @@ fn with_roles_the_incremental_search_proposes_what_the_oracle_proposes() {
 
 /// With a `research` cadence, in plain and role queues: the kept
 /// fills, rescored each pass and searched again when the cadence comes
-/// round or a ticket of theirs goes, propose what the oracle with the
-/// same cadence proposes; and the cadence does change what is proposed.
+/// round or a ticket of theirs goes (or, with `research_early = "all"`,
+/// dropped one by one as they lose a ticket and searched again when none
+/// is left), propose what the oracle with the same cadence proposes; the
+/// cadence does change what is proposed, and so does the rule.
 #[test]
 fn with_a_research_cadence_the_incremental_search_proposes_what_the_oracle_proposes() {
-    let (mut skipped, mut differ) = (0, 0);
+    let (mut skipped, mut differ, mut dropped, mut differ_from_any) = (0, 0, 0, 0);
     for seed in 0..48 {
         let mut g = Pcg64::seed_from_u64(9000 + seed);
         let format = [
@@ -293,15 +308,25 @@ fn with_a_research_cadence_the_incremental_search_proposes_what_the_oracle_propo
             threshold_floor: 0.5,
             threshold_fall_per_s: g.random_range(0.0005..0.005),
             research: Some(HumanDuration::from_secs([3, 10, 30][g.random_range(0..3)])),
+            // Every other seed's pools are proposed from twice, once with
+            // each rule for lost candidates.
+            research_early: [EarlyResearch::Any, EarlyResearch::All][(seed / 4 % 2) as usize],
             ..QualityParams::default()
         };
         let churn = Churn { one_language: seed % 5 == 0, ..Churn::default() };
         let a = agree_with_churn(seed, format, &params, 80, churn);
         skipped += a.skipped;
         differ += a.differ_from_exact;
+        if params.research_early == EarlyResearch::All {
+            dropped += a.dropped;
+            let any = QualityParams { research_early: EarlyResearch::Any, ..params.clone() };
+            differ_from_any += agree_with_churn(seed, format, &any, 80, churn).differ_from_other(&a);
+        }
     }
     assert!(skipped > 500, "only {skipped} seeds skipped");
     assert!(differ > 20, "the cadence changed only {differ} passes");
+    assert!(dropped > 200, "only {dropped} kept fills dropped");
+    assert!(differ_from_any > 5, "dropping lost fills changed only {differ_from_any} passes");
 }
 
 #[test]
@@ -900,6 +925,11 @@ fn validation_names_the_key() {
     let mut bad = QualityParams::default();
     bad.weights.wait = -1.0;
     assert_eq!(bad.validate().unwrap_err().key, "weights.wait");
+    // A rule for lost candidates without a cadence would do nothing.
+    let all = QualityParams { research_early: EarlyResearch::All, ..QualityParams::default() };
+    assert_eq!(all.validate().unwrap_err().key, "research_early");
+    let cadenced = QualityParams { research: Some(HumanDuration::from_secs(10)), ..all };
+    assert!(cadenced.validate().is_ok());
     assert!(QualityParams::default().validate().is_ok());
 }
 
