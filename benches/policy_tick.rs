@@ -183,6 +183,7 @@ fn policy_tick(c: &mut Criterion) {
                     pool,
                     players,
                     format,
+                    rerated: 0,
                 };
                 b.iter_batched(
                     || (config.build(), Pcg64::seed_from_u64(5), Vec::new()),
@@ -231,6 +232,7 @@ fn tick_group(
             pool,
             players,
             format,
+            rerated: 0,
         };
         // The pool the first tick left, the same for every iteration.
         let left = steady.then(|| {
@@ -252,6 +254,7 @@ fn tick_group(
                 pool: left.as_ref().unwrap_or(pool),
                 players,
                 format,
+                rerated: 0,
             };
             b.iter_batched(
                 || {

@@ -405,6 +405,7 @@ impl<'r> Simulation<'r> {
                 active: Vec::new(),
                 free: Vec::new(),
                 in_matches: 0,
+                rerated: 0,
                 returning: Vec::new(),
                 returning_free: Vec::new(),
             },
@@ -839,6 +840,7 @@ impl<'r> Simulation<'r> {
             pool: &self.world.pool,
             players: &self.world.players,
             format: self.world.format,
+            rerated: self.world.rerated,
         };
         self.parts
             .policy
@@ -1261,6 +1263,9 @@ impl<'r> Simulation<'r> {
         // their team had lost (to the next team).
         let mut as_lost = Vec::new();
         if left.iter().any(|&g| g) {
+            // A leaver may be waiting in a new ticket: policies that keep
+            // what they read of waiting tickets read them again.
+            self.world.rerated += 1;
             as_lost.clone_from(&before);
             let loser_view = (winner + 1) % as_lost.len().max(1);
             rate(&mut as_lost, loser_view);
@@ -1482,6 +1487,7 @@ impl<'r> Simulation<'r> {
                 pool: &r.pools[dc],
                 players: &self.world.players,
                 format: self.world.format,
+                rerated: self.world.rerated,
             };
             r.policies[dc].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
             self.host = Some(dc as u16);

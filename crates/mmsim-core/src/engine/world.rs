@@ -37,6 +37,9 @@ pub struct World {
     pub free: Vec<u32>,
     /// Players in running matches, for the queue samples.
     pub in_matches: usize,
+    /// Match ends so far that rated a player who had left the match
+    /// (`PoolView::rerated`).
+    pub rerated: u64,
     /// Parties thinking before they queue again; `returning_free` lists
     /// the slots to reuse.
     pub returning: Vec<Party>,

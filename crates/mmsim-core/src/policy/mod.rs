@@ -65,6 +65,14 @@ pub struct PoolView<'a> {
     pub players: &'a [Player],
     /// The match format.
     pub format: MatchFormat,
+    /// How many match ends so far have rated a player who left the match
+    /// early (`[backfill]`'s leavers, who may be waiting in a new ticket
+    /// by then): the only way a waiting ticket's members are rated again
+    /// while it waits. A policy that keeps what it read of the waiting
+    /// tickets reads their members' records again only when this has moved
+    /// since its last pass. 0 throughout without `[backfill]`; a caller
+    /// that rewrites a waiting player's record must raise it.
+    pub rerated: u64,
 }
 
 /// Teams per match and players per team.
@@ -1437,6 +1445,7 @@ mod tests {
                 pool: &pool,
                 players: &players,
                 format,
+                rerated: 0,
             };
             let turned_down = rng.random_range(0..5u32);
             for width in [10.0, 80.0, f64::INFINITY] {
@@ -1561,6 +1570,7 @@ mod tests {
                 pool: &pool,
                 players: &players,
                 format,
+                rerated: 0,
             };
             let run = |oracle: bool| {
                 NO_WINDOW_COUNTS.with(|c| c.set(oracle));

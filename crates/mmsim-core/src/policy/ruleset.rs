@@ -137,6 +137,8 @@ pub struct RulesetPolicy {
     skew: f64,
     /// When the pool's longest-waiting ticket joined, as of this pass.
     oldest: SimTime,
+    /// `PoolView::rerated` at the last pass.
+    rerated_seen: u64,
     /// The team-free rules as running totals, reused by every growth;
     /// `None` when they do not fold (or for the exhaustive oracle).
     fold: Option<Growing>,
@@ -247,6 +249,7 @@ impl RulesetPolicy {
             pass: 0,
             skew: 0.0,
             oldest: SimTime::MAX,
+            rerated_seen: 0,
             work: SearchWork::default(),
             #[cfg(test)]
             unstaffed: (0, 0, 0),
@@ -299,6 +302,11 @@ impl RulesetPolicy {
         // every one into a new vector on every pass cost more than the
         // merge. `[0, w)` is this pass's, `[w, r)` spent (departed or
         // moved out), `[r, ..)` not yet read.
+        // A kept ticket's members are rated again only by a match end that
+        // rated a leaver (`PoolView::rerated`): without one since the last
+        // pass, their records are not read again.
+        let reread = view.rerated != self.rerated_seen;
+        self.rerated_seen = view.rerated;
         let (mut w, mut r) = (0, 0);
         self.skew = 0.0;
         self.oldest = SimTime::MAX;
@@ -309,9 +317,8 @@ impl RulesetPolicy {
                 self.departed.push(self.kept[r].id);
                 r += 1;
             }
-            let games = member_games(view, t);
             let here = r < self.kept.len() && self.kept[r].id == t.id;
-            if here && self.kept[r].games == games {
+            if here && (!reread || self.kept[r].games == member_games(view, t)) {
                 self.skew = self.skew.max(self.kept[r].skew);
                 if w != r {
                     self.kept.swap(w, r);
@@ -330,6 +337,7 @@ impl RulesetPolicy {
             // stale.
             self.changes.push(t.rating);
             self.joined.push(t.id);
+            let games = member_games(view, t);
             let skew = self
                 .fold
                 .as_ref()
@@ -1665,6 +1673,7 @@ mod tests {
             pool: &h.pool,
             players: &h.players,
             format: h.format,
+            rerated: 0,
         };
         let mut out = Vec::new();
         h.policy
@@ -1833,6 +1842,9 @@ mod tests {
         let mut proposed = 0;
         let mut step_ms = 0u64;
         let mut parked = Vec::new();
+        // Match ends that rated a waiting ticket's members, as the engine
+        // counts them.
+        let mut rerated = 0u64;
         for _ in 0..600 {
             step_ms += rng.random_range(200..1500);
             let now = SimTime::from_ms(step_ms);
@@ -1875,6 +1887,7 @@ mod tests {
                     pool: &pool,
                     players: &players,
                     format,
+                    rerated,
                 };
                 let a = agreed(&mut fast, &mut slow, &view, Trigger::Join(TicketId(next)));
                 proposed += a.len();
@@ -1908,6 +1921,7 @@ mod tests {
                         pl.party_rating.value += delta;
                         pl.games += 1;
                     }
+                    rerated += 1;
                 }
             }
             let view = PoolView {
@@ -1915,6 +1929,7 @@ mod tests {
                 pool: &pool,
                 players: &players,
                 format,
+                rerated,
             };
             let a = agreed(&mut fast, &mut slow, &view, Trigger::Tick);
             proposed += a.len();
@@ -2166,11 +2181,13 @@ mod tests {
                 p.party_rating.value = 1000.0;
                 p.games += 1;
             }
+            let rerated = u64::from(s == 4);
             let view = PoolView {
                 now: SimTime::from_ms(s * 1000),
                 pool: &pool,
                 players: &players,
                 format,
+                rerated,
             };
             let (mut a, mut b) = (Vec::new(), Vec::new());
             fast.propose(&view, Trigger::Tick, &mut Pcg64::seed_from_u64(7), &mut a);

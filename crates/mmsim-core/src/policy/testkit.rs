@@ -119,6 +119,7 @@ impl<P: Policy + ?Sized> Harness<P> {
             pool: &self.pool,
             players: &self.players,
             format: self.format,
+            rerated: 0,
         };
         self.policy.propose(&view, trigger, &mut self.rng, &mut out);
         let mut made = Vec::new();

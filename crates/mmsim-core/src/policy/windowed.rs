@@ -719,6 +719,7 @@ mod tests {
                             pool: &pool,
                             players: &players,
                             format,
+                            rerated: 0,
                         };
                         for p in both(&mut kept, &mut plain, &view, Trigger::Join(id)) {
                             for id in p.tickets {
@@ -765,6 +766,7 @@ mod tests {
                     pool: &pool,
                     players: &players,
                     format,
+                    rerated: 0,
                 };
                 for p in both(&mut kept, &mut plain, &view, Trigger::Tick) {
                     if rng.random_bool(0.7) {

@@ -475,6 +475,7 @@ impl Layer for Explain {
             pool: &world.pool,
             players: &world.players,
             format: world.format,
+            rerated: world.rerated,
         };
         let score = policy.match_score(&view, teams);
         let tickets: Vec<TicketId> = teams.iter().flatten().copied().collect();

@@ -121,6 +121,7 @@ impl Simulation<'_> {
             pool: &pools[m],
             players,
             format,
+            rerated: self.world.rerated,
         };
         policies[m].propose(&view, trigger, &mut self.rng_policy, &mut proposals);
         md.current = Some(m as u8);

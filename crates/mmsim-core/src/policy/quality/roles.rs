@@ -130,6 +130,7 @@ mod tests {
             pool: &pool,
             players: &players,
             format,
+            rerated: 0,
         };
         let (mut fast, mut slow) = (Quality::new(params.clone()), QualityOracle::new(params));
         let (mut a, mut b) = (Vec::new(), Vec::new());

@@ -39,6 +39,8 @@ pub struct Quality {
     pub(super) table: FillTable,
     pub(super) scratch: Scratch,
     pub(super) work: SearchWork,
+    /// `PoolView::rerated` at the last pass.
+    pub(super) rerated_seen: u64,
     /// Tests set this to search every seed whose cache was kept again and
     /// assert that the search finds the same fills.
     #[cfg(test)]
@@ -142,6 +144,7 @@ impl Quality {
             table: FillTable::default(),
             scratch: Scratch::default(),
             work: SearchWork::default(),
+            rerated_seen: 0,
             #[cfg(test)]
             check_kept: false,
             #[cfg(test)]
@@ -164,15 +167,20 @@ impl Quality {
         order.clear();
         added.clear();
         removed.clear();
+        // A waiting ticket's members are rated again only by a match end
+        // that rated a leaver: without one since the last pass, no kept
+        // ticket's record moved, and reading every member's (a cache miss
+        // each in a large population) is spared.
+        let reread = view.rerated != self.rerated_seen;
+        self.rerated_seen = view.rerated;
         let mut i = 0;
         for t in view.pool.oldest_first() {
             while i < self.order.len() && self.entry(self.order[i]).id < t.id {
                 removed.push(self.order[i]);
                 i += 1;
             }
-            let games = crate::policy::member_games(view, t);
             if i < self.order.len() && self.entry(self.order[i]).id == t.id {
-                if self.entry(self.order[i]).games == games {
+                if !reread || self.entry(self.order[i]).games == crate::policy::member_games(view, t) {
                     order.push(self.order[i]);
                     i += 1;
                     continue;
@@ -183,6 +191,7 @@ impl Quality {
                 removed.push(self.order[i]);
                 i += 1;
             }
+            let games = crate::policy::member_games(view, t);
             let entry = Entry {
                 id: t.id,
                 rating: t.rating,
@@ -554,14 +563,17 @@ impl Quality {
             if fills.iter().any(|f| f.ids == ids) {
                 continue;
             }
-            if let Some(k) = old_fills.iter().position(|f| f.ids == ids) {
+            let slots: Inline<u32> = std::iter::once(seed)
+                .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
+                .collect();
+            // The same tickets in the same slots: a ticket read again (a
+            // member rated while it waits) takes a new slot, and its old
+            // fill's splits were worked out from its old facts.
+            if let Some(k) = old_fills.iter().position(|f| f.ids == ids && f.slots == slots) {
                 fills.push(old_fills.swap_remove(k));
                 reused += 1;
                 continue;
             }
-            let slots: Inline<u32> = std::iter::once(seed)
-                .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
-                .collect();
             // Every party was taken only if solos could make up the rest
             // (and the seed alone can), so a full fill always packs.
             debug_assert!(self.table.can_fill(counts, &s.caps), "an unpackable fill");
