@@ -1913,14 +1913,7 @@ mod tests {
                 } else if rng.random_bool(0.01) {
                     // A leaver's old match ends while they wait: rated
                     // again, a game more.
-                    let t = pool.get(id).expect("waiting");
-                    for p in t.players.clone() {
-                        let pl = &mut players[p.index()];
-                        let delta = rng.random_range(-40.0..40.0_f64).round();
-                        pl.rating.value += delta;
-                        pl.party_rating.value += delta;
-                        pl.games += 1;
-                    }
+                    crate::policy::testkit::rate_again(&pool, &mut players, id, &mut rng, 40.0);
                     rerated += 1;
                 }
             }

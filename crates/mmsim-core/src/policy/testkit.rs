@@ -154,3 +154,23 @@ pub fn pair(mut ids: Vec<u32>) -> Vec<u32> {
     ids.sort_unstable();
     ids
 }
+
+/// Rates waiting ticket `id`'s members again, as the end of a match they
+/// left does (`[backfill]`): each member's ratings move by the same whole
+/// number of points drawn from `-spread..spread`, and a game is added. The
+/// caller raises its `PoolView::rerated`, as the engine does.
+pub fn rate_again(
+    pool: &Pool,
+    players: &mut [Player],
+    id: TicketId,
+    rng: &mut impl rand::Rng,
+    spread: f64,
+) {
+    for p in &pool.get(id).expect("waiting").players {
+        let pl = &mut players[p.index()];
+        let delta = rng.random_range(-spread..spread).round();
+        pl.rating.value += delta;
+        pl.party_rating.value += delta;
+        pl.games += 1;
+    }
+}

@@ -144,13 +144,7 @@ fn agree_with_churn(
                 // a game more, and counted as the engine counts it. (With
                 // a cadence the oracle keeps such a ticket's fills, which
                 // docs/policies.md names as the one known difference.)
-                for p in pool.get(id).expect("waiting").players.clone() {
-                    let pl = &mut players[p.index()];
-                    let delta = g.random_range(-60.0..60.0_f64).round();
-                    pl.rating.value += delta;
-                    pl.party_rating.value += delta;
-                    pl.games += 1;
-                }
+                crate::policy::testkit::rate_again(&pool, &mut players, id, &mut g, 60.0);
                 rerated += 1;
             }
         }
