@@ -75,6 +75,14 @@ pub struct PoolView<'a> {
     pub rerated: u64,
 }
 
+impl PoolView<'_> {
+    /// Whether `rerated` moved since `seen`, a policy's copy of it from its
+    /// last pass, which this brings up to date.
+    pub fn rerated_since(&self, seen: &mut u64) -> bool {
+        std::mem::replace(seen, self.rerated) != self.rerated
+    }
+}
+
 /// Teams per match and players per team.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MatchFormat {

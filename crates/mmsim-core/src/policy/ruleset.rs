@@ -305,8 +305,7 @@ impl RulesetPolicy {
         // A kept ticket's members are rated again only by a match end that
         // rated a leaver (`PoolView::rerated`): without one since the last
         // pass, their records are not read again.
-        let reread = view.rerated != self.rerated_seen;
-        self.rerated_seen = view.rerated;
+        let reread = view.rerated_since(&mut self.rerated_seen);
         let (mut w, mut r) = (0, 0);
         self.skew = 0.0;
         self.oldest = SimTime::MAX;

@@ -171,8 +171,7 @@ impl Quality {
         // that rated a leaver: without one since the last pass, no kept
         // ticket's record moved, and reading every member's (a cache miss
         // each in a large population) is spared.
-        let reread = view.rerated != self.rerated_seen;
-        self.rerated_seen = view.rerated;
+        let reread = view.rerated_since(&mut self.rerated_seen);
         let mut i = 0;
         for t in view.pool.oldest_first() {
             while i < self.order.len() && self.entry(self.order[i]).id < t.id {
