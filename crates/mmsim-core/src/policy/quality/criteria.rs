@@ -111,6 +111,34 @@ pub fn criteria<T: AsRef<[usize]>>(
     }
 }
 
+/// `spread` kept as it goes, for a walk that gathers several at once:
+/// the same folds, so the same bits.
+pub(super) struct Spread {
+    lo: f64,
+    hi: f64,
+}
+
+impl Spread {
+    pub(super) fn of(v: f64) -> Self {
+        let mut s = Spread {
+            lo: f64::INFINITY,
+            hi: f64::NEG_INFINITY,
+        };
+        s.add(v);
+        s
+    }
+    pub(super) fn add(&mut self, v: f64) {
+        (self.lo, self.hi) = (self.lo.min(v), self.hi.max(v));
+    }
+    pub(super) fn get(&self) -> f64 {
+        if self.hi >= self.lo {
+            self.hi - self.lo
+        } else {
+            0.0
+        }
+    }
+}
+
 pub(super) fn spread(values: impl Iterator<Item = f64>) -> f64 {
     let (lo, hi) = values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| {
         (lo.min(v), hi.max(v))

@@ -48,6 +48,9 @@ pub(super) struct Hot {
     pub(super) rating: f64,
     pub(super) experience: f64,
     pub(super) skill: f64,
+    /// The party's best member's adjusted MMR, for the top-player bound:
+    /// here so a new fill does not reach into each entry for it.
+    pub(super) top_adjusted: f64,
     pub(super) enqueued: SimTime,
     pub(super) id: TicketId,
     pub(super) slot: u32,

@@ -64,8 +64,10 @@ pub(super) struct Scratch {
     /// The (rating, id) keys of the tickets `sync` removes, sorted as
     /// `hot` is.
     pub(super) gone: Vec<(RatingKey, TicketId)>,
-    /// (distance, ticket) of the seed's neighbours, nearest first.
-    pub(super) nb: Vec<(f64, Hot)>,
+    /// (distance, index in `Quality::hot`) of the seed's neighbours,
+    /// nearest first: an index, not a copy of the ticket, since the walk
+    /// lays down forty of these for every search.
+    pub(super) nb: Vec<(f64, u32)>,
     /// Neighbours sharing a language with the seed first, each part by rating.
     pub(super) language_order: Vec<usize>,
     /// The neighbours that share no language with the seed, while `walk`
@@ -254,6 +256,7 @@ impl Quality {
                     rating: e.rating,
                     experience: e.facts.aggregate.experience,
                     skill: e.facts.aggregate.skill,
+                    top_adjusted: e.facts.top_adjusted,
                     enqueued: e.enqueued,
                     id: e.id,
                     slot,
@@ -359,7 +362,7 @@ impl Quality {
                 continue;
             }
             let (at, d) = (nb.len(), (t.rating - r).abs());
-            nb.push((d, t));
+            nb.push((d, i as u32));
             if t.languages & seed_lang != 0 {
                 s.language_order.push(at);
             } else {
@@ -395,6 +398,9 @@ impl Quality {
         let n = s.nb.len();
         let seed_lang = seed_e.facts.languages;
         let nb = &s.nb;
+        let hot = &self.hot;
+        // The neighbour at `i` in `nb`.
+        let party = |i: usize| &hot[nb[i].1 as usize];
         let mut heap = BinaryHeap::from(std::mem::take(&mut s.heap));
 
         s.caps.clear();
@@ -451,7 +457,7 @@ impl Quality {
                             debug_assert_eq!(
                                 key.to_bits(),
                                 (nb[i].0 / p.skill_range
-                                    + (nb[i].1.experience - seed_e.facts.aggregate.experience).abs()
+                                    + (party(i).experience - seed_e.facts.aggregate.experience).abs()
                                         / p.experience_range)
                                     .to_bits(),
                                 "the walk's combined key"
@@ -464,7 +470,7 @@ impl Quality {
                 };
                 at += 1;
                 last = Some(i);
-                let size = nb[i].1.size;
+                let size = party(i).size;
                 if size > room {
                     continue;
                 }
@@ -492,10 +498,10 @@ impl Quality {
                 let ok = ok
                     && role_fill
                         .as_mut()
-                        .is_none_or(|f| f.admits(&get(nb[i].1.slot).roles));
+                        .is_none_or(|f| f.admits(&get(party(i).slot).roles));
                 if ok {
                     if let Some(f) = role_fill.as_mut() {
-                        f.take(&get(nb[i].1.slot).roles);
+                        f.take(&get(party(i).slot).roles);
                     }
                     if grown.is_some() {
                         two = grown;
@@ -517,7 +523,7 @@ impl Quality {
             let prefix = match last {
                 Some(i) if room == 0 => match which {
                     0 => nb[i].0,
-                    1 if nb[i].1.languages & seed_lang != 0 => nb[i].0,
+                    1 if party(i).languages & seed_lang != 0 => nb[i].0,
                     1 => reach,
                     _ => last_key * p.skill_range,
                 },
@@ -533,7 +539,7 @@ impl Quality {
             // its prefix) and the non-sharers up to its last.
             let exact = match (which, last) {
                 (2, Some(_)) if room == 0 => true,
-                (1, Some(i)) if room == 0 && nb[i].1.languages & seed_lang == 0 => {
+                (1, Some(i)) if room == 0 && party(i).languages & seed_lang == 0 => {
                     if let Some(fine) = &mut fine {
                         fine[1] = f64::INFINITY;
                     }
@@ -556,19 +562,27 @@ impl Quality {
             if !s.chosen.is_sorted() {
                 s.chosen.sort_unstable();
             }
-            let ids: Inline<TicketId> = std::iter::once(seed_e.id)
-                .chain(s.chosen.iter().map(|&i| nb[i].1.id))
-                .collect();
-            if fills.iter().any(|f| f.ids == ids) {
+            // Compared in place before anything is collected: most fills
+            // repeat another order's fill or the seed's last search.
+            let chosen = &s.chosen;
+            let same_tickets = |ids: &[TicketId]| {
+                ids.len() == chosen.len() + 1
+                    && ids[0] == seed_e.id
+                    && ids[1..].iter().zip(chosen).all(|(&id, &i)| id == party(i).id)
+            };
+            if fills.iter().any(|f| same_tickets(&f.ids)) {
                 continue;
             }
-            let slots: Inline<u32> = std::iter::once(seed)
-                .chain(s.chosen.iter().map(|&i| nb[i].1.slot))
-                .collect();
             // The same tickets in the same slots: a ticket read again (a
             // member rated while it waits) takes a new slot, and its old
             // fill's splits were worked out from its old facts.
-            if let Some(k) = old_fills.iter().position(|f| f.ids == ids && f.slots == slots) {
+            let same_slots = |slots: &[u32]| {
+                slots[0] == seed && slots[1..].iter().zip(chosen).all(|(&slot, &i)| slot == party(i).slot)
+            };
+            if let Some(k) = old_fills
+                .iter()
+                .position(|f| same_tickets(&f.ids) && same_slots(&f.slots))
+            {
                 fills.push(old_fills.swap_remove(k));
                 reused += 1;
                 continue;
@@ -576,32 +590,32 @@ impl Quality {
             // Every party was taken only if solos could make up the rest
             // (and the seed alone can), so a full fill always packs.
             debug_assert!(self.table.can_fill(counts, &s.caps), "an unpackable fill");
-            // `criteria`'s split-free terms, with its arithmetic.
-            let party = |i: usize| nb[i].1;
-            let skill = spread(
-                std::iter::once(seed_e.facts.aggregate.skill)
-                    .chain(s.chosen.iter().map(|&i| party(i).skill)),
-            );
-            let exp = spread(
-                std::iter::once(seed_e.facts.aggregate.experience)
-                    .chain(s.chosen.iter().map(|&i| party(i).experience)),
-            );
-            let match_common = s
-                .chosen
-                .iter()
-                .fold(seed_e.facts.languages, |m, &i| m & party(i).languages)
-                != 0;
-            let enqueued: Inline<SimTime> = std::iter::once(seed_e.enqueued)
-                .chain(s.chosen.iter().map(|&i| party(i).enqueued))
-                .collect();
-            let tops: Inline<f64> = std::iter::once(seed_e.facts.top_adjusted)
-                .chain(s.chosen.iter().map(|&i| get(nb[i].1.slot).facts.top_adjusted))
-                .collect();
-            let largest = s
-                .chosen
-                .iter()
-                .map(|&i| nb[i].1.size)
-                .fold(seed_e.size, usize::max);
+            // `criteria`'s split-free terms, with its arithmetic, gathered
+            // in one walk of the chosen parties.
+            let mut ids: Inline<TicketId> = Inline::new();
+            let mut slots: Inline<u32> = Inline::new();
+            let mut enqueued: Inline<SimTime> = Inline::new();
+            let mut tops: Inline<f64> = Inline::new();
+            ids.push(seed_e.id);
+            slots.push(seed);
+            enqueued.push(seed_e.enqueued);
+            tops.push(seed_e.facts.top_adjusted);
+            let mut skill = Spread::of(seed_e.facts.aggregate.skill);
+            let mut exp = Spread::of(seed_e.facts.aggregate.experience);
+            let (mut common, mut largest) = (seed_e.facts.languages, seed_e.size);
+            for &i in chosen {
+                let t = party(i);
+                ids.push(t.id);
+                slots.push(t.slot);
+                enqueued.push(t.enqueued);
+                tops.push(t.top_adjusted);
+                skill.add(t.skill);
+                exp.add(t.experience);
+                common &= t.languages;
+                largest = largest.max(t.size);
+            }
+            let (skill, exp) = (skill.get(), exp.get());
+            let match_common = common != 0;
             let bound = Criteria {
                 balance: 1.0,
                 skill: (1.0 - skill / p.skill_range).clamp(0.0, 1.0),
@@ -610,7 +624,7 @@ impl Quality {
                 parties: parties_bound(tops.len(), largest, format.teams, format.team_size),
                 team_language: team_language_bound(
                     std::iter::once((seed_e.facts.languages, seed_e.size))
-                        .chain(s.chosen.iter().map(|&i| (party(i).languages, party(i).size))),
+                        .chain(chosen.iter().map(|&i| (party(i).languages, party(i).size))),
                     match_common,
                     format.teams,
                     format.team_size,

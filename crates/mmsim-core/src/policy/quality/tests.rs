@@ -996,3 +996,27 @@ fn the_two_team_top_bound_is_the_sorted_one() {
         assert_eq!(fast.to_bits(), sorted.to_bits(), "{tops:?}");
     }
 }
+
+/// `Spread`, kept as a search gathers a fill's parties, gives `spread`'s
+/// bits over the same values, with ties, signed zeros and one value.
+#[test]
+fn a_spread_kept_as_it_goes_is_the_folded_one() {
+    let mut g = Pcg64::seed_from_u64(15);
+    for _ in 0..5000 {
+        let n = g.random_range(1..12usize);
+        let values: Vec<f64> = (0..n)
+            .map(|_| match g.random_range(0..4) {
+                0 => 0.0,
+                1 => -0.0,
+                2 => [1500.0, 2.5][g.random_range(0..2)],
+                _ => g.random_range(-500.0..6000.0),
+            })
+            .collect();
+        let mut kept = Spread::of(values[0]);
+        for &v in &values[1..] {
+            kept.add(v);
+        }
+        let folded = spread(values.iter().copied());
+        assert_eq!(kept.get().to_bits(), folded.to_bits(), "{values:?}");
+    }
+}
