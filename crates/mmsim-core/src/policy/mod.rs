@@ -1261,6 +1261,12 @@ pub fn greedy_pass(
     mut accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
     mut emit: impl FnMut(Vec<TicketId>),
 ) {
+    // Too few players for one match: the first seed below would stop the
+    // pass, so it is not built (a 1v1 queue rechecked every second spends
+    // most of its passes with a ticket or none waiting).
+    if view.pool.players() < view.format.players() {
+        return;
+    }
     let mut pass = FreePass::new(view.pool);
     pass.track_roles(view.format);
     for k in 0..pass.len() {
