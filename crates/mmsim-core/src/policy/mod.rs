@@ -1257,9 +1257,9 @@ impl PoolTally {
 /// O(n log n) plus the candidates `accept` turns down.
 pub fn greedy_pass(
     view: &PoolView<'_>,
-    mut window: impl FnMut(&WaitingTicket) -> f64,
-    mut accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
-    mut emit: impl FnMut(Vec<TicketId>),
+    window: impl FnMut(&WaitingTicket) -> f64,
+    accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
+    emit: impl FnMut(Vec<TicketId>),
 ) {
     // Too few players for one match: the first seed below would stop the
     // pass, so it is not built (a 1v1 queue rechecked every second spends
@@ -1267,8 +1267,44 @@ pub fn greedy_pass(
     if view.pool.players() < view.format.players() {
         return;
     }
-    let mut pass = FreePass::new(view.pool);
-    pass.track_roles(view.format);
+    PASS_FRAME.with(|frame| match frame.try_borrow_mut() {
+        Ok(mut frame) => greedy_pass_in(view, &mut frame, window, accept, emit),
+        // Only a pass run from inside another's closures gets here.
+        Err(_) => greedy_pass_in(view, &mut PassFrame::default(), window, accept, emit),
+    })
+}
+
+thread_local! {
+    /// `greedy_pass`'s buffers, kept for the next pass on this thread: a
+    /// window policy rechecked every second builds a pass over a handful
+    /// of tickets some ten times a ticket, and allocating and freeing its
+    /// seven vectors each time was a fifth of `engagement-1v1`. Nothing of
+    /// a pass is read by the next (each starts `stale`), so which thread
+    /// ran a pass before never shows in what it proposes.
+    static PASS_FRAME: std::cell::RefCell<PassFrame> = std::cell::RefCell::default();
+}
+
+/// `greedy_pass` in `frame`'s buffers.
+fn greedy_pass_in(
+    view: &PoolView<'_>,
+    frame: &mut PassFrame,
+    mut window: impl FnMut(&WaitingTicket) -> f64,
+    mut accept: impl FnMut(&WaitingTicket, f64, &WaitingTicket) -> bool,
+    mut emit: impl FnMut(Vec<TicketId>),
+) {
+    frame.stale();
+    let mut pass = FreePass::reusing(
+        view.pool,
+        frame,
+        view.format,
+        view.pool.slots_oldest_first(),
+    );
+    #[cfg(debug_assertions)]
+    {
+        let mut fresh = FreePass::new(view.pool);
+        fresh.track_roles(view.format);
+        pass.assert_same(&fresh, view.pool);
+    }
     for k in 0..pass.len() {
         // A pool too small for one more match: every further seed's walk
         // would fail, at a cost of the whole window each (teams of 200 in a
@@ -1293,6 +1329,7 @@ pub fn greedy_pass(
             emit(tickets);
         }
     }
+    pass.into_frame(frame);
 }
 
 /// The whole `propose` of a window policy: on a join the newcomer seeds a

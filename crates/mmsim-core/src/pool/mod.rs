@@ -124,7 +124,7 @@ impl Pool {
 
     /// The slots (`by_rating_slots`) of the waiting tickets, longest-waiting
     /// first.
-    pub fn slots_oldest_first(&self) -> impl Iterator<Item = u32> + '_ {
+    pub fn slots_oldest_first(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.by_id.values().copied()
     }
 
