@@ -3,6 +3,8 @@
 //! comparing every pair. Its own module because the engine (which inserts
 //! and removes) and the policies (which read) both depend on it.
 
+mod window;
+
 use crate::model::{Party, SimTime, TicketId};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Bound;
@@ -57,8 +59,10 @@ impl WaitingTicket {
 /// reads each ticket directly instead of looking its id up again.
 #[derive(Default)]
 pub struct Pool {
-    /// Ticket id (enqueue order) → slot in `slab`.
+    /// Ticket id (enqueue order) → slot in `slab`: the order a pass seeds in.
     by_id: BTreeMap<TicketId, u32>,
+    /// The same, read by index: what a lookup by id asks.
+    ids: window::IdWindow,
     /// (rating, id) is unique, so the slot never decides the order.
     by_rating: BTreeSet<(RatingKey, TicketId, u32)>,
     slab: Vec<Option<WaitingTicket>>,
@@ -82,11 +86,11 @@ impl Pool {
     }
     /// The waiting ticket `id`, if it still waits.
     pub fn get(&self, id: TicketId) -> Option<&WaitingTicket> {
-        self.by_id.get(&id).map(|&slot| self.at(slot))
+        self.ids.get(id.0).map(|slot| self.at(slot))
     }
     /// Whether ticket `id` still waits.
     pub fn contains(&self, id: TicketId) -> bool {
-        self.by_id.contains_key(&id)
+        self.ids.get(id.0).is_some()
     }
 
     /// The ticket in `slot`, which must hold one (`by_rating_slots`).
@@ -137,7 +141,7 @@ impl Pool {
 
     /// The slot (`by_rating_slots`) of waiting ticket `id`.
     pub fn slot_of(&self, id: TicketId) -> Option<u32> {
-        self.by_id.get(&id).copied()
+        self.ids.get(id.0)
     }
 
     /// One more than the largest slot a waiting ticket can have.
@@ -207,6 +211,7 @@ impl Pool {
         };
         self.players += t.players.len();
         self.by_rating.insert((RatingKey(t.rating), t.id, slot));
+        self.ids.insert(t.id.0, slot);
         if let Some(old) = self.by_id.insert(t.id, slot) {
             // A second ticket with a waiting ticket's id replaces it, as
             // the map of tickets this replaced did.
@@ -221,6 +226,7 @@ impl Pool {
 
     pub(crate) fn remove(&mut self, id: TicketId) -> Option<WaitingTicket> {
         let slot = self.by_id.remove(&id)?;
+        self.ids.remove(id.0);
         let t = self.slab[slot as usize].take().expect("indexed slot");
         self.by_rating.remove(&(RatingKey(t.rating), id, slot));
         self.players -= t.players.len();
@@ -388,6 +394,9 @@ mod tests {
                 proptest::prop_assert_eq!(walked, near.iter().map(|n| n.3).collect::<Vec<_>>());
                 proptest::prop_assert_eq!(p.players(), list.len());
                 proptest::prop_assert_eq!(p.len(), list.len());
+                for t in &list {
+                    proptest::prop_assert_eq!(p.get(t.id), Some(t));
+                }
             }
         }
     }
