@@ -15,7 +15,9 @@
 //! Batching is the point of this policy, so it has no event mode.
 
 use super::Explain;
-use super::{FreePass, Mode, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger};
+use super::{
+    with_plain_pass, Mode, PoolView, Proposal, Rule, RuleCheck, Schedule, Stateless, Trigger,
+};
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
 use crate::model::{check, HumanDuration, ParamError, SimTime};
@@ -117,29 +119,34 @@ impl Rule for BatchParams {
         if trigger != Trigger::Tick {
             return;
         }
+        // Too few players for one match: no seed can find a partner.
+        if view.pool.players() < view.format.players() {
+            return;
+        }
         let p = self;
         let cap = p.candidates as usize;
-        let mut pass = FreePass::new(view.pool);
         let mut list: Vec<usize> = Vec::with_capacity(cap);
-        for k in 0..pass.len() {
-            let Some((pos, seed)) = pass.seed(k) else {
-                continue;
-            };
-            list.clear();
-            pass.walk(pos, p.limit, |_, at, t| {
-                if fits_pair(view, seed, t) {
-                    list.push(at);
+        with_plain_pass(view.pool, |pass| {
+            for k in 0..pass.len() {
+                let Some((pos, seed)) = pass.seed(k) else {
+                    continue;
+                };
+                list.clear();
+                pass.walk(pos, p.limit, |_, at, t| {
+                    if fits_pair(view, seed, t) {
+                        list.push(at);
+                    }
+                    list.len() < cap
+                });
+                if list.is_empty() {
+                    continue;
                 }
-                list.len() < cap
-            });
-            if list.is_empty() {
-                continue;
+                let pick = list[draw_linear_rank(list.len(), rng)];
+                pass.take(pos);
+                pass.take(pick);
+                out.push(Proposal::new(vec![seed.id, pass.ticket(pick).id]));
             }
-            let pick = list[draw_linear_rank(list.len(), rng)];
-            pass.take(pos);
-            pass.take(pick);
-            out.push(Proposal::new(vec![seed.id, pass.ticket(pick).id]));
-        }
+        });
     }
 }
 

@@ -150,6 +150,8 @@ pub struct RulesetPolicy {
     /// The skew (`Kept::skew`) of the ticket at each position of the
     /// current pass, where `rating_limit` is known.
     skew_at: Vec<f64>,
+    /// The last pass's buffers, for the next (`FreePass::plain_in`).
+    frame: super::PassFrame,
     work: SearchWork,
     /// Misses made without a growth (`unstaffed`), kept by a later pass,
     /// and growths that took up a kept one (`resume_at`): the tests'
@@ -238,6 +240,7 @@ impl RulesetPolicy {
             fold,
             rating_limit,
             skew_at: Vec::new(),
+            frame: super::PassFrame::default(),
             rs,
             any_team_free,
             remember: true,
@@ -1346,7 +1349,7 @@ impl Policy for RulesetPolicy {
                 if self.remember {
                     self.sync(view);
                 }
-                let mut pass = super::FreePass::new(view.pool);
+                let mut pass = super::FreePass::plain_in(view.pool, &mut self.frame);
                 let span_limit = self.span_limit().cloned();
                 if span_limit.is_some() {
                     // Each ticket's skew by its position in the pass, for
@@ -1485,6 +1488,7 @@ impl Policy for RulesetPolicy {
                     out.push(p);
                 }
                 self.fold = fold;
+                pass.into_frame(&mut self.frame);
             }
         }
     }

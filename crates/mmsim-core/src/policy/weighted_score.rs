@@ -19,7 +19,8 @@
 use super::batch::fits_pair;
 use super::Explain;
 use super::{
-    Cadence, FormedMatch, FreePass, Policy, PoolView, Proposal, RuleCheck, Schedule, Trigger,
+    Cadence, FormedMatch, FreePass, PassFrame, Policy, PoolView, Proposal, RuleCheck, Schedule,
+    Trigger,
 };
 use crate::model::BlockRule;
 use crate::pool::WaitingTicket;
@@ -111,6 +112,8 @@ struct Memory {
 pub struct WeightedScore {
     params: WeightedScoreParams,
     memory: BTreeMap<PlayerId, Memory>,
+    /// The last tick pass's buffers, for the next (`FreePass::plain_in`).
+    frame: PassFrame,
 }
 
 impl WeightedScore {
@@ -119,6 +122,7 @@ impl WeightedScore {
         WeightedScore {
             params,
             memory: BTreeMap::new(),
+            frame: PassFrame::default(),
         }
     }
 
@@ -171,6 +175,12 @@ impl Policy for WeightedScore {
         _rng: &mut Pcg64,
         out: &mut Vec<Proposal>,
     ) {
+        // Too few players for one match: no seed can find a partner (a
+        // queue rechecked every second spends most passes so).
+        if view.pool.players() < view.format.players() {
+            return;
+        }
+        let mut frame = std::mem::take(&mut self.frame);
         let p = &self.params;
         let now = view.now;
         // No partner can be farther than the gap the best possible wait credit
@@ -226,7 +236,7 @@ impl Policy for WeightedScore {
                 }
             }
             Trigger::Tick => {
-                let mut pass = FreePass::new(view.pool);
+                let mut pass = FreePass::plain_in(view.pool, &mut frame);
                 for k in 0..pass.len() {
                     let Some((pos, seed)) = pass.seed(k) else {
                         continue;
@@ -245,8 +255,10 @@ impl Policy for WeightedScore {
                         out.push(Proposal::new(vec![seed.id, pass.ticket(at).id]));
                     }
                 }
+                pass.into_frame(&mut frame);
             }
         }
+        self.frame = frame;
     }
 
     fn on_formed(&mut self, formed: &FormedMatch<'_>) {
