@@ -6,7 +6,7 @@
 mod window;
 
 use crate::model::{Party, SimTime, TicketId};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::ops::Bound;
 
 /// A rating usable as a sort key: total order on f64 (ratings are never NaN).
@@ -53,16 +53,27 @@ impl WaitingTicket {
     }
 }
 
-/// The tickets themselves sit in a slab; both indexes hold only keys and a
-/// slot, so their nodes stay small (a node of whole tickets is a dozen
-/// cache lines, moved on every insert and remove) and a walk by rating
-/// reads each ticket directly instead of looking its id up again.
-#[derive(Default)]
+/// The tickets themselves sit in a slab; the indexes hold only slots (the
+/// rating B-tree, keys and a slot), so the tree's nodes stay small (a node
+/// of whole tickets is a dozen cache lines, moved on every insert and
+/// remove) and a walk by rating reads each ticket directly instead of
+/// looking its id up again. By id, a slot is found by index
+/// (`window::IdWindow`) and the age order is a list linked through the
+/// slots: neither searches on a join or a departure.
 pub struct Pool {
-    /// Ticket id (enqueue order) → slot in `slab`: the order a pass seeds in.
-    by_id: BTreeMap<TicketId, u32>,
-    /// The same, read by index: what a lookup by id asks.
+    /// Ticket id → slot in `slab`, read by index.
     ids: window::IdWindow,
+    /// The waiting tickets in id (enqueue) order, linked through their
+    /// slots: the order a pass seeds in. The engine numbers tickets as
+    /// they arrive, so a ticket joins at the end and leaves from anywhere
+    /// in constant time, where a B-tree of ids cost a search and a node
+    /// shift each way.
+    links: Vec<Link>,
+    /// The slots of the longest- and the latest-waiting ticket (`NIL`
+    /// when none waits).
+    first: u32,
+    last: u32,
+    len: usize,
     /// (rating, id) is unique, so the slot never decides the order.
     by_rating: BTreeSet<(RatingKey, TicketId, u32)>,
     slab: Vec<Option<WaitingTicket>>,
@@ -71,14 +82,30 @@ pub struct Pool {
     players: usize,
 }
 
+impl Default for Pool {
+    fn default() -> Self {
+        Pool {
+            ids: Default::default(),
+            links: Vec::new(),
+            first: NIL,
+            last: NIL,
+            len: 0,
+            by_rating: BTreeSet::new(),
+            slab: Vec::new(),
+            free: Vec::new(),
+            players: 0,
+        }
+    }
+}
+
 impl Pool {
     /// Tickets waiting.
     pub fn len(&self) -> usize {
-        self.by_id.len()
+        self.len
     }
     /// Whether no ticket waits.
     pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
+        self.len == 0
     }
     /// Players waiting, counting every member of every party.
     pub fn players(&self) -> usize {
@@ -102,7 +129,7 @@ impl Pool {
 
     /// Waiting tickets, longest-waiting first.
     pub fn oldest_first(&self) -> impl Iterator<Item = &WaitingTicket> + '_ {
-        self.by_id.values().map(|&slot| self.at(slot))
+        self.slots_oldest_first().map(|slot| self.at(slot))
     }
 
     /// Waiting tickets in ascending rating order.
@@ -129,14 +156,18 @@ impl Pool {
     /// The slots (`by_rating_slots`) of the waiting tickets, longest-waiting
     /// first.
     pub fn slots_oldest_first(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.by_id.values().copied()
+        OldestFirst {
+            links: &self.links,
+            at: self.first,
+            left: self.len,
+        }
     }
 
     /// Waiting tickets, longest-waiting first, each with its slot
     /// (`by_rating_slots`): one walk of the index instead of two for a
     /// policy that keeps its own state per slot.
     pub fn oldest_first_slots(&self) -> impl Iterator<Item = (u32, &WaitingTicket)> + '_ {
-        self.by_id.values().map(|&slot| (slot, self.at(slot)))
+        self.slots_oldest_first().map(|slot| (slot, self.at(slot)))
     }
 
     /// The slot (`by_rating_slots`) of waiting ticket `id`.
@@ -206,34 +237,125 @@ impl Pool {
             Some(slot) => slot,
             None => {
                 self.slab.push(None);
+                self.links.push(Link::NONE);
                 (self.slab.len() - 1) as u32
             }
         };
+        let old = self.ids.get(t.id.0);
         self.players += t.players.len();
         self.by_rating.insert((RatingKey(t.rating), t.id, slot));
         self.ids.insert(t.id.0, slot);
-        if let Some(old) = self.by_id.insert(t.id, slot) {
+        if let Some(old) = old {
             // A second ticket with a waiting ticket's id replaces it, as
             // the map of tickets this replaced did.
+            self.unlink(old);
             let gone = self.slab[old as usize].take().expect("indexed slot");
             self.by_rating
                 .remove(&(RatingKey(gone.rating), gone.id, old));
             self.players -= gone.players.len();
             self.free.push(old);
         }
+        let id = t.id;
         self.slab[slot as usize] = Some(t);
+        self.link(slot, id);
     }
 
     pub(crate) fn remove(&mut self, id: TicketId) -> Option<WaitingTicket> {
-        let slot = self.by_id.remove(&id)?;
+        let slot = self.ids.get(id.0)?;
         self.ids.remove(id.0);
+        self.unlink(slot);
         let t = self.slab[slot as usize].take().expect("indexed slot");
         self.by_rating.remove(&(RatingKey(t.rating), id, slot));
         self.players -= t.players.len();
         self.free.push(slot);
         Some(t)
     }
+
+    /// Puts `slot`, holding ticket `id`, in id order: after the last
+    /// ticket of a smaller id, found walking back from the newest (the
+    /// engine's tickets join in id order, so at once).
+    fn link(&mut self, slot: u32, id: TicketId) {
+        let mut after = self.last;
+        while after != NIL && self.at(after).id > id {
+            after = self.links[after as usize].prev;
+        }
+        let next = match after {
+            NIL => self.first,
+            a => self.links[a as usize].next,
+        };
+        self.links[slot as usize] = Link { prev: after, next };
+        match after {
+            NIL => self.first = slot,
+            a => self.links[a as usize].next = slot,
+        }
+        match next {
+            NIL => self.last = slot,
+            n => self.links[n as usize].prev = slot,
+        }
+        self.len += 1;
+    }
+
+    /// Takes `slot` out of the id order.
+    fn unlink(&mut self, slot: u32) {
+        let Link { prev, next } = self.links[slot as usize];
+        match prev {
+            NIL => self.first = next,
+            p => self.links[p as usize].next = next,
+        }
+        match next {
+            NIL => self.last = prev,
+            n => self.links[n as usize].prev = prev,
+        }
+        self.links[slot as usize] = Link::NONE;
+        self.len -= 1;
+    }
 }
+
+/// No slot.
+const NIL: u32 = u32::MAX;
+
+/// A slot's neighbours in id order (`NIL` at either end).
+#[derive(Clone, Copy)]
+struct Link {
+    prev: u32,
+    next: u32,
+}
+
+impl Link {
+    const NONE: Link = Link {
+        prev: NIL,
+        next: NIL,
+    };
+}
+
+/// `Pool::slots_oldest_first`: the id order's links followed from the
+/// first, as many as wait.
+struct OldestFirst<'a> {
+    links: &'a [Link],
+    at: u32,
+    left: usize,
+}
+
+impl Iterator for OldestFirst<'_> {
+    type Item = u32;
+
+    #[inline]
+    fn next(&mut self) -> Option<u32> {
+        if self.left == 0 {
+            return None;
+        }
+        let slot = self.at;
+        self.at = self.links[slot as usize].next;
+        self.left -= 1;
+        Some(slot)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for OldestFirst<'_> {}
 
 type Keys<'a> = std::collections::btree_set::Range<'a, (RatingKey, TicketId, u32)>;
 
@@ -339,10 +461,12 @@ mod tests {
         /// Against the obvious pool (every ticket in a list, sorted on
         /// demand), over inserts and removes that reuse freed slots: the
         /// same tickets by age, by rating, in a rating range and nearest
-        /// first, and the same player count.
+        /// first, and the same player count. Most tickets come in id order,
+        /// as the engine numbers them; some out of it, and some with the id
+        /// of one waiting, which replaces it.
         #[test]
         fn the_slab_pool_reads_like_a_plain_list(
-            ops in proptest::collection::vec((0u8..3, 0u32..40, 0u8..12), 1..200),
+            ops in proptest::collection::vec((0u8..5, 0u32..40, 0u8..12), 1..200),
         ) {
             let mut p = Pool::default();
             let mut list: Vec<WaitingTicket> = Vec::new();
@@ -353,6 +477,13 @@ mod tests {
                     let t = ticket(next, rating);
                     next += 1;
                     p.insert(t.clone());
+                    list.push(t);
+                } else if op == 3 {
+                    // An id below the newest, waiting or not.
+                    let id = (next + 7).saturating_sub(pick + 8);
+                    let t = ticket(id, rating);
+                    p.insert(t.clone());
+                    list.retain(|w| w.id != t.id);
                     list.push(t);
                 } else {
                     let gone = list.remove(pick as usize % list.len());
