@@ -4,6 +4,8 @@
 //! party-size mix that can never fill a team fails loudly instead of leaving
 //! tickets waiting forever.
 
+use smallvec::SmallVec;
+
 /// True when parties of these `sizes` can be assigned to teams so that team
 /// `t` receives exactly `caps[t]` players. Parties are never split.
 ///
@@ -25,7 +27,7 @@ pub fn can_fill(sizes: &[usize], caps: &[usize]) -> bool {
     if sizes.iter().any(|&s| s == 0 || s > largest_cap) {
         return false;
     }
-    let mut parties: Vec<usize> = sizes.iter().copied().filter(|&s| s >= 2).collect();
+    let mut parties: SmallVec<[usize; 16]> = sizes.iter().copied().filter(|&s| s >= 2).collect();
     parties.sort_unstable_by(|a, b| b.cmp(a));
     can_place_parties(&parties, caps)
 }
@@ -77,8 +79,10 @@ pub fn can_place_parties(parties_desc: &[usize], caps: &[usize]) -> bool {
 /// Largest party first onto the team with the most room left: when that
 /// places every party the answer is yes without a search, which is nearly
 /// every call a policy makes while a match still has solo room to spare.
+/// (In place, not on the heap: a three-team ruleset's growths ask it a
+/// quarter of a million times.)
 fn fits_greedily(parties_desc: &[usize], caps: &[usize]) -> bool {
-    let mut room = caps.to_vec();
+    let mut room: SmallVec<[usize; 8]> = SmallVec::from_slice(caps);
     parties_desc.iter().all(|&size| {
         let (t, most) = room
             .iter()
@@ -99,7 +103,7 @@ fn fits_greedily(parties_desc: &[usize], caps: &[usize]) -> bool {
 fn two_teams(parties: &[usize], first: usize, second: usize) -> bool {
     let total: usize = parties.iter().sum();
     // reachable[x]: some subset of the parties seen so far has x players.
-    let mut reachable = vec![false; first + 1];
+    let mut reachable: SmallVec<[bool; 64]> = smallvec::smallvec![false; first + 1];
     reachable[0] = true;
     for &size in parties {
         for x in (size..=first).rev() {
