@@ -284,30 +284,34 @@ impl Pool {
             a => self.links[a as usize].next,
         };
         self.links[slot as usize] = Link { prev: after, next };
-        match after {
-            NIL => self.first = slot,
-            a => self.links[a as usize].next = slot,
-        }
-        match next {
-            NIL => self.last = slot,
-            n => self.links[n as usize].prev = slot,
-        }
+        self.point_next(after, slot);
+        self.point_prev(next, slot);
         self.len += 1;
     }
 
     /// Takes `slot` out of the id order.
     fn unlink(&mut self, slot: u32) {
         let Link { prev, next } = self.links[slot as usize];
-        match prev {
-            NIL => self.first = next,
-            p => self.links[p as usize].next = next,
-        }
-        match next {
-            NIL => self.last = prev,
-            n => self.links[n as usize].prev = prev,
-        }
+        self.point_next(prev, next);
+        self.point_prev(next, prev);
         self.links[slot as usize] = Link::NONE;
         self.len -= 1;
+    }
+
+    /// Points the link forward from `from` (from the front, for `NIL`) at `to`.
+    fn point_next(&mut self, from: u32, to: u32) {
+        match from {
+            NIL => self.first = to,
+            f => self.links[f as usize].next = to,
+        }
+    }
+
+    /// Points the link back from `from` (from the back, for `NIL`) at `to`.
+    fn point_prev(&mut self, from: u32, to: u32) {
+        match from {
+            NIL => self.last = to,
+            f => self.links[f as usize].prev = to,
+        }
     }
 }
 
