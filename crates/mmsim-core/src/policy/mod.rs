@@ -1288,26 +1288,28 @@ pub fn greedy_pass(
     if view.pool.players() < view.format.players() {
         return;
     }
-    PASS_FRAME.with(|frame| match frame.try_borrow_mut() {
-        Ok(mut frame) => greedy_pass_in(view, &mut frame, window, accept, emit),
-        // Only a pass run from inside another's closures gets here.
-        Err(_) => greedy_pass_in(view, &mut PassFrame::default(), window, accept, emit),
-    })
+    with_thread_frame(|frame| greedy_pass_in(view, frame, window, accept, emit))
 }
 
 /// Runs `body` over the pass `FreePass::new` builds of `pool`, in this
 /// thread's kept buffers (`FreePass::plain_in`): for a policy with no state
 /// of its own to keep them in (`batch-weighted`).
 pub fn with_plain_pass<'a, R>(pool: &'a Pool, body: impl FnOnce(&mut FreePass<'a>) -> R) -> R {
+    with_thread_frame(|frame| {
+        let mut pass = FreePass::plain_in(pool, frame);
+        let r = body(&mut pass);
+        pass.into_frame(frame);
+        r
+    })
+}
+
+/// Runs `f` with this thread's kept pass buffers (`PASS_FRAME`), or with
+/// fresh ones when a pass already holds them.
+fn with_thread_frame<R>(f: impl FnOnce(&mut PassFrame) -> R) -> R {
     PASS_FRAME.with(|frame| match frame.try_borrow_mut() {
-        Ok(mut frame) => {
-            let mut pass = FreePass::plain_in(pool, &mut frame);
-            let r = body(&mut pass);
-            pass.into_frame(&mut frame);
-            r
-        }
+        Ok(mut frame) => f(&mut frame),
         // Only a pass run from inside another's closures gets here.
-        Err(_) => body(&mut FreePass::new(pool)),
+        Err(_) => f(&mut PassFrame::default()),
     })
 }
 

@@ -73,7 +73,6 @@ pub struct Pool {
     /// when none waits).
     first: u32,
     last: u32,
-    len: usize,
     /// (rating, id) is unique, so the slot never decides the order.
     by_rating: BTreeSet<(RatingKey, TicketId, u32)>,
     slab: Vec<Option<WaitingTicket>>,
@@ -89,7 +88,6 @@ impl Default for Pool {
             links: Vec::new(),
             first: NIL,
             last: NIL,
-            len: 0,
             by_rating: BTreeSet::new(),
             slab: Vec::new(),
             free: Vec::new(),
@@ -101,11 +99,11 @@ impl Default for Pool {
 impl Pool {
     /// Tickets waiting.
     pub fn len(&self) -> usize {
-        self.len
+        self.by_rating.len()
     }
     /// Whether no ticket waits.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.by_rating.is_empty()
     }
     /// Players waiting, counting every member of every party.
     pub fn players(&self) -> usize {
@@ -159,7 +157,7 @@ impl Pool {
         OldestFirst {
             links: &self.links,
             at: self.first,
-            left: self.len,
+            left: self.len(),
         }
     }
 
@@ -286,7 +284,6 @@ impl Pool {
         self.links[slot as usize] = Link { prev: after, next };
         self.point_next(after, slot);
         self.point_prev(next, slot);
-        self.len += 1;
     }
 
     /// Takes `slot` out of the id order.
@@ -295,7 +292,6 @@ impl Pool {
         self.point_next(prev, next);
         self.point_prev(next, prev);
         self.links[slot as usize] = Link::NONE;
-        self.len -= 1;
     }
 
     /// Points the link forward from `from` (from the front, for `NIL`) at `to`.

@@ -46,13 +46,11 @@ impl IdWindow {
     /// Ticket `id` now waits in `slot` (in place of one of the same id
     /// that waited, if any).
     pub(super) fn insert(&mut self, id: u32, slot: u32) {
-        if !self.outside.is_empty() && self.get(id).is_some() {
-            // Where the window cannot hold it, the replaced one stays
-            // apart: the new slot goes there too.
-            if let Some(old) = self.outside.get_mut(&id) {
-                *old = slot;
-                return;
-            }
+        // Where the window cannot hold it, the replaced one stays apart:
+        // the new slot goes there too.
+        if let Some(old) = self.outside.get_mut(&id) {
+            *old = slot;
+            return;
         }
         if self.slots.is_empty() {
             self.base = id;
